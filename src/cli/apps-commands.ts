@@ -1,0 +1,147 @@
+// twofa apps list | create | show | update: 2FA applications (PIN length of life, attempts, limits).
+import type { Command } from 'commander';
+import type { Application, ApplicationRequest } from '../client/index.js';
+import { UsageError } from './cli-errors.js';
+import { connect, withConnectionOptions, type ConnectionOptions } from './connection.js';
+import { integerBetween, parseSendLimit, parseTimeToLive, parseVerifyLimit } from './option-parsers.js';
+import { note, writeFields, writeJson, writeLine, writeTable } from './output.js';
+
+interface ConfigurationOptions {
+  pinAttempts?: number;
+  pinTtl?: string;
+  verifyLimit?: string;
+  sendAppLimit?: string;
+  sendNumberLimit?: string;
+  singleUse?: boolean;
+  multipleVerifications?: boolean;
+}
+
+interface OutputOptions {
+  json?: boolean;
+  quiet?: boolean;
+}
+
+function addConfigurationOptions(command: Command): Command {
+  return command
+    .option('--pin-attempts <n>', 'verification attempts a PIN allows, the right one included (1-1000; default 10)', integerBetween(1, 1000))
+    .option('--pin-ttl <duration>', 'how long a PIN stays valid, e.g. 5m, 15m, 1h (default 15m)', parseTimeToLive)
+    .option('--verify-limit <limit>', 'verifications allowed per destination, e.g. 1/3s (default 1/3s)', parseVerifyLimit)
+    .option('--send-app-limit <limit>', 'PINs the application may send, e.g. 10000/1d (default 10000/1d)', parseSendLimit)
+    .option('--send-number-limit <limit>', 'PINs per destination, e.g. 3/1d (default 3/1d)', parseSendLimit)
+    .option('--single-use', 'a verified PIN cannot be verified again (allowMultiplePinVerifications false)');
+}
+
+function configurationFrom(options: ConfigurationOptions): NonNullable<ApplicationRequest['configuration']> {
+  return {
+    ...(options.pinAttempts !== undefined ? { pinAttempts: options.pinAttempts } : {}),
+    ...(options.pinTtl !== undefined ? { pinTimeToLive: options.pinTtl } : {}),
+    ...(options.verifyLimit !== undefined ? { verifyPinLimit: options.verifyLimit } : {}),
+    ...(options.sendAppLimit !== undefined ? { sendPinPerApplicationLimit: options.sendAppLimit } : {}),
+    ...(options.sendNumberLimit !== undefined ? { sendPinPerPhoneNumberLimit: options.sendNumberLimit } : {}),
+    ...(options.singleUse ? { allowMultiplePinVerifications: false } : {}),
+    ...(options.multipleVerifications ? { allowMultiplePinVerifications: true } : {}),
+  };
+}
+
+export function writeApplication(app: Application): void {
+  const c = app.configuration;
+  writeFields([
+    ['application', app.applicationId],
+    ['name', app.name],
+    ['enabled', app.enabled],
+    ['pin attempts', c.pinAttempts],
+    ['pin time to live', c.pinTimeToLive],
+    ['multiple verifications', c.allowMultiplePinVerifications],
+    ['verify limit', c.verifyPinLimit],
+    ['send limit (application)', c.sendPinPerApplicationLimit],
+    ['send limit (destination)', c.sendPinPerPhoneNumberLimit],
+  ]);
+}
+
+export function registerAppsCommands(program: Command): void {
+  const apps = program.command('apps')
+    .description('Manage 2FA applications: how long PINs live, how many attempts they allow, send and verify limits')
+    .addHelpText('after', `
+Examples:
+  $ twofa apps create --name "Acme login" --pin-ttl 5m --pin-attempts 3 --single-use
+  $ twofa apps list
+  $ twofa apps show 3F1A0C...
+  $ twofa apps update 3F1A0C... --disable`);
+
+  withConnectionOptions(apps.command('list')
+    .description('List the applications of the key\'s account')
+    .option('--json', 'print the server\'s answer as JSON'))
+    .addHelpText('after', '\nExample:\n  $ twofa apps list --json')
+    .action(async (options: ConnectionOptions & OutputOptions) => {
+      const list = await connect(options).run((client) => client.applications.list());
+      if (options.json) return writeJson(list);
+      if (list.length === 0) return note('no applications yet; create one with: twofa apps create --name NAME');
+      writeTable(['APPLICATION ID', 'NAME', 'ENABLED', 'PIN TTL', 'ATTEMPTS', 'MULTI-VERIFY', 'VERIFY LIMIT', 'SEND LIMITS (APP, DEST)'],
+        list.map((a) => [a.applicationId, a.name, a.enabled ? 'yes' : 'no', a.configuration.pinTimeToLive, String(a.configuration.pinAttempts),
+          a.configuration.allowMultiplePinVerifications ? 'yes' : 'no', a.configuration.verifyPinLimit,
+          `${a.configuration.sendPinPerApplicationLimit}, ${a.configuration.sendPinPerPhoneNumberLimit}`]));
+    });
+
+  withConnectionOptions(addConfigurationOptions(apps.command('create')
+    .description('Create an application; every setting left out takes its default')
+    .requiredOption('--name <name>', 'name of the application'))
+    .option('--disabled', 'create it disabled (sends are refused until it is enabled)')
+    .option('--json', 'print the server\'s answer as JSON')
+    .option('-q, --quiet', 'print only the applicationId (for APP_ID=$(twofa apps create ... -q))'))
+    .addHelpText('after', `
+Examples:
+  $ twofa apps create --name "Acme login"
+  $ APP_ID=$(twofa apps create --name "Acme login" --pin-ttl 5m --pin-attempts 3 -q)`)
+    .action(async (options: ConnectionOptions & ConfigurationOptions & OutputOptions & { name: string; disabled?: boolean }) => {
+      const configuration = configurationFrom(options);
+      const body: ApplicationRequest = {
+        name: options.name,
+        ...(options.disabled ? { enabled: false } : {}),
+        ...(Object.keys(configuration).length > 0 ? { configuration } : {}),
+      };
+      const created = await connect(options).run((client) => client.applications.create(body));
+      if (options.json) return writeJson(created);
+      if (options.quiet) return writeLine(created.applicationId);
+      writeLine(`created application ${created.applicationId}`);
+      writeApplication(created);
+    });
+
+  withConnectionOptions(apps.command('show')
+    .description('Show one application and its configuration')
+    .argument('<appId>', 'the applicationId')
+    .option('--json', 'print the server\'s answer as JSON'))
+    .addHelpText('after', '\nExample:\n  $ twofa apps show 3F1A0C... --json')
+    .action(async (appId: string, options: ConnectionOptions & OutputOptions) => {
+      const app = await connect(options).run((client) => client.applications.get(appId));
+      if (options.json) return writeJson(app);
+      writeApplication(app);
+    });
+
+  withConnectionOptions(addConfigurationOptions(apps.command('update')
+    .description('Change an application; settings left out keep their value')
+    .argument('<appId>', 'the applicationId')
+    .option('--name <name>', 'new name'))
+    .option('--multiple-verifications', 'a verified PIN may be verified again while it is valid (the opposite of --single-use)')
+    .option('--enable', 'allow sends again')
+    .option('--disable', 'refuse new sends (PINs already sent can still be verified)')
+    .option('--json', 'print the server\'s answer as JSON'))
+    .addHelpText('after', '\nExamples:\n  $ twofa apps update 3F1A0C... --pin-ttl 10m\n  $ twofa apps update 3F1A0C... --disable')
+    .action(async (appId: string, options: ConnectionOptions & ConfigurationOptions & OutputOptions & { name?: string; enable?: boolean; disable?: boolean }) => {
+      if (options.enable && options.disable) throw new UsageError('--enable and --disable exclude each other');
+      if (options.singleUse && options.multipleVerifications) throw new UsageError('--single-use and --multiple-verifications exclude each other');
+      const configuration = configurationFrom(options);
+      const updated = await connect(options).run(async (client) => {
+        // The update requires a name (PUT merges everything else); keep the current one unless given.
+        const name = options.name ?? (await client.applications.get(appId)).name;
+        return client.applications.update(appId, {
+          name,
+          ...(options.enable ? { enabled: true } : {}),
+          ...(options.disable ? { enabled: false } : {}),
+          ...(Object.keys(configuration).length > 0 ? { configuration } : {}),
+        });
+      });
+      if (options.json) return writeJson(updated);
+      writeLine(`updated application ${updated.applicationId}`);
+      writeApplication(updated);
+    });
+}

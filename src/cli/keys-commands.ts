@@ -1,0 +1,83 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { loadConfig } from '../config.js';
+import { OperationFailedError } from './cli-errors.js';
+import { ALL_SCOPES, createApiKey } from '../service/api-keys.js';
+import type { KyselyStore } from '../store/kysely-store.js';
+
+async function withStore<T>(work: (store: KyselyStore) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  // Loaded on use: the store's modules are slow to load and most commands never open the database.
+  const { openStore, postgresOptions } = await import('../store/open-store.js');
+  const store = await openStore(config.databaseUrl, { postgres: postgresOptions(config) });
+  try {
+    return await work(store);
+  } finally {
+    await store.close();
+  }
+}
+
+function parseScopes(value: string): string[] {
+  const scopes = value.split(/[,\s]+/).filter((s) => s.length > 0);
+  for (const scope of scopes) {
+    if (!(ALL_SCOPES as readonly string[]).includes(scope)) throw new InvalidArgumentError(`unknown scope ${scope}; known scopes: ${ALL_SCOPES.join(', ')}`);
+  }
+  return scopes;
+}
+
+export function registerKeysCommands(program: Command): void {
+  const keys = program.command('keys')
+    .description('Manage API keys in the database TWOFA_DATABASE_URL names (stored as SHA-256; a key is shown only when created)')
+    .addHelpText('after', `
+Examples:
+  $ export TWOFA_API_KEY=$(twofa keys create --label laptop)
+  $ twofa keys create --account acme --scopes 2fa:pin:send --label backend --json
+  $ twofa keys list
+  $ twofa keys revoke tfa_Xk3v9QaB`);
+
+  keys.command('create')
+    .description('Create an API key and print it once')
+    .option('--account <name>', 'account the key belongs to (created if it does not exist)', 'default')
+    .option('--scopes <list>', `comma-separated scopes (${ALL_SCOPES.join(', ')})`, parseScopes, [...ALL_SCOPES])
+    .option('--label <text>', 'a note to recognise the key by')
+    .option('--json', 'print {key, id, account, scopes} as JSON')
+    .addHelpText('after', '\nExamples:\n  $ export TWOFA_API_KEY=$(twofa keys create --label laptop)\n  $ twofa keys create --account acme --scopes 2fa:pin:send --json')
+    .action(async (options: { account: string; scopes: string[]; label?: string; json?: boolean }) => {
+      const scopes = options.scopes;
+      const created = await withStore((store) => createApiKey(store, { accountName: options.account, scopes, label: options.label ?? null, now: Date.now() }));
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify({ key: created.key, id: created.record.id, account: created.record.accountName, scopes: created.record.scopes })}\n`);
+      } else {
+        process.stdout.write(`${created.key}\n`);
+        process.stderr.write(`created key ${created.record.id} in account ${created.record.accountName} with scopes ${scopes.join(' ')}; it is not shown again\n`);
+      }
+    });
+
+  keys.command('list')
+    .description('List API keys (prefix, account, scopes, state), never the keys themselves')
+    .option('--json', 'print the keys (without the keys themselves) as JSON')
+    .addHelpText('after', '\nExample:\n  $ twofa keys list --json')
+    .action(async (options: { json?: boolean }) => {
+      const list = await withStore((store) => store.listApiKeys());
+      if (options.json) {
+        process.stdout.write(`${JSON.stringify(list.map((k) => ({ id: k.id, prefix: k.keyPrefix, account: k.accountName, scopes: k.scopes, label: k.label, createdAt: k.createdAt, revokedAt: k.revokedAt })))}\n`);
+        return;
+      }
+      for (const k of list) {
+        const state = k.revokedAt === null ? 'active' : `revoked ${new Date(k.revokedAt).toISOString()}`;
+        process.stdout.write(`${k.id}  ${k.keyPrefix}...  account=${k.accountName}  scopes=${k.scopes.join(',')}  ${state}${k.label ? `  (${k.label})` : ''}\n`);
+      }
+      if (list.length === 0) process.stderr.write('no API keys\n');
+    });
+
+  keys.command('revoke')
+    .description('Revoke an API key by its id or prefix')
+    .argument('<id-or-prefix>', 'the id or prefix twofa keys list shows')
+    .option('--json', 'print {"revoked": id-or-prefix} as JSON')
+    .addHelpText('after', '\nExample:\n  $ twofa keys revoke tfa_Xk3v9QaB')
+    .action(async (idOrPrefix: string, options: { json?: boolean }) => {
+      const revoked = await withStore((store) => store.revokeApiKey(idOrPrefix, Date.now()));
+      if (!revoked) throw new OperationFailedError(`no active API key has the id or prefix ${idOrPrefix}`);
+      if (options.json) process.stdout.write(`${JSON.stringify({ revoked: idOrPrefix })}\n`);
+      else process.stdout.write(`revoked ${idOrPrefix}\n`);
+    });
+}

@@ -1,0 +1,33 @@
+import type { Command } from 'commander';
+import { CONFIG_OPTIONS, loadConfig } from '../config.js';
+
+export function registerServeCommand(program: Command): void {
+  program.command('serve')
+    .description('Run the HTTP API and the delivery worker (configured by TWOFA_* environment variables)')
+    .addHelpText('after', `
+Examples:
+  $ twofa serve
+  $ TWOFA_BOOTSTRAP_API_KEY=$(openssl rand -hex 24) TWOFA_SECRET=$(openssl rand -base64 48) twofa serve
+  $ TWOFA_HOST=0.0.0.0 TWOFA_SMS_DSN="webhook+https://hooks.example.com/sms?secret=whsec_..." twofa serve
+
+Environment:\n${CONFIG_OPTIONS.map((o) => `  ${o.env}${o.default !== undefined ? ` (default ${o.default || '""'})` : ''}\n      ${o.doc}`).join('\n')}\n`)
+    .action(async () => {
+      const config = loadConfig();
+      // Loaded here, not at the top: the server's module graph is the slow part of starting the CLI,
+      // and only `serve` needs it.
+      const [{ createLogger }, { startServer }] = await Promise.all([import('../logger.js'), import('../main.js')]);
+      const logger = createLogger(config.logLevel);
+      const server = await startServer(config, logger);
+      const shutdown = (signal: string) => {
+        logger.info({ signal }, 'shutting down: finishing in-flight requests and deliveries');
+        // A second signal while draining means "now".
+        process.once(signal, () => process.exit(1));
+        server.stop().then(() => process.exit(0), (err: unknown) => {
+          logger.error({ err }, 'shutdown failed');
+          process.exit(1);
+        });
+      };
+      process.once('SIGTERM', () => shutdown('SIGTERM'));
+      process.once('SIGINT', () => shutdown('SIGINT'));
+    });
+}

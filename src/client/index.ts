@@ -1,0 +1,266 @@
+// A typed client for twofa: Infobip's 2FA API v2 (/2fa/2) and the service's own API (/api/v1).
+// It depends on nothing but the global `fetch` (Node 18+, browsers, Deno, Bun), so it can be copied
+// into or imported by any application; every import from the server's code is type-only.
+import { errorFromResponse, TwofaApiError } from './errors.js';
+import { resolveOperation, type OperationName, type OperationParams } from './operations.js';
+import type {
+  Application, ApplicationRequest, CreatedWebhook, Webhook, WebhookRequest, WebhookUpdateRequest, EmailMessage, EmailMessageRequest, EmailTemplate, EmailTemplateRequest, InboxMessage, InboxQuery,
+  Message, PinDetails, ResendEmailPinRequest, ResendPinRequest, SendEmailPinRequest, SendEmailPinResponse, SendPinRequest, SendPinResponse,
+  SmsVoiceMessage, SmsVoiceMessageRequest, VerificationStatusQuery, VerificationStatusResponse, VerifyPinResponse,
+} from './types.js';
+import type { ApiKey, ApiKeyRequest, CreatedApiKey, Me, PinListQuery, PinPage, Stats, StatsQuery } from './types.js';
+import type { ApplicationSecurity, ApplicationSecurityRequest, AuditPage, AuditQuery } from './types.js';
+
+export { TwofaApiError, parseRetryAfter, type TwofaApiErrorDetails } from './errors.js';
+export { CLIENT_OPERATIONS, resolveOperation, type ClientOperation, type HttpMethod, type OperationName } from './operations.js';
+export type * from './types.js';
+
+export interface TwofaClientOptions {
+  /** Where the service answers, e.g. `http://127.0.0.1:8080` (a path prefix behind a proxy is kept). */
+  baseUrl: string;
+  apiKey: string;
+  /** `Authorization` scheme: `App` (Infobip's, the default) or `Bearer`; the server takes both. */
+  scheme?: 'App' | 'Bearer';
+  /** A fetch to use instead of the global one (a proxy agent, a test double). */
+  fetch?: typeof fetch;
+  /** Per request, including reading the answer. Default 10 000 ms. */
+  timeoutMs?: number;
+}
+
+export interface TwofaClient {
+  applications: {
+    list(): Promise<Application[]>;
+    create(body: ApplicationRequest): Promise<Application>;
+    get(appId: string): Promise<Application>;
+    /** Merges: fields left out keep their values (`name` is required). */
+    update(appId: string, body: ApplicationRequest): Promise<Application>;
+  };
+  messages: {
+    /** SMS/voice and email message templates of the application. */
+    list(appId: string): Promise<Message[]>;
+    create(appId: string, body: SmsVoiceMessageRequest): Promise<SmsVoiceMessage>;
+    get(appId: string, msgId: string): Promise<Message>;
+    update(appId: string, msgId: string, body: Partial<SmsVoiceMessageRequest>): Promise<SmsVoiceMessage>;
+    createEmail(appId: string, body: EmailMessageRequest): Promise<EmailMessage>;
+    updateEmail(appId: string, msgId: string, body: Partial<EmailMessageRequest>): Promise<EmailMessage>;
+  };
+  pins: {
+    /** `ncNeeded` left out is the server's default (true); only an explicit value goes on the wire. */
+    sendSms(body: SendPinRequest, options?: { ncNeeded?: boolean }): Promise<SendPinResponse>;
+    sendVoice(body: SendPinRequest): Promise<SendPinResponse>;
+    sendEmail(body: SendEmailPinRequest): Promise<SendEmailPinResponse>;
+    /** Delivers the same PIN again under the same pinId; the body is only for placeholders/tracking. */
+    resendSms(pinId: string, body?: ResendPinRequest): Promise<SendPinResponse>;
+    resendVoice(pinId: string, body?: ResendPinRequest): Promise<SendPinResponse>;
+    resendEmail(pinId: string, body?: ResendEmailPinRequest): Promise<SendEmailPinResponse>;
+    /** A wrong PIN is an answer, not an error: `verified: false` with a `pinError`. */
+    verify(pinId: string, pin: string): Promise<VerifyPinResponse>;
+    verificationStatus(appId: string, query: VerificationStatusQuery): Promise<VerificationStatusResponse>;
+    /** twofa's own view of one PIN (/api/v1): state, attempts left, delivery status and history; never the PIN. */
+    get(pinId: string): Promise<PinDetails>;
+    /** The account's PINs, newest first, searchable and paged (scope 2fa:manage); never the PIN. */
+    list(query?: PinListQuery): Promise<PinPage>;
+  };
+  emailTemplates: {
+    list(): Promise<EmailTemplate[]>;
+    create(body: EmailTemplateRequest): Promise<EmailTemplate>;
+    get(id: number): Promise<EmailTemplate>;
+    /** Replaces the whole template. */
+    update(id: number, body: EmailTemplateRequest): Promise<EmailTemplate>;
+    /** Refused with 409 CONFLICT while a 2FA email message uses the template. */
+    delete(id: number): Promise<void>;
+  };
+  webhooks: {
+    /** The account's subscriptions to PIN events, without their secrets. */
+    list(): Promise<Webhook[]>;
+    /** The answer holds the signing secret (`whsec_...`): the only time it is shown. */
+    create(body: WebhookRequest): Promise<CreatedWebhook>;
+    get(webhookId: string): Promise<Webhook>;
+    /** Merges: fields left out keep their values; a `secret` replaces the signing secret. */
+    update(webhookId: string, body: WebhookUpdateRequest): Promise<Webhook>;
+    /** Events not yet delivered to it are dropped. */
+    delete(webhookId: string): Promise<void>;
+  };
+  inbox: {
+    /** What the `log://` transport delivered, newest first (development and tests). */
+    list(query?: InboxQuery): Promise<InboxMessage[]>;
+  };
+  stats: {
+    /** Sends, deliveries and verifications over time per channel, conversion, latency, refusals (scope 2fa:manage). */
+    get(query?: StatsQuery): Promise<Stats>;
+  };
+  keys: {
+    /** The account's API keys, revoked ones too (never a key itself). */
+    list(): Promise<ApiKey[]>;
+    /** A new key in the caller's account; `key` in the answer is the only time it is shown. */
+    create(body: ApiKeyRequest): Promise<CreatedApiKey>;
+    /** Revokes a key of the account at once (409 for the calling key itself). */
+    revoke(id: string): Promise<void>;
+  };
+  account: {
+    /** The account name and the calling key's record and scopes. */
+    me(): Promise<Me>;
+  };
+  security: {
+    /** The application's anti-fraud settings, active breaker blocks and brute-force budget. */
+    get(appId: string): Promise<ApplicationSecurity>;
+    /** Merges: fields left out keep their values; the guards run only with `enabled: true`. */
+    update(appId: string, body: ApplicationSecurityRequest): Promise<ApplicationSecurity>;
+  };
+  audit: {
+    /** One page of the account's audit log, oldest first; pass `next` as `after` for the following page. */
+    list(query?: AuditQuery): Promise<AuditPage>;
+  };
+  health: {
+    /** True when the node can serve (database reachable, not shutting down); false otherwise or unreachable. */
+    ready(): Promise<boolean>;
+  };
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+interface CallOptions {
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+}
+
+/** `?a=1&b=true` from the defined values only; booleans are lowercase, as every Infobip SDK sends them. */
+function queryString(query: CallOptions['query']): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) if (value !== undefined) params.set(key, String(value));
+  const text = params.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+export function createTwofaClient(options: TwofaClientOptions): TwofaClient {
+  if (typeof options.baseUrl !== 'string' || !/^https?:\/\//i.test(options.baseUrl)) {
+    // Infobip's Node SDK silently prepends https:// to a scheme-less URL; saying so is kinder.
+    throw new TypeError('baseUrl must be an absolute http:// or https:// URL');
+  }
+  if (typeof options.apiKey !== 'string' || options.apiKey === '') throw new TypeError('apiKey is required');
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const authorization = `${options.scheme ?? 'App'} ${options.apiKey}`;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  // Looked up per call, so a fetch patched or mocked after the client was created is still used.
+  const doFetch: typeof fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+
+  async function send<N extends OperationName>(name: N, params: OperationParams<N>, call: CallOptions = {}): Promise<Response> {
+    const { method, path } = resolveOperation(name, params);
+    const headers: Record<string, string> = { accept: 'application/json', authorization };
+    const init: RequestInit = { method, headers, signal: AbortSignal.timeout(timeoutMs) };
+    if (call.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      init.body = JSON.stringify(call.body);
+    }
+    return doFetch(`${baseUrl}${path}${queryString(call.query)}`, init);
+  }
+
+  /** Performs the operation; the parsed JSON of a 2xx answer, else a thrown TwofaApiError. */
+  async function call<T, N extends OperationName = OperationName>(name: N, params: OperationParams<N>, options: CallOptions = {}): Promise<T> {
+    const response = await send(name, params, options);
+    const text = await response.text();
+    if (!response.ok) throw errorFromResponse(response.status, response.headers, text);
+    if (text === '') return undefined as T;
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      // A 2xx that is not JSON comes from something in front of the service (a captive portal, a
+      // misrouted proxy); returning it typed as T would fail far from the cause.
+      throw new TwofaApiError({
+        status: response.status, messageId: 'GENERAL_ERROR', text: `HTTP ${response.status} answer is not JSON`,
+        requestId: response.headers.get('x-request-id') ?? undefined,
+      });
+    }
+  }
+
+  const none = {};
+  return {
+    applications: {
+      list: () => call('applications.list', none),
+      create: (body) => call('applications.create', none, { body }),
+      get: (appId) => call('applications.get', { appId }),
+      update: (appId, body) => call('applications.update', { appId }, { body }),
+    },
+    messages: {
+      list: (appId) => call('messages.list', { appId }),
+      create: (appId, body) => call('messages.create', { appId }, { body }),
+      get: (appId, msgId) => call('messages.get', { appId, msgId }),
+      update: (appId, msgId, body) => call('messages.update', { appId, msgId }, { body }),
+      createEmail: (appId, body) => call('messages.createEmail', { appId }, { body }),
+      updateEmail: (appId, msgId, body) => call('messages.updateEmail', { appId, msgId }, { body }),
+    },
+    pins: {
+      sendSms: (body, sendOptions) => call('pins.sendSms', none, { body, query: { ncNeeded: sendOptions?.ncNeeded } }),
+      sendVoice: (body) => call('pins.sendVoice', none, { body }),
+      sendEmail: (body) => call('pins.sendEmail', none, { body }),
+      // No body at all when none is given: the resend body is optional on the wire too.
+      resendSms: (pinId, body) => call('pins.resendSms', { pinId }, { body }),
+      resendVoice: (pinId, body) => call('pins.resendVoice', { pinId }, { body }),
+      resendEmail: (pinId, body) => call('pins.resendEmail', { pinId }, { body }),
+      verify: (pinId, pin) => call('pins.verify', { pinId }, { body: { pin } }),
+      verificationStatus: (appId, query) =>
+        call('pins.verificationStatus', { appId }, { query: { msisdn: query.msisdn, verified: query.verified, sent: query.sent } }),
+      get: (pinId) => call('pins.get', { pinId }),
+      list: (query = {}) => call('pins.list', none, {
+        query: {
+          to: query.to, applicationId: query.applicationId, channel: query.channel, status: query.status,
+          since: query.since, until: query.until, cursor: query.cursor, limit: query.limit,
+        },
+      }),
+    },
+    emailTemplates: {
+      list: () => call('emailTemplates.list', none),
+      create: (body) => call('emailTemplates.create', none, { body }),
+      get: (id) => call('emailTemplates.get', { id }),
+      update: (id, body) => call('emailTemplates.update', { id }, { body }),
+      delete: async (id) => { await call<undefined>('emailTemplates.delete', { id }); },
+    },
+    webhooks: {
+      list: () => call('webhooks.list', none),
+      create: (body) => call('webhooks.create', none, { body }),
+      get: (webhookId) => call('webhooks.get', { webhookId }),
+      update: (webhookId, body) => call('webhooks.update', { webhookId }, { body }),
+      delete: async (webhookId) => { await call<undefined>('webhooks.delete', { webhookId }); },
+    },
+    inbox: {
+      list: async (query = {}) => {
+        const answer = await call<{ messages: InboxMessage[] }>('inbox.list', none, { query: { to: query.to, limit: query.limit } });
+        return answer.messages;
+      },
+    },
+    stats: {
+      get: (query = {}) => call('stats.get', none, { query: { from: query.from, to: query.to, bucket: query.bucket } }),
+    },
+    keys: {
+      list: async () => (await call<{ keys: ApiKey[] }>('keys.list', none)).keys,
+      create: (body) => call('keys.create', none, { body }),
+      revoke: async (id) => { await call<undefined>('keys.revoke', { id }); },
+    },
+    account: {
+      me: () => call('account.me', none),
+    },
+    security: {
+      get: (appId) => call('security.get', { appId }),
+      update: (appId, body) => call('security.update', { appId }, { body }),
+    },
+    audit: {
+      list: (query = {}) => call('audit.list', none, {
+        query: { applicationId: query.applicationId, pinId: query.pinId, event: query.event, after: query.after, limit: query.limit },
+      }),
+    },
+    health: {
+      ready: async () => {
+        // A readiness probe answers a yes/no question: 503 (shutting down, database unreachable) and
+        // no answer at all both mean "not ready", and neither is worth an exception.
+        try {
+          const response = await send('health.ready', none);
+          await response.arrayBuffer();
+          return response.ok;
+        } catch {
+          return false;
+        }
+      },
+    },
+  };
+}

@@ -1,0 +1,94 @@
+// Every HTTP operation the client performs, in one table. The client builds each request from this
+// table (never from a path written elsewhere), so a test can hold the table against the server's
+// OpenAPI document and know that it checks what the client really sends.
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+const OPERATIONS = {
+  'applications.list': { method: 'GET', path: '/2fa/2/applications' },
+  'applications.create': { method: 'POST', path: '/2fa/2/applications' },
+  'applications.get': { method: 'GET', path: '/2fa/2/applications/{appId}' },
+  'applications.update': { method: 'PUT', path: '/2fa/2/applications/{appId}' },
+
+  'messages.list': { method: 'GET', path: '/2fa/2/applications/{appId}/messages' },
+  'messages.create': { method: 'POST', path: '/2fa/2/applications/{appId}/messages' },
+  'messages.get': { method: 'GET', path: '/2fa/2/applications/{appId}/messages/{msgId}' },
+  'messages.update': { method: 'PUT', path: '/2fa/2/applications/{appId}/messages/{msgId}' },
+  'messages.createEmail': { method: 'POST', path: '/2fa/2/applications/{appId}/email/messages' },
+  'messages.updateEmail': { method: 'PUT', path: '/2fa/2/applications/{appId}/email/messages/{msgId}' },
+
+  'pins.sendSms': { method: 'POST', path: '/2fa/2/pin' },
+  'pins.sendVoice': { method: 'POST', path: '/2fa/2/pin/voice' },
+  'pins.sendEmail': { method: 'POST', path: '/2fa/2/pin/email' },
+  'pins.resendSms': { method: 'POST', path: '/2fa/2/pin/{pinId}/resend' },
+  'pins.resendVoice': { method: 'POST', path: '/2fa/2/pin/{pinId}/resend/voice' },
+  'pins.resendEmail': { method: 'POST', path: '/2fa/2/pin/{pinId}/resend/email' },
+  'pins.verify': { method: 'POST', path: '/2fa/2/pin/{pinId}/verify' },
+  'pins.verificationStatus': { method: 'GET', path: '/2fa/2/applications/{appId}/verifications' },
+  'pins.get': { method: 'GET', path: '/api/v1/pins/{pinId}' },
+
+  'emailTemplates.list': { method: 'GET', path: '/api/v1/email-templates' },
+  'emailTemplates.create': { method: 'POST', path: '/api/v1/email-templates' },
+  'emailTemplates.get': { method: 'GET', path: '/api/v1/email-templates/{id}' },
+  'emailTemplates.update': { method: 'PUT', path: '/api/v1/email-templates/{id}' },
+  'emailTemplates.delete': { method: 'DELETE', path: '/api/v1/email-templates/{id}' },
+
+  'inbox.list': { method: 'GET', path: '/api/v1/inbox' },
+
+  'webhooks.list': { method: 'GET', path: '/api/v1/webhooks' },
+  'webhooks.create': { method: 'POST', path: '/api/v1/webhooks' },
+  'webhooks.get': { method: 'GET', path: '/api/v1/webhooks/{webhookId}' },
+  'webhooks.update': { method: 'PUT', path: '/api/v1/webhooks/{webhookId}' },
+  'webhooks.delete': { method: 'DELETE', path: '/api/v1/webhooks/{webhookId}' },
+
+  'pins.list': { method: 'GET', path: '/api/v1/pins' },
+  'stats.get': { method: 'GET', path: '/api/v1/stats' },
+  'keys.list': { method: 'GET', path: '/api/v1/keys' },
+  'keys.create': { method: 'POST', path: '/api/v1/keys' },
+  'keys.revoke': { method: 'DELETE', path: '/api/v1/keys/{id}' },
+  'account.me': { method: 'GET', path: '/api/v1/me' },
+
+  'security.get': { method: 'GET', path: '/api/v1/applications/{appId}/security' },
+  'security.update': { method: 'PUT', path: '/api/v1/applications/{appId}/security' },
+  'audit.list': { method: 'GET', path: '/api/v1/audit' },
+
+  'health.ready': { method: 'GET', path: '/readyz' },
+} as const satisfies Record<string, { method: HttpMethod; path: string }>;
+
+type Operations = typeof OPERATIONS;
+/** `'<group>.<method>'`, the client method that performs the operation. */
+export type OperationName = keyof Operations;
+
+export interface ClientOperation {
+  name: OperationName;
+  method: HttpMethod;
+  /** OpenAPI-style template: `{name}` stands for a path parameter. */
+  path: string;
+}
+
+export const CLIENT_OPERATIONS: readonly ClientOperation[] = Object.freeze(
+  (Object.keys(OPERATIONS) as OperationName[]).map((name) => Object.freeze({ name, ...OPERATIONS[name] })),
+);
+
+/** The `{name}` parameters of a path template, as an object type: a forgotten one is a type error. */
+type ParamsOf<P extends string> = P extends `${string}{${infer Name}}${infer Rest}` ? { [K in Name]: string | number } & ParamsOf<Rest> : unknown;
+export type OperationParams<N extends OperationName> = ParamsOf<Operations[N]['path']>;
+
+/**
+ * The method and the path of an operation with its parameters filled in. Each parameter is
+ * percent-encoded: an id holding `/`, `?` or `#` must stay one path segment, never reach another route.
+ */
+export function resolveOperation<N extends OperationName>(name: N, params: OperationParams<N>): { method: HttpMethod; path: string } {
+  const { method, path } = OPERATIONS[name];
+  const values = params as Record<string, string | number>;
+  const filled = path.replace(/\{([^}]+)\}/g, (_match, key: string) => {
+    const value = values[key];
+    if (value === undefined) throw new TypeError(`${name}: missing path parameter ${key}`);
+    const text = String(value);
+    // An empty segment, or a dot segment (which URL parsing resolves away even when percent-encoded),
+    // would silently turn the request into another operation, e.g. a list instead of a get.
+    if (text === '' || text === '.' || text === '..') throw new TypeError(`${name}: path parameter ${key} cannot be ${JSON.stringify(text)}`);
+    return encodeURIComponent(text);
+  });
+  return { method, path: filled };
+}

@@ -1,0 +1,150 @@
+// The wire shapes the client sends and receives. They are derived from the server's TypeBox schemas
+// with type-only imports, so the client and the server cannot disagree about a field, and nothing of
+// the server is loaded at run time (type-only imports are erased by the compiler).
+import type { Static } from 'typebox';
+import type {
+  AuditEntrySchema, AuditPageSchema, SecurityResponseSchema, SecuritySettingsRequestSchema,
+} from '../http/schemas/api-v1.js';
+import type {
+  CreatedWebhookResponseSchema, CreateWebhookRequestSchema, EmailTemplateRequestSchema, EmailTemplateResponseSchema, InboxMessageSchema,
+  PinDetailsResponseSchema, UpdateWebhookRequestSchema, WebhookResponseSchema,
+} from '../http/schemas/api-v1.js';
+import type {
+  ApiKeySchema, CreateApiKeyRequestSchema, CreatedApiKeySchema, MeResponseSchema, PinListResponseSchema, PinSummarySchema, StatsResponseSchema,
+} from '../http/schemas/api-v1.js';
+import type {
+  ApplicationRequestSchema, ApplicationResponseSchema, CreateEmailMessageSchema, CreateSmsVoiceMessageSchema,
+  EmailMessageResponseSchema, MessageResponseSchema, ResendPinRequestSchema, ResendPinViaEmailRequestSchema,
+  SmsVoiceMessageResponseSchema, StartAuthenticationRequestSchema, StartAuthenticationResponseSchema,
+  StartEmailAuthenticationRequestSchema, StartEmailAuthenticationResponseSchema, VerificationResponseSchema,
+  VerifyPinRequestSchema, VerifyPinResponseSchema,
+} from '../http/schemas/infobip.js';
+
+// --- Infobip 2FA v2 (/2fa/2) ---
+
+/** Create and update body of an application: only `name` is required. */
+export type ApplicationRequest = Static<typeof ApplicationRequestSchema>;
+/** An application with its full configuration (defaults filled in). */
+export type Application = Static<typeof ApplicationResponseSchema>;
+
+/** Create body of an SMS/voice message template (`messageText` must contain `{{pin}}`). */
+export type SmsVoiceMessageRequest = Static<typeof CreateSmsVoiceMessageSchema>;
+/** An SMS/voice message template as create and update answer it. */
+export type SmsVoiceMessage = Static<typeof SmsVoiceMessageResponseSchema>;
+/** Create body of an email message template (`emailTemplateId` names an /api/v1 email template). */
+export type EmailMessageRequest = Static<typeof CreateEmailMessageSchema>;
+/** An email message template as create and update answer it. */
+export type EmailMessage = Static<typeof EmailMessageResponseSchema>;
+/** Infobip's `Message`: either kind of template, as the GET operations answer it. */
+export type Message = Static<typeof MessageResponseSchema>;
+
+/** Send body for SMS and voice (`to`: international number, digits only). */
+export type SendPinRequest = Static<typeof StartAuthenticationRequestSchema>;
+/** Send and resend answer for SMS (`smsStatus`, `ncStatus`) and voice (`callStatus`). */
+export type SendPinResponse = Static<typeof StartAuthenticationResponseSchema>;
+/** Send body for email (`to`: an email address). */
+export type SendEmailPinRequest = Static<typeof StartEmailAuthenticationRequestSchema>;
+export type SendEmailPinResponse = Static<typeof StartEmailAuthenticationResponseSchema>;
+/** Optional resend body for SMS and voice. */
+export type ResendPinRequest = Static<typeof ResendPinRequestSchema>;
+/** Optional resend body for email. */
+export type ResendEmailPinRequest = Static<typeof ResendPinViaEmailRequestSchema>;
+
+export type VerifyPinRequest = Static<typeof VerifyPinRequestSchema>;
+/** Every counted attempt answers this, right or wrong: look at `verified` and `pinError`. */
+export type VerifyPinResponse = Static<typeof VerifyPinResponseSchema>;
+export type VerificationStatusResponse = Static<typeof VerificationResponseSchema>;
+/** Filters of the verification status; booleans go on the wire as `true`/`false`. */
+export interface VerificationStatusQuery {
+  msisdn: string;
+  verified?: boolean;
+  sent?: boolean;
+}
+
+// --- the service's own API (/api/v1) ---
+
+export type EmailTemplateRequest = Static<typeof EmailTemplateRequestSchema>;
+export type EmailTemplate = Static<typeof EmailTemplateResponseSchema>;
+export type InboxMessage = Static<typeof InboxMessageSchema>;
+/** A PIN's state, delivery status and delivery history (never the PIN itself). */
+export type PinDetails = Static<typeof PinDetailsResponseSchema>;
+export interface InboxQuery {
+  /** Only messages to this destination (phone digits or email address). */
+  to?: string;
+  /** At most this many messages, newest first (server default 50, max 1000). */
+  limit?: number;
+}
+
+/** Create body of a webhook subscription: `url` (https://) and the `events` to receive; `secret` optional. */
+export type WebhookRequest = Static<typeof CreateWebhookRequestSchema>;
+/** Update body: any of url, events, enabled, secret; fields left out keep their values. */
+export type WebhookUpdateRequest = Static<typeof UpdateWebhookRequestSchema>;
+/** A webhook subscription (never its secret). */
+export type Webhook = Static<typeof WebhookResponseSchema>;
+/** The answer to create: the subscription and its signing secret, shown this once. */
+export type CreatedWebhook = Static<typeof CreatedWebhookResponseSchema>;
+
+/** Filters and paging of the PIN search; times are UNIX milliseconds. */
+export interface PinListQuery {
+  /** Destinations containing this text (a phone number's digits, or part of an email address). */
+  to?: string;
+  applicationId?: string;
+  channel?: 'sms' | 'voice' | 'email';
+  status?: 'pending' | 'verified' | 'expired' | 'locked';
+  /** Created at or after. */
+  since?: number;
+  /** Created before. */
+  until?: number;
+  /** `nextCursor` of the previous page. */
+  cursor?: string;
+  /** PINs per page (server default 25, max 100). */
+  limit?: number;
+}
+/** One PIN in the search: state and delivery, never the PIN. */
+export type PinSummary = Static<typeof PinSummarySchema>;
+/** One page of the PIN search, newest first; `nextCursor` null on the last page. */
+export type PinPage = Static<typeof PinListResponseSchema>;
+/** The range and bucket of the statistics; times are UNIX milliseconds (default: the last seven days). */
+export interface StatsQuery {
+  from?: number;
+  to?: number;
+  bucket?: 'hour' | 'day';
+}
+/** Sends, deliveries and verifications over time, conversion, delivery latency and refusals. */
+export type Stats = Static<typeof StatsResponseSchema>;
+/** An API key of the account as listed: never the key itself. */
+export type ApiKey = Static<typeof ApiKeySchema>;
+export type ApiKeyRequest = Static<typeof CreateApiKeyRequestSchema>;
+/** A new API key: `key` is shown in this answer only. */
+export type CreatedApiKey = Static<typeof CreatedApiKeySchema>;
+/** The calling key's account name and its own record (scopes). */
+export type Me = Static<typeof MeResponseSchema>;
+
+/** The error body of every failure, Infobip's envelope. */
+export interface ApiErrorEnvelope {
+  requestError: {
+    serviceException: {
+      messageId: string;
+      text: string;
+      validationErrors?: Record<string, string[]>;
+    };
+  };
+}
+
+// --- anti-fraud guards and the audit log (/api/v1) ---
+
+/** An application's anti-fraud settings, active breaker blocks and brute-force budget. */
+export type ApplicationSecurity = Static<typeof SecurityResponseSchema>;
+/** Fields to change; left out keep their values; "" removes a per-IP or per-prefix limit. */
+export type ApplicationSecurityRequest = Static<typeof SecuritySettingsRequestSchema>;
+export type AuditEntry = Static<typeof AuditEntrySchema>;
+export type AuditPage = Static<typeof AuditPageSchema>;
+export interface AuditQuery {
+  applicationId?: string;
+  pinId?: string;
+  event?: string;
+  /** The `next` of the previous page. */
+  after?: number;
+  /** At most this many entries (server default 100, max 1000). */
+  limit?: number;
+}

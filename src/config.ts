@@ -1,0 +1,280 @@
+// The one reader of process.env. Every option is declared once in CONFIG_OPTIONS: its variable,
+// default, parser and documentation; `twofa --help` and the README table are written from it.
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { parseDuration } from './domain/durations.js';
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+
+export interface Config {
+  host: string;
+  port: number;
+  databaseUrl: string;
+  dataDir: string;
+  /** Undefined when unset: the server then loads or creates `<dataDir>/secret`. */
+  secret: string | undefined;
+  /** Secrets of earlier deployments, still accepted to verify and resend PINs made under them. */
+  previousSecrets: string[];
+  bootstrapApiKey: string | undefined;
+  smsDsn: string;
+  voiceDsn: string;
+  emailDsn: string;
+  logLevel: LogLevel;
+  pinRetentionMs: number;
+  deliveryMaxAttempts: number;
+  purgeIntervalMs: number;
+  bodyLimitBytes: number;
+  nodeId: string;
+  /** Most PostgreSQL connections of this node's pool. */
+  databasePoolSize: number;
+  /** TLS to PostgreSQL; undefined leaves it to the URL's sslmode parameter. */
+  databaseSsl: 'disable' | 'require' | 'verify-full' | undefined;
+  databaseCaFile: string | undefined;
+  /** Bring the schema up to date at start (otherwise `twofa migrate` does). */
+  migrateOnStart: boolean;
+  /** Count rate limits in Redis instead of the database. */
+  redisUrl: string | undefined;
+  /** How long a worker owns a claimed message before another node may take it over. */
+  deliveryLeaseMs: number;
+  /** Proxies (IP addresses or CIDR ranges) whose X-Forwarded-For is believed; empty: none is. */
+  trustedProxies: string[];
+  /** Longest time a client may take to send a whole request (slow bodies are cut off). */
+  requestTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, message: string) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+interface Option<K extends keyof Config> {
+  key: K;
+  env: string;
+  default: string | undefined;
+  doc: string;
+  parse: (raw: string, env: NodeJS.ProcessEnv) => Config[K];
+}
+
+function option<K extends keyof Config>(o: Option<K>): Option<K> {
+  return o;
+}
+
+function integerIn(min: number, max: number) {
+  return (raw: string): number => {
+    if (!/^\d+$/.test(raw)) throw new Error(`must be a whole number between ${min} and ${max}`);
+    const value = Number(raw);
+    if (value < min || value > max) throw new Error(`must be between ${min} and ${max}`);
+    return value;
+  };
+}
+
+function duration(raw: string): number {
+  const ms = parseDuration(raw);
+  if (ms === null) throw new Error('must be a duration such as 500ms, 30s, 15m, 2h or 7d');
+  return ms;
+}
+
+/** `a.b.c.d`, an IPv6 address, or either with a `/prefix`: what the proxy-address check understands. */
+function parseTrustedProxies(raw: string): string[] {
+  const list = raw.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  for (const entry of list) {
+    const [address, prefix, extra] = entry.split('/');
+    const family = net.isIP(address ?? '');
+    const maxPrefix = family === 4 ? 32 : 128;
+    if (family === 0 || extra !== undefined || (prefix !== undefined && (!/^\d{1,3}$/.test(prefix) || Number(prefix) > maxPrefix))) {
+      throw new Error(`${entry} is not an IP address or CIDR range (for example 10.0.0.0/8, 192.168.1.10 or fd00::/8)`);
+    }
+  }
+  return list;
+}
+
+const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export const CONFIG_OPTIONS = [
+  option({ key: 'host', env: 'TWOFA_HOST', default: '127.0.0.1', doc: 'Address the HTTP server listens on. Use 0.0.0.0 to accept connections from other machines.', parse: (raw) => raw }),
+  option({ key: 'port', env: 'TWOFA_PORT', default: '8080', doc: 'TCP port of the HTTP server (0 picks a free port).', parse: integerIn(0, 65535) }),
+  option({
+    key: 'dataDir', env: 'TWOFA_DATA_DIR', default: './data',
+    doc: 'Folder for the SQLite database and the generated secret file.',
+    parse: (raw) => path.resolve(raw),
+  }),
+  option({
+    key: 'databaseUrl', env: 'TWOFA_DATABASE_URL', default: undefined,
+    doc: 'Database. `sqlite:<file>` (default `sqlite:<TWOFA_DATA_DIR>/twofa.db`, WAL mode) or `sqlite::memory:` for one node; `postgres://user:password@host:5432/database` (or `postgresql://`) for one or several nodes sharing one PostgreSQL (see docs/scaling.md).',
+    parse: (raw) => {
+      if (/^sqlite:/.test(raw)) return raw;
+      if (/^postgres(ql)?:\/\//i.test(raw)) {
+        try {
+          new URL(raw);
+        } catch {
+          throw new Error('is not a valid URL (for example postgres://twofa:secret@db.internal:5432/twofa; percent-encode special characters of the password)');
+        }
+        return raw;
+      }
+      throw new Error('must start with sqlite: (for example sqlite:./data/twofa.db) or postgres:// (for example postgres://twofa:secret@db.internal:5432/twofa)');
+    },
+  }),
+  option({
+    key: 'databasePoolSize', env: 'TWOFA_DATABASE_POOL_SIZE', default: '10',
+    doc: 'PostgreSQL: most connections this node opens (plus one that listens for new messages). Size the server\'s max_connections for nodes × (pool size + 1) plus headroom.',
+    parse: integerIn(1, 1000),
+  }),
+  option({
+    key: 'databaseSsl', env: 'TWOFA_DATABASE_SSL', default: undefined,
+    doc: 'PostgreSQL TLS: `disable`; `require` (encrypted, server certificate not checked); `verify-full` (certificate chain and host name checked, against TWOFA_DATABASE_CA_FILE or the system CAs). Unset: as the URL\'s sslmode parameter says, else no TLS.',
+    parse: (raw) => {
+      if (raw !== 'disable' && raw !== 'require' && raw !== 'verify-full') throw new Error('must be disable, require or verify-full');
+      return raw;
+    },
+  }),
+  option({
+    key: 'databaseCaFile', env: 'TWOFA_DATABASE_CA_FILE', default: undefined,
+    doc: 'PostgreSQL: PEM file of the certificate authorities that sign the server\'s certificate (for a private CA, e.g. a managed database\'s). Implies TWOFA_DATABASE_SSL=verify-full when that is unset.',
+    parse: (raw) => path.resolve(raw),
+  }),
+  option({
+    key: 'migrateOnStart', env: 'TWOFA_MIGRATE_ON_START', default: 'true',
+    doc: 'Bring the database schema up to date at start (`true`, `false`). Several nodes starting at once migrate once (PostgreSQL advisory lock). Set `false` to run `twofa migrate` as a separate deployment step.',
+    parse: (raw) => {
+      if (raw === 'true' || raw === '1') return true;
+      if (raw === 'false' || raw === '0') return false;
+      throw new Error('must be true or false');
+    },
+  }),
+  option({
+    key: 'redisUrl', env: 'TWOFA_REDIS_URL', default: undefined,
+    doc: 'Count the rate limits (sendPinPerApplicationLimit, sendPinPerPhoneNumberLimit, verifyPinLimit) in Redis, `redis://[:password@]host:6379[/db]` or `rediss://` (TLS), instead of the database. Every node must use the same Redis. Unset: the database counts them.',
+    parse: (raw) => {
+      if (!/^rediss?:\/\//i.test(raw)) throw new Error('must start with redis:// or rediss:// (for example redis://127.0.0.1:6379)');
+      try {
+        new URL(raw);
+      } catch {
+        throw new Error('is not a valid URL (for example redis://:password@redis.internal:6379/0)');
+      }
+      return raw;
+    },
+  }),
+  option({
+    key: 'secret', env: 'TWOFA_SECRET', default: undefined,
+    doc: 'Key material (32 or more characters) from which the PIN HMAC and encryption keys are derived. Every node of one deployment shares it. Unset: a random one is created in `<TWOFA_DATA_DIR>/secret` (mode 0600) at first start.',
+    parse: (raw) => {
+      if (raw.length < 32) throw new Error('must be at least 32 characters long (generate one with: openssl rand -base64 48)');
+      return raw;
+    },
+  }),
+  option({
+    key: 'previousSecrets', env: 'TWOFA_PREVIOUS_SECRETS', default: '',
+    doc: 'Comma-separated earlier values of TWOFA_SECRET. PINs created under them can still be verified and resent; new PINs always use TWOFA_SECRET. Remove an old secret once its PINs have expired.',
+    parse: (raw) => {
+      const list = raw.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+      for (const s of list) if (s.length < 32) throw new Error('every secret must be at least 32 characters long');
+      return list;
+    },
+  }),
+  option({
+    key: 'bootstrapApiKey', env: 'TWOFA_BOOTSTRAP_API_KEY', default: undefined,
+    doc: 'An API key (any string of 16 or more characters) created at start, with all scopes, in the account `default`, if it does not exist yet.',
+    parse: (raw) => {
+      if (raw.length < 16) throw new Error('must be at least 16 characters long');
+      return raw;
+    },
+  }),
+  option({ key: 'smsDsn', env: 'TWOFA_SMS_DSN', default: 'log://', doc: 'Where SMS PINs go: `log://` (local inbox), `webhook+https://host/path?secret=whsec_...`, or `none://` (channel off).', parse: (raw) => raw }),
+  option({ key: 'voiceDsn', env: 'TWOFA_VOICE_DSN', default: 'log://', doc: 'Where voice PINs go (same forms as TWOFA_SMS_DSN; the text to speak is sent).', parse: (raw) => raw }),
+  option({ key: 'emailDsn', env: 'TWOFA_EMAIL_DSN', default: 'log://', doc: 'Where email PINs go (same forms as TWOFA_SMS_DSN).', parse: (raw) => raw }),
+  option({
+    key: 'logLevel', env: 'TWOFA_LOG_LEVEL', default: 'info',
+    doc: `Log level: ${LOG_LEVELS.join(', ')}. Logs are JSON lines on stdout; destinations are masked and PINs, keys and secrets are never written.`,
+    parse: (raw) => {
+      if (!LOG_LEVELS.includes(raw as LogLevel)) throw new Error(`must be one of ${LOG_LEVELS.join(', ')}`);
+      return raw as LogLevel;
+    },
+  }),
+  option({ key: 'pinRetentionMs', env: 'TWOFA_PIN_RETENTION', default: '30d', doc: 'How long a PIN row is kept after it expired (for verification status and history) before it is deleted.', parse: duration }),
+  option({ key: 'purgeIntervalMs', env: 'TWOFA_PURGE_INTERVAL', default: '1m', doc: 'How often ended PINs are erased (their resend ciphertext) and old ones purged.', parse: duration }),
+  option({
+    key: 'deliveryLeaseMs', env: 'TWOFA_DELIVERY_LEASE', default: '60s',
+    doc: 'How long a node owns a message it claimed for delivery. If the node dies mid-delivery, another node takes the message over once the lease has run out. Keep it well above the slowest transport\'s timeout, or a slow delivery may be sent twice.',
+    parse: duration,
+  }),
+  option({ key: 'deliveryMaxAttempts', env: 'TWOFA_DELIVERY_MAX_ATTEMPTS', default: '8', doc: 'Delivery attempts per message before it is recorded as failed (exponential backoff with jitter, capped at 5 minutes, never past the PIN\'s expiry).', parse: integerIn(1, 100) }),
+  option({
+    key: 'trustedProxies', env: 'TWOFA_TRUSTED_PROXIES', default: '',
+    doc: 'Comma-separated IP addresses or CIDR ranges (e.g. `10.0.0.0/8,::1`) of the reverse proxies in front of the service. Only a request coming from one of them has its `X-Forwarded-For` believed for the client address (per-IP send limits, audit log); from anyone else the header is ignored. Empty: the header is never believed.',
+    parse: parseTrustedProxies,
+  }),
+  option({ key: 'requestTimeoutMs', env: 'TWOFA_REQUEST_TIMEOUT', default: '30s', doc: 'Longest time a client may take to send a whole request, headers and body; a slower one (slowloris) is cut off with 408.', parse: duration }),
+  option({ key: 'bodyLimitBytes', env: 'TWOFA_BODY_LIMIT', default: '65536', doc: 'Largest accepted request body in bytes; larger ones are answered 413.', parse: integerIn(1024, 10 * 1024 * 1024) }),
+  option({
+    key: 'nodeId', env: 'TWOFA_NODE_ID', default: undefined,
+    doc: 'Name of this node in logs and metrics (default: the host name).',
+    parse: (raw) => {
+      if (!/^[A-Za-z0-9._:-]{1,64}$/.test(raw)) throw new Error('must be 1 to 64 letters, digits, dots, dashes, colons or underscores');
+      return raw;
+    },
+  }),
+] as const;
+
+export const CONFIG_FILE_NAME = 'twofa.config.json';
+
+/**
+ * The optional config file: TWOFA_CONFIG names it, else `twofa.config.json` in the working folder is
+ * used if present. Its keys are the option names without the TWOFA_ prefix, in camel case or as the
+ * variable itself (`"port": 8080` or `"TWOFA_PORT": "8080"`); environment variables override it.
+ */
+function readConfigFile(env: NodeJS.ProcessEnv): { file: string; values: Record<string, string> } | undefined {
+  const named = env['TWOFA_CONFIG'];
+  const file = named !== undefined && named !== '' ? path.resolve(named) : path.resolve(CONFIG_FILE_NAME);
+  if (!fs.existsSync(file)) {
+    if (named) throw new ConfigError('TWOFA_CONFIG', `${file} does not exist`);
+    return undefined;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new ConfigError(file, `is not valid JSON: ${(err as Error).message}`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(file, 'must hold a JSON object');
+  const values: Record<string, string> = {};
+  for (const [key, value] of Object.entries(parsed)) {
+    const opt = CONFIG_OPTIONS.find((o) => o.env === key || o.env === `TWOFA_${key}` || fileKey(o.env) === key);
+    if (!opt) throw new ConfigError(file, `unknown option "${key}"; known options: ${CONFIG_OPTIONS.map((o) => fileKey(o.env)).join(', ')}`);
+    if (!['string', 'number', 'boolean'].includes(typeof value)) throw new ConfigError(file, `"${key}" must be a string or a number`);
+    values[opt.env] = String(value);
+  }
+  return { file, values };
+}
+
+/** TWOFA_SMS_DSN -> smsDsn: the spelling of an option in the config file. */
+export function fileKey(variable: string): string {
+  return variable.replace(/^TWOFA_/, '').toLowerCase().replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
+}
+
+/** Parses the environment (over the config file, if any) once; a bad value throws ConfigError naming the variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const fromFile = readConfigFile(env);
+  const config: Record<string, unknown> = {};
+  for (const opt of CONFIG_OPTIONS) {
+    const fromEnv = env[opt.env] !== undefined && env[opt.env] !== '' ? env[opt.env] : undefined;
+    const raw = fromEnv ?? fromFile?.values[opt.env] ?? opt.default;
+    if (raw === undefined) {
+      config[opt.key] = undefined;
+      continue;
+    }
+    try {
+      config[opt.key] = opt.parse(raw, env);
+    } catch (err) {
+      const where = fromEnv === undefined && fromFile?.values[opt.env] !== undefined ? `${opt.env} (${fileKey(opt.env)} in ${fromFile.file})` : opt.env;
+      throw new ConfigError(where, (err as Error).message);
+    }
+  }
+  const result = config as unknown as Config;
+  if (result.databaseUrl === undefined) result.databaseUrl = `sqlite:${path.join(result.dataDir, 'twofa.db')}`;
+  if (result.nodeId === undefined) result.nodeId = os.hostname();
+  return result;
+}

@@ -1,0 +1,165 @@
+// Turns a channel's DSN (TWOFA_SMS_DSN, TWOFA_VOICE_DSN, TWOFA_EMAIL_DSN) into its transport, in the
+// style of Symfony Notifier/Mailer: one URL names the provider and carries its settings. Every
+// refusal names the variable and shows a working example, because an operator reads it at startup.
+import type { Logger } from 'pino';
+import { Inbox } from './log/inbox.js';
+import { LogTransport } from './log/log-transport.js';
+import { createProviderTransport, isProviderScheme } from './providers/providers.js';
+import { RoutedTransport, splitRouteMembers } from './routing/routed-transport.js';
+import { createSmppTransport } from './smpp/smpp-transport.js';
+import { createSmtpTransport } from './smtp/smtp-transport.js';
+import type { ReceiptListener, Transport } from './transport.js';
+import { createSipTransport } from './voice/sip-transport.js';
+import { parseWebhookSecret } from './webhook/webhook-signature.js';
+import { WebhookTransport } from './webhook/webhook-transport.js';
+
+export class DsnError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DsnError';
+  }
+}
+
+export interface TransportDeps {
+  inbox: Inbox;
+  logger: Logger;
+  /** Where transports that receive delivery receipts (SMPP) report them. */
+  onReceipt?: ReceiptListener;
+}
+
+const SUPPORTED = 'log://, none://, webhook+http(s)://host/path?secret=whsec_..., smpp(s)://user:pass@host:port, smtp(s)://user:pass@host:port, twilio://SID:TOKEN@default, vonage://KEY:SECRET@default, infobip://KEY@host, sip://user:pass@host:port, failover(a b ...) or roundrobin(a b ...)';
+const SECRET_EXAMPLE = '?secret=whsec_... (generate one with: echo whsec_$(openssl rand -base64 32))';
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/** The channel's transport, or null when the DSN switches the channel off (`none://`). */
+export function createTransport(variable: string, dsn: string, deps: TransportDeps): Transport | null {
+  const route = /^\s*(failover|roundrobin)\((.*)\)\s*$/s.exec(dsn);
+  if (route) return createRoute(variable, route[1] as 'failover' | 'roundrobin', route[2] ?? '', deps);
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(dsn.trim())?.[1]?.toLowerCase();
+  if (scheme === undefined) {
+    throw new DsnError(`${variable}: "${describeDsn(dsn)}" is not a DSN; expected one of ${SUPPORTED}`);
+  }
+  switch (scheme) {
+    case 'none':
+      return null;
+    case 'log':
+      return new LogTransport(deps.inbox, deps.logger);
+    case 'webhook+http':
+    case 'webhook+https':
+      return createWebhookTransport(variable, dsn.trim(), scheme === 'webhook+https' ? 'https' : 'http', deps.logger);
+    case 'smpp':
+    case 'smpps':
+      return createFromUrl(variable, dsn, (url) => createSmppTransport(variable, url, { logger: deps.logger, onReceipt: deps.onReceipt ?? (() => {}) }));
+    case 'smtp':
+    case 'smtps':
+      return createFromUrl(variable, dsn, (url) => createSmtpTransport(variable, url, { logger: deps.logger }));
+    case 'sip':
+      return createFromUrl(variable, dsn, (url) => createSipTransport(variable, url, { logger: deps.logger }));
+    default:
+      if (isProviderScheme(scheme)) return createFromUrl(variable, dsn, (url) => createProviderTransport(scheme, variable, url, { logger: deps.logger }));
+      throw new DsnError(`${variable}: unsupported scheme ${scheme}:// (supported: ${SUPPORTED})`);
+  }
+}
+
+/** Parses a URL-shaped DSN and builds its transport, turning the factory's refusals into DsnErrors. */
+function createFromUrl(variable: string, dsn: string, build: (url: URL) => Transport): Transport {
+  let url: URL;
+  try {
+    url = new URL(dsn.trim());
+  } catch {
+    throw new DsnError(`${variable}: "${describeDsn(dsn)}" is not a valid URL`);
+  }
+  try {
+    return build(url);
+  } catch (err) {
+    if (err instanceof DsnError) throw err;
+    throw new DsnError((err as Error).message.startsWith(`${variable}:`) ? (err as Error).message : `${variable}: ${(err as Error).message}`);
+  }
+}
+
+function createRoute(variable: string, mode: 'failover' | 'roundrobin', inner: string, deps: TransportDeps): Transport {
+  let members: string[];
+  try {
+    members = splitRouteMembers(inner);
+  } catch (err) {
+    throw new DsnError(`${variable}: ${mode}(...) has ${(err as Error).message}; expected e.g. ${mode}(smpp://user:pass@smsc1:2775 twilio://SID:TOKEN@default?from=%2B15005550006)`);
+  }
+  if (members.length < 2) throw new DsnError(`${variable}: ${mode}(...) needs at least two transports separated by spaces`);
+  const transports = members.map((member) => {
+    const transport = createTransport(variable, member, deps);
+    if (transport === null) throw new DsnError(`${variable}: none:// cannot be part of ${mode}(...)`);
+    return transport;
+  });
+  return new RoutedTransport(mode, transports, { logger: deps.logger });
+}
+
+function createWebhookTransport(variable: string, dsn: string, protocol: 'http' | 'https', logger: Logger): Transport {
+  let parsed: URL;
+  try {
+    parsed = new URL(dsn);
+  } catch {
+    throw new DsnError(`${variable}: "${describeDsn(dsn)}" is not a valid URL; expected e.g. webhook+https://hooks.example.com/sms${SECRET_EXAMPLE}`);
+  }
+  if (parsed.host === '') {
+    throw new DsnError(`${variable}: the webhook DSN needs a host, e.g. webhook+https://hooks.example.com/sms${SECRET_EXAMPLE}`);
+  }
+  if (parsed.username !== '' || parsed.password !== '') {
+    throw new DsnError(`${variable}: the webhook DSN must not carry user:password@; requests are authenticated by their signature (the secret parameter)`);
+  }
+
+  // The raw query is split by hand: URLSearchParams would turn a `+` of the base64 secret into a
+  // space. Parameters other than `secret` belong to the endpoint and are passed on unchanged.
+  const kept: string[] = [];
+  let secret: string | undefined;
+  for (const part of parsed.search.replace(/^\?/, '').split('&')) {
+    if (part === '') continue;
+    const [name, value = ''] = splitOnce(part, '=');
+    if (safeDecode(name) === 'secret') secret = safeDecode(value);
+    else kept.push(part);
+  }
+  if (secret === undefined || secret === '') {
+    throw new DsnError(`${variable}: webhook DSN needs a secret query parameter in the whsec_<base64> form, e.g. ${SECRET_EXAMPLE}`);
+  }
+  const checked = parseWebhookSecret(secret);
+  if (!checked.ok) throw new DsnError(`${variable}: webhook DSN secret is not usable: ${checked.error}`);
+
+  const url = new URL(`${protocol}://${parsed.host}${parsed.pathname === '' ? '/' : parsed.pathname}`);
+  if (kept.length > 0) url.search = `?${kept.join('&')}`;
+  if (protocol === 'http' && !LOOPBACK_HOSTS.has(url.hostname)) {
+    logger.warn({ variable, dsn: describeDsn(dsn) }, 'webhook over plain http: PINs cross the network unencrypted; use webhook+https:// outside a trusted network');
+  }
+  return new WebhookTransport({ url, secret });
+}
+
+function splitOnce(text: string, separator: string): [string, string?] {
+  const at = text.indexOf(separator);
+  return at === -1 ? [text] : [text.slice(0, at), text.slice(at + 1)];
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+// Query parameters that hold credentials in the DSNs we accept or plan to (webhook secret, provider
+// tokens and keys).
+const SECRET_PARAMS = /([?&](?:secret|password|pass|token|key|api_?key|auth|access_?token)=)[^&#\s)]*/gi;
+
+/**
+ * The DSN with its credentials replaced by `***`, for logs and error messages. Works on text, not a
+ * parsed URL, so that a malformed DSN (whose error message shows it) is masked as well. A lone user
+ * part (`infobip://KEY@host`) is masked whole because such DSNs put the key there; with `user:pass@`
+ * only the password is. The user part runs to the last `@` before the query, so a password holding
+ * an unencoded `@` or `/` is still hidden whole (at worst some host or path is hidden with it).
+ */
+export function describeDsn(dsn: string): string {
+  return dsn
+    .replace(/(\/\/)([^\s?#]*)@/g, (_whole, slashes: string, userinfo: string) => {
+      const colon = userinfo.indexOf(':');
+      return colon === -1 ? `${slashes}***@` : `${slashes}${userinfo.slice(0, colon)}:***@`;
+    })
+    .replace(SECRET_PARAMS, '$1***');
+}

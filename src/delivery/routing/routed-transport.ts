@@ -1,0 +1,126 @@
+// failover(a b ...) and roundrobin(a b ...): several transports behind one. A transport that rejects a
+// message or cannot be reached hands it to the next; one that keeps failing is skipped for a
+// cool-down (a circuit breaker), so a dead provider does not cost every message a timeout.
+import type { Logger } from 'pino';
+import type { DeliveryResult, OutgoingMessage, Transport } from '../transport.js';
+
+export interface RoutingOptions {
+  logger: Logger;
+  clock?: () => number;
+  /** Consecutive failures after which a transport is skipped. */
+  failureThreshold?: number;
+  /** How long a tripped transport is skipped before it is tried again. */
+  cooldownMs?: number;
+}
+
+interface Member {
+  transport: Transport;
+  consecutiveFailures: number;
+  skipUntil: number;
+}
+
+export class RoutedTransport implements Transport {
+  readonly name: string;
+  private readonly members: Member[];
+  private readonly logger: Logger;
+  private readonly clock: () => number;
+  private readonly failureThreshold: number;
+  private readonly cooldownMs: number;
+  private next = 0;
+
+  constructor(readonly mode: 'failover' | 'roundrobin', transports: Transport[], options: RoutingOptions) {
+    if (transports.length === 0) throw new Error(`${mode}() needs at least one transport`);
+    this.members = transports.map((transport) => ({ transport, consecutiveFailures: 0, skipUntil: 0 }));
+    this.name = `${mode}(${transports.map((t) => t.name).join(' ')})`;
+    this.logger = options.logger;
+    this.clock = options.clock ?? Date.now;
+    this.failureThreshold = options.failureThreshold ?? 3;
+    this.cooldownMs = options.cooldownMs ?? 30_000;
+  }
+
+  /** The order to try members in: round-robin rotates the start; tripped members go last, not never. */
+  private order(now: number): Member[] {
+    const start = this.mode === 'roundrobin' ? this.next++ % this.members.length : 0;
+    const rotated = [...this.members.slice(start), ...this.members.slice(0, start)];
+    const healthy = rotated.filter((m) => m.skipUntil <= now);
+    const tripped = rotated.filter((m) => m.skipUntil > now).sort((a, b) => a.skipUntil - b.skipUntil);
+    for (const m of tripped) this.logger.info({ route: this.name, transport: m.transport.name, retryAt: new Date(m.skipUntil).toISOString() }, 'skipping a transport in its cool-down');
+    return [...healthy, ...tripped];
+  }
+
+  async send(message: OutgoingMessage): Promise<DeliveryResult> {
+    const errors: string[] = [];
+    let anyRetryable = false;
+    // Members a delivery receipt already reported undeliverable for this PIN (a nested route is asked
+    // anyway: it skips its own listed members).
+    const skip = message.skipTransports ?? [];
+    const members = this.order(this.clock()).filter((m) => m.transport instanceof RoutedTransport || !skip.includes(m.transport.name));
+    if (members.length === 0) return { ok: false, retryable: false, error: `every transport of ${this.name} was tried already for this PIN (${skip.join(', ')})` };
+    for (const member of members) {
+      let result: DeliveryResult;
+      try {
+        result = await member.transport.send(message);
+      } catch (err) {
+        result = { ok: false, retryable: true, error: err instanceof Error ? err.message : String(err) };
+      }
+      if (result.ok) {
+        member.consecutiveFailures = 0;
+        member.skipUntil = 0;
+        return { ...result, transport: result.transport ?? member.transport.name };
+      }
+      anyRetryable ||= result.retryable;
+      errors.push(`${member.transport.name}: ${result.error}`);
+      // A recipient who is busy or does not answer gets no second call through the next member at once.
+      if (result.byRecipient) return result;
+      // Only unreachability trips the breaker; a refusal of this one message says nothing about the next.
+      if (result.retryable && ++member.consecutiveFailures >= this.failureThreshold) {
+        member.skipUntil = this.clock() + this.cooldownMs;
+        this.logger.warn({ route: this.name, transport: member.transport.name, cooldownMs: this.cooldownMs }, 'transport keeps failing: skipping it for a cool-down');
+      }
+      this.logger.warn({ route: this.name, transport: member.transport.name, pinId: message.pinId, error: result.error }, 'transport failed; trying the next one');
+    }
+    return { ok: false, retryable: anyRetryable, error: errors.join('; ') };
+  }
+
+  /** The transports of this route (callback routes look inside it for providers' callbacks). */
+  get transports(): Transport[] {
+    return this.members.map((m) => m.transport);
+  }
+
+  async close(): Promise<void> {
+    for (const m of this.members) await m.transport.close?.();
+  }
+}
+
+/**
+ * The names of the transports inside a failover route (nested routes flattened), the members a
+ * message may move on to when a delivery receipt says one of them could not deliver it; undefined
+ * when the transport is not a failover route (roundrobin spreads load, it does not fail over).
+ */
+export function failoverMemberNames(transport: Transport): string[] | undefined {
+  if (!(transport instanceof RoutedTransport) || transport.mode !== 'failover') return undefined;
+  const leaves = (t: Transport): string[] => (t instanceof RoutedTransport ? t.transports.flatMap(leaves) : [t.name]);
+  return [...new Set(leaves(transport))];
+}
+
+/**
+ * Splits the inside of `failover(...)` into member DSNs: whitespace-separated, where a member may
+ * itself be a parenthesised route (`failover(roundrobin(a b) c)`).
+ */
+export function splitRouteMembers(inner: string): string[] {
+  const members: string[] = [];
+  let depth = 0;
+  let current = '';
+  for (const char of inner) {
+    if (char === '(') depth++;
+    if (char === ')') depth--;
+    if (depth < 0) throw new Error('unbalanced parentheses');
+    if (/\s/.test(char) && depth === 0) {
+      if (current) members.push(current);
+      current = '';
+    } else current += char;
+  }
+  if (depth !== 0) throw new Error('unbalanced parentheses');
+  if (current) members.push(current);
+  return members;
+}

@@ -1,0 +1,89 @@
+// The port between the outbox worker and whatever carries a message to its recipient (the local
+// inbox, a webhook, later SMTP/SMPP/HTTP providers). Transports never see the database: the worker
+// hands them a message rendered in memory and records the outcome itself.
+import type { Channel } from '../store/store.js';
+
+export interface OutgoingMessage {
+  channel: Channel;
+  /** The PIN's destination: international phone digits, or an email address. */
+  to: string;
+  from?: string;
+  /** SMS text, text to speak for voice, or the plain-text part of an email. */
+  text?: string;
+  subject?: string;
+  html?: string;
+  pinId: string;
+  applicationId: string;
+  messageId: string;
+  accountId: string;
+  /**
+   * Identifies this message across delivery attempts (the outbox row id), so a transport that can
+   * send an idempotency key (the webhook's `webhook-id`) lets the receiver drop the duplicate that an
+   * at-least-once outbox produces when a worker dies between the provider's answer and recording it.
+   */
+  deliveryId?: string;
+  /**
+   * Names of route members not to try for this message (failover routes skip them): those a delivery
+   * receipt already reported undeliverable for this PIN. Other transports ignore it.
+   */
+  skipTransports?: string[];
+  /**
+   * For the voice channel: what a transport needs to speak the message itself (the PIN read
+   * character by character, in the template's language and pace), rendered in memory at delivery
+   * time like `text`. Absent for SMS and email.
+   */
+  voice?: VoiceContent;
+}
+
+/** The parts of an SMS/voice template a voice transport speaks, plus the PIN (see voice/spoken-text.ts). */
+export interface VoiceContent {
+  pin: string;
+  /** The template's `language` as stored (`en`, `pt_pt`, ...); the hyphenated spelling is accepted too. */
+  language: string;
+  /** 0.5 to 2; null for the voice's normal pace. */
+  speechRate: number | null;
+  voiceName: string | null;
+  /** Keys that replay the message when the callee presses them, e.g. `1#`. */
+  repeatDtmf: string | null;
+  /** The template's messageText as written: `{{pin}}` and the other placeholders in place. */
+  template: string;
+  /** Values for the placeholders other than `{{pin}}`, from the send request. */
+  placeholders: Record<string, string>;
+}
+
+/**
+ * `retryable` says whether the same message may succeed later (provider down, timeout, throttled);
+ * a permanent refusal (bad number, rejected request) is recorded as failed at once.
+ */
+export type DeliveryResult =
+  /** `transport`: the name of the transport that accepted it, when a route chose among several. */
+  | { ok: true; providerMessageId?: string; transport?: string }
+  /**
+   * `byRecipient`: the transport worked and the recipient did not take the message (a busy line, an
+   * unanswered call), so routes must not count it against the transport's health.
+   */
+  | { ok: false; retryable: boolean; error: string; byRecipient?: boolean };
+
+export interface Transport {
+  /** Short name for logs and metrics, e.g. `log` or `webhook`. */
+  readonly name: string;
+  send(message: OutgoingMessage): Promise<DeliveryResult>;
+  /** Releases connections (SMTP pools, SMPP binds) at shutdown. */
+  close?(): Promise<void>;
+}
+
+/**
+ * A provider's later word on a message it accepted: an SMPP delivery receipt, or a status callback
+ * of an HTTP provider. Matched to the PIN by the transport name and the provider's message id.
+ */
+export interface DeliveryReceipt {
+  transport: string;
+  providerMessageId: string;
+  status: 'delivered' | 'undelivered';
+  /** Provider's error code or status text, for undelivered messages. */
+  error?: string;
+  /** When the provider says it happened (UNIX ms), or when the receipt arrived. */
+  at: number;
+}
+
+export type ReceiptListener = (receipt: DeliveryReceipt) => void;

@@ -1,0 +1,133 @@
+// The OpenAPI 3.1 document is generated from the route schemas (never hand-written) and served at
+// /openapi.json, with interactive docs at /docs.
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { ErrorEnvelopeSchema } from './error-envelope.js';
+import type { App } from './route-types.js';
+
+/** What each error status means, for responses whose schema does not say it itself. */
+const ERROR_DESCRIPTIONS: Record<string, string> = {
+  400: 'The request is malformed (not JSON, a wrong or missing field or parameter) or refused by a rule; `validationErrors` names the fields.',
+  401: 'No API key, or an unknown or revoked one.',
+  403: 'The API key lacks the scope this operation needs.',
+  404: 'No such resource in the API key\'s account (another account\'s resource answers the same).',
+  409: 'The resource is still in use.',
+  413: 'The request body is larger than the configured limit (TWOFA_BODY_LIMIT).',
+  415: 'The request body\'s content type is not one the operation accepts (`application/json`).',
+  429: 'A rate limit was reached; `Retry-After` gives the seconds to wait.',
+  500: 'Unexpected failure; the body never carries details.',
+};
+
+const RETRY_AFTER = { 'Retry-After': { type: 'integer', minimum: 1, description: 'Seconds to wait before retrying.' } };
+
+/** Response declarations as the document shows them: every one described. */
+function documentedResponses(response: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!response) return response;
+  const out: Record<string, unknown> = {};
+  for (const [status, schema] of Object.entries(response)) {
+    const declared = schema as Record<string, unknown>;
+    const description = declared['description'] ?? ERROR_DESCRIPTIONS[status];
+    out[status] = {
+      ...declared,
+      ...(description !== undefined ? { description } : {}),
+      ...(status === '429' && declared['headers'] === undefined ? { headers: RETRY_AFTER } : {}),
+    };
+  }
+  return out;
+}
+
+interface DocumentedOperation {
+  operationId?: string;
+  requestBody?: { required?: boolean; content?: Record<string, { schema?: { required?: string[] } }> };
+  responses?: Record<string, unknown>;
+}
+type DocumentedPaths = Record<string, Record<string, DocumentedOperation>>;
+
+// The body parsers are the app's, not a route's: every operation of a method Fastify parses a body
+// for can answer 413 and 415 before its own code runs, whether or not it declares a body.
+const BODY_METHODS = new Set(['post', 'put', 'patch', 'delete']);
+
+function declareBodyParserAnswers(paths: DocumentedPaths) {
+  for (const item of Object.values(paths)) {
+    for (const [method, operation] of Object.entries(item)) {
+      if (!BODY_METHODS.has(method)) continue;
+      operation.responses ??= {};
+      for (const status of ['413', '415']) {
+        operation.responses[status] ??= { description: ERROR_DESCRIPTIONS[status], content: { 'application/json': { schema: JSON.parse(JSON.stringify(ErrorEnvelopeSchema)) as unknown } } };
+      }
+    }
+  }
+}
+
+/** A route with several methods gives each of its operations the same id: tell them apart by method. */
+function uniqueOperationIds(paths: DocumentedPaths) {
+  for (const item of Object.values(paths)) {
+    const operations = Object.entries(item);
+    const shared = operations.filter(([, op]) => op.operationId !== undefined && operations.filter(([, other]) => other.operationId === op.operationId).length > 1);
+    for (const [method, operation] of shared) operation.operationId = `${operation.operationId}-${method}`;
+  }
+}
+
+/**
+ * A missing POST/PUT body is validated as `{}` (app.ts), so a body is required exactly when its schema
+ * requires a member: the resend and partial-update bodies may be left out. (@fastify/swagger marks
+ * every declared body required.)
+ */
+function markOptionalBodies(paths: DocumentedPaths) {
+  for (const item of Object.values(paths)) {
+    for (const operation of Object.values(item)) {
+      const body = operation.requestBody;
+      if (!body) continue;
+      const schema = body.content?.['application/json']?.schema;
+      body.required = (schema?.required ?? []).length > 0;
+    }
+  }
+}
+
+/** Registers the generator; routes registered after it (in a later plugin) are captured. */
+export function registerOpenApi(app: App, version: string): void {
+  app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'twofa',
+        version,
+        description: 'Self-hosted two-factor one-time-PIN service. `/2fa/2` is wire-compatible with Infobip\'s 2FA API v2; `/api/v1` is the service\'s own API.',
+      },
+      components: {
+        securitySchemes: {
+          APIKeyHeader: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Infobip style: `App <key>`.' },
+          BearerKey: { type: 'http', scheme: 'bearer', description: 'The same key as `Bearer <key>`.' },
+        },
+      },
+      tags: [
+        { name: '2FA applications' }, { name: '2FA message templates' }, { name: '2FA PINs' },
+        { name: 'PINs' }, { name: 'Email templates' }, { name: 'Webhooks' }, { name: 'Inbox' }, { name: 'Operations' },
+        { name: 'Security' }, { name: 'Audit' }, { name: 'Statistics' }, { name: 'API keys' },
+      ],
+    },
+    transformObject: (documentObject) => {
+      const document = 'openapiObject' in documentObject ? documentObject.openapiObject : documentObject.swaggerObject;
+      const paths = ((document as { paths?: DocumentedPaths }).paths ?? {});
+      // The operations of a route with several methods are one object: give each method its own.
+      for (const item of Object.values(paths)) for (const method of Object.keys(item)) item[method] = structuredClone(item[method]!);
+      markOptionalBodies(paths);
+      declareBodyParserAnswers(paths);
+      uniqueOperationIds(paths);
+      return document;
+    },
+    // Routes that need a key say so in the document; public ones (health, docs) do not.
+    transform: ({ schema, url, route }) => {
+      const needsKey = route.config?.scope !== undefined;
+      const transformed = { ...(schema as Record<string, unknown>) };
+      if (needsKey) transformed['security'] = [{ APIKeyHeader: [] }, { BearerKey: [] }];
+      transformed['response'] = documentedResponses(transformed['response'] as Record<string, unknown> | undefined);
+      if (!schema || (schema as { hide?: boolean }).hide) transformed['hide'] = true;
+      return { schema: transformed as never, url };
+    },
+  });
+  app.register(swaggerUi, { routePrefix: '/docs' });
+  app.register(async (scoped) => {
+    scoped.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  });
+}

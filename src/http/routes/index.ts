@@ -1,0 +1,63 @@
+// Every route, one file per operation. Adding an endpoint means adding its file here.
+import type { RegisterRoute } from '../route-types.js';
+import createEmailTemplate from './api-v1/create-email-template.js';
+import deleteEmailTemplate from './api-v1/delete-email-template.js';
+import getEmailTemplate from './api-v1/get-email-template.js';
+import getPin from './api-v1/get-pin.js';
+import providerCallback from './api-v1/provider-callback.js';
+import health from './health.js';
+import metrics from './metrics.js';
+import listEmailTemplates from './api-v1/list-email-templates.js';
+import listInbox from './api-v1/list-inbox.js';
+import updateEmailTemplate from './api-v1/update-email-template.js';
+import createApplication from './infobip/create-application.js';
+import createEmailMessageTemplate from './infobip/create-email-message-template.js';
+import createMessageTemplate from './infobip/create-message-template.js';
+import getApplication from './infobip/get-application.js';
+import getMessageTemplate from './infobip/get-message-template.js';
+import getVerificationStatus from './infobip/get-verification-status.js';
+import listApplications from './infobip/list-applications.js';
+import listMessageTemplates from './infobip/list-message-templates.js';
+import resendPinEmail from './infobip/resend-pin-email.js';
+import resendPinSms from './infobip/resend-pin-sms.js';
+import resendPinVoice from './infobip/resend-pin-voice.js';
+import sendPinEmail from './infobip/send-pin-email.js';
+import sendPinSms from './infobip/send-pin-sms.js';
+import sendPinVoice from './infobip/send-pin-voice.js';
+import updateApplication from './infobip/update-application.js';
+import updateEmailMessageTemplate from './infobip/update-email-message-template.js';
+import updateMessageTemplate from './infobip/update-message-template.js';
+import verifyPin from './infobip/verify-pin.js';
+import createWebhook from './api-v1/create-webhook.js';
+import deleteWebhook from './api-v1/delete-webhook.js';
+import getWebhook from './api-v1/get-webhook.js';
+import listWebhooks from './api-v1/list-webhooks.js';
+import updateWebhook from './api-v1/update-webhook.js';
+import consolePages from './console.js';
+import createApiKey from './api-v1/create-api-key.js';
+import getMe from './api-v1/get-me.js';
+import getStats from './api-v1/get-stats.js';
+import listApiKeys from './api-v1/list-api-keys.js';
+import listPins from './api-v1/list-pins.js';
+import revokeApiKey from './api-v1/revoke-api-key.js';
+import getApplicationSecurity from './api-v1/get-application-security.js';
+import listAudit from './api-v1/list-audit.js';
+import updateApplicationSecurity from './api-v1/update-application-security.js';
+
+export const ALL_ROUTES: RegisterRoute[] = [
+  // Infobip 2FA API v2: the 18 operations
+  listApplications, createApplication, getApplication, updateApplication,
+  listMessageTemplates, createMessageTemplate, getMessageTemplate, updateMessageTemplate,
+  createEmailMessageTemplate, updateEmailMessageTemplate,
+  sendPinSms, sendPinVoice, sendPinEmail, resendPinSms, resendPinVoice, resendPinEmail,
+  verifyPin, getVerificationStatus,
+  // the service's own API
+  createEmailTemplate, listEmailTemplates, getEmailTemplate, updateEmailTemplate, deleteEmailTemplate,
+  getPin, listInbox, providerCallback, health, metrics,
+  // webhook subscriptions to PIN events
+  createWebhook, listWebhooks, getWebhook, updateWebhook, deleteWebhook,
+  // the console: its own API operations, and the app itself at /console
+  listPins, getStats, getMe, listApiKeys, createApiKey, revokeApiKey, consolePages,
+  // anti-fraud guards and the audit log
+  getApplicationSecurity, updateApplicationSecurity, listAudit,
+];

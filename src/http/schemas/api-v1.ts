@@ -1,0 +1,326 @@
+// Shapes of the service's own API under /api/v1 (never mixed into Infobip-shaped bodies).
+import { Type, type Static } from 'typebox';
+import { PIN_EVENT_SELECTORS, type PinEventSelector } from '../../domain/pin-events.js';
+import type { EmailTemplateRecord } from '../../store/store.js';
+
+export const EmailTemplateRequestSchema = Type.Object({
+  name: Type.String({ maxLength: 255, description: 'Name to tell templates apart.' }),
+  from: Type.Optional(Type.Union([Type.String({ maxLength: 320 }), Type.Null()], { description: 'Default sender, e.g. "Acme <no-reply@acme.example>".' })),
+  subject: Type.String({ description: 'Subject line; may contain {{pin}} and {{name}} placeholders.' }),
+  html: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'HTML body; placeholder values are HTML-escaped.' })),
+  text: Type.Optional(Type.Union([Type.String(), Type.Null()], { description: 'Plain-text body.' })),
+});
+
+export const EmailTemplateResponseSchema = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  from: Type.Union([Type.String(), Type.Null()]),
+  subject: Type.String(),
+  html: Type.Union([Type.String(), Type.Null()]),
+  text: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Type.Integer({ description: 'UNIX time in milliseconds.' }),
+  updatedAt: Type.Integer({ description: 'UNIX time in milliseconds.' }),
+}, { description: 'The email template.' });
+
+export function toEmailTemplateResponse(t: EmailTemplateRecord): Static<typeof EmailTemplateResponseSchema> {
+  return { id: t.id, name: t.name, from: t.from, subject: t.subject, html: t.html, text: t.text, createdAt: t.createdAt, updatedAt: t.updatedAt };
+}
+
+// Path parameters arrive as text and types are never coerced, so the id is checked as digits.
+export const EmailTemplateIdParamsSchema = Type.Object({ id: Type.String({ pattern: '^[1-9][0-9]{0,14}$', description: 'Email template id.' }) });
+
+export const InboxQuerySchema = Type.Object({
+  to: Type.Optional(Type.String({ description: 'Only messages to this destination.' })),
+  limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: 'At most this many messages (default 50, max 1000).' })),
+});
+
+export const InboxMessageSchema = Type.Object({
+  id: Type.String(),
+  channel: Type.String(),
+  to: Type.String(),
+  from: Type.Optional(Type.String()),
+  subject: Type.Optional(Type.String()),
+  text: Type.Optional(Type.String()),
+  html: Type.Optional(Type.String()),
+  pinId: Type.String(),
+  applicationId: Type.String(),
+  messageId: Type.String(),
+  receivedAt: Type.Integer(),
+});
+
+export const PinIdParamsSchema = Type.Object({ pinId: Type.String({ maxLength: 64 }) });
+
+const DeliveryEventSchema = Type.Object({
+  at: Type.Integer({ description: 'UNIX time in milliseconds.' }),
+  event: Type.String({ description: 'queued, sent, delivered, undelivered, retried, failed or cancelled.' }),
+  channel: Type.Union([Type.String(), Type.Null()]),
+  transport: Type.Union([Type.String(), Type.Null()]),
+  providerMessageId: Type.Union([Type.String(), Type.Null()]),
+  error: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const PinDetailsResponseSchema = Type.Object({
+  pinId: Type.String(),
+  applicationId: Type.String(),
+  messageId: Type.String(),
+  channel: Type.String(),
+  to: Type.String(),
+  state: Type.String({ description: 'pending, verified, expired or locked.' }),
+  attemptsRemaining: Type.Integer(),
+  createdAt: Type.Integer(),
+  expiresAt: Type.Integer(),
+  verifiedAt: Type.Union([Type.Integer(), Type.Null()]),
+  sendCount: Type.Integer({ description: 'Sends and resends queued for this PIN.' }),
+  delivery: Type.Object({
+    status: Type.String({ description: 'queued, sent, delivered, undelivered, failed or not_sent.' }),
+    transport: Type.Union([Type.String(), Type.Null()]),
+    providerMessageId: Type.Union([Type.String(), Type.Null()]),
+    sentAt: Type.Union([Type.Integer(), Type.Null()]),
+    deliveredAt: Type.Union([Type.Integer(), Type.Null()]),
+    error: Type.Union([Type.String(), Type.Null()]),
+  }),
+  history: Type.Array(DeliveryEventSchema),
+}, { description: 'A PIN\'s state and delivery history; never the PIN.' });
+
+// --- the console's operations ---
+
+const EpochMs = (description: string) => Type.String({ pattern: '^[0-9]{1,15}$', description: `${description} (UNIX time in milliseconds).` });
+const ChannelSchema = Type.Union([Type.Literal('sms'), Type.Literal('voice'), Type.Literal('email')]);
+const PinStateSchema = Type.Union([Type.Literal('pending'), Type.Literal('verified'), Type.Literal('expired'), Type.Literal('locked')]);
+
+export const PinListQuerySchema = Type.Object({
+  to: Type.Optional(Type.String({ maxLength: 320, description: 'Destinations containing this text (a phone number\'s digits, or part of an email address).' })),
+  applicationId: Type.Optional(Type.String({ maxLength: 64, description: 'Only PINs of this application.' })),
+  channel: Type.Optional(ChannelSchema),
+  status: Type.Optional(PinStateSchema),
+  since: Type.Optional(EpochMs('Only PINs created at or after this time')),
+  until: Type.Optional(EpochMs('Only PINs created before this time')),
+  cursor: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,200}$', description: 'The nextCursor of the previous page.' })),
+  limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,3}$', description: 'PINs per page (default 25, max 100).' })),
+});
+
+export const PinSummarySchema = Type.Object({
+  pinId: Type.String(),
+  applicationId: Type.String(),
+  applicationName: Type.Union([Type.String(), Type.Null()], { description: 'Null when the application no longer exists.' }),
+  messageId: Type.String(),
+  channel: ChannelSchema,
+  to: Type.String(),
+  country: Type.Union([Type.String(), Type.Null()], { description: 'ISO 3166-1 alpha-2 country of a phone destination; null for email or unknown.' }),
+  state: PinStateSchema,
+  attemptsRemaining: Type.Integer(),
+  createdAt: Type.Integer(),
+  expiresAt: Type.Integer(),
+  verifiedAt: Type.Union([Type.Integer(), Type.Null()]),
+  deliveryStatus: Type.String({ description: 'queued, sent, delivered, undelivered, failed or not_sent.' }),
+  sentAt: Type.Union([Type.Integer(), Type.Null()]),
+  deliveredAt: Type.Union([Type.Integer(), Type.Null()]),
+  sendCount: Type.Integer(),
+});
+
+export const PinListResponseSchema = Type.Object({
+  pins: Type.Array(PinSummarySchema),
+  nextCursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as `cursor` for the next page; null on the last page.' }),
+}, { description: 'One page of the account\'s PINs, newest first; never the PIN.' });
+
+export const StatsQuerySchema = Type.Object({
+  from: Type.Optional(EpochMs('Start of the range, inclusive; default: seven days before `to`')),
+  to: Type.Optional(EpochMs('End of the range, exclusive; default: now')),
+  bucket: Type.Optional(Type.Union([Type.Literal('hour'), Type.Literal('day')], { description: 'Width of a time bucket (UTC); default hour for up to two days, else day.' })),
+});
+
+const CountsSchema = { sent: Type.Integer({ description: 'PINs created in the range.' }), verified: Type.Integer({ description: 'Of those, the verified ones.' }), rate: Type.Number({ description: 'verified / sent, 0 when nothing was sent.' }) };
+
+export const StatsResponseSchema = Type.Object({
+  from: Type.Integer(),
+  to: Type.Integer(),
+  bucket: Type.Union([Type.Literal('hour'), Type.Literal('day')]),
+  bucketMs: Type.Integer(),
+  totals: Type.Object({ sends: Type.Integer(), deliveries: Type.Integer(), verifications: Type.Integer() }),
+  series: Type.Array(Type.Object({
+    start: Type.Integer({ description: 'Start of the bucket (UNIX time in milliseconds).' }),
+    channel: ChannelSchema,
+    sends: Type.Integer({ description: 'PINs created in the bucket.' }),
+    deliveries: Type.Integer({ description: 'PINs whose message a transport accepted in the bucket.' }),
+    verifications: Type.Integer({ description: 'PINs verified in the bucket.' }),
+  }), { description: 'Buckets with anything in them, oldest first; missing buckets are zeros.' }),
+  conversion: Type.Object({
+    byChannel: Type.Array(Type.Object({ channel: ChannelSchema, ...CountsSchema })),
+    byCountry: Type.Array(Type.Object({ country: Type.Union([Type.String(), Type.Null()], { description: 'Null: the number\'s country is unknown.' }), ...CountsSchema }), { description: 'Phone channels only, most sent first.' }),
+  }),
+  latency: Type.Array(Type.Object({
+    channel: ChannelSchema,
+    count: Type.Integer(),
+    p50: Type.Integer({ description: 'Milliseconds from the send request until a transport accepted the message.' }),
+    p90: Type.Integer(),
+    p99: Type.Integer(),
+    max: Type.Integer(),
+  }), { description: 'Delivery latency percentiles (nearest rank) of the PINs created in the range.' }),
+  blocked: Type.Array(Type.Object({
+    event: Type.String({ description: 'What was refused: pin.send.refused, pin.resend.refused, pin.verify.refused.' }),
+    reason: Type.Union([Type.String(), Type.Null()], { description: 'Why: the limit (send:to = sendPinPerPhoneNumberLimit, send:app = sendPinPerApplicationLimit, verifyPinLimit) or the anti-fraud guard.' }),
+    count: Type.Integer(),
+  }), { description: 'Requests refused in the range, by what and why, from the audit log; most first.' }),
+}, { description: 'Sends, deliveries and verifications over time per channel, conversion, latency and refusals.' });
+
+const ScopeSchema = Type.Union([Type.Literal('2fa:manage'), Type.Literal('2fa:pin:send')]);
+
+export const ApiKeySchema = Type.Object({
+  id: Type.String(),
+  prefix: Type.String({ description: 'The first characters of the key, to tell keys apart.' }),
+  label: Type.Union([Type.String(), Type.Null()]),
+  scopes: Type.Array(Type.String()),
+  createdAt: Type.Integer(),
+  revokedAt: Type.Union([Type.Integer(), Type.Null()]),
+});
+
+export const ApiKeyListResponseSchema = Type.Object({ keys: Type.Array(ApiKeySchema) }, { description: 'The account\'s API keys, revoked ones too; never a key itself.' });
+
+export const CreateApiKeyRequestSchema = Type.Object({
+  label: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()], { description: 'A name to recognise the key by.' })),
+  scopes: Type.Array(ScopeSchema, { minItems: 1, maxItems: 2, uniqueItems: true, description: '`2fa:manage` (everything) and/or `2fa:pin:send` (send, resend, verify).' }),
+});
+
+export const CreatedApiKeySchema = Type.Object({
+  ...ApiKeySchema.properties,
+  key: Type.String({ description: 'The key itself: shown this once, stored only as a hash.' }),
+}, { description: 'The new key; `key` is never shown again.' });
+
+export const ApiKeyIdParamsSchema = Type.Object({ id: Type.String({ maxLength: 64, description: 'API key id.' }) });
+
+export const MeResponseSchema = Type.Object({
+  accountName: Type.String(),
+  key: ApiKeySchema,
+}, { description: 'The account and the API key of the caller.' });
+
+export function toApiKeyResponse(key: { id: string; keyPrefix: string; label: string | null; scopes: string[]; createdAt: number; revokedAt: number | null }): Static<typeof ApiKeySchema> {
+  return { id: key.id, prefix: key.keyPrefix, label: key.label, scopes: key.scopes, createdAt: key.createdAt, revokedAt: key.revokedAt };
+}
+
+// --- webhook subscriptions (PIN events) ---
+
+const WebhookEventSchema = Type.Unsafe<PinEventSelector>({
+  type: 'string', enum: [...PIN_EVENT_SELECTORS],
+  description: 'pin.sent, pin.delivered, pin.failed, pin.verified, pin.expired, pin.locked, or * for every type.',
+});
+
+const webhookFields = {
+  url: Type.String({ maxLength: 2048, description: 'Where events are POSTed: https://, or http:// to localhost/127.0.0.0/8/[::1] only.' }),
+  events: Type.Array(WebhookEventSchema, { minItems: 1, maxItems: 8, description: 'Event types to receive.' }),
+  enabled: Type.Optional(Type.Boolean({ description: 'Whether events are sent. Default true.' })),
+  secret: Type.Optional(Type.String({ maxLength: 200, description: 'Signing secret `whsec_<base64>` (16+ bytes); generated when left out.' })),
+};
+
+export const CreateWebhookRequestSchema = Type.Object(webhookFields);
+export const UpdateWebhookRequestSchema = Type.Partial(Type.Object({
+  ...webhookFields,
+  secret: Type.String({ maxLength: 200, description: 'A new signing secret `whsec_<base64>` (rotation); it replaces the old one at once.' }),
+}));
+
+const webhookResponseFields = {
+  id: Type.String(),
+  url: Type.String(),
+  events: Type.Array(WebhookEventSchema),
+  enabled: Type.Boolean(),
+  createdAt: Type.Integer({ description: 'UNIX time in milliseconds.' }),
+  updatedAt: Type.Integer({ description: 'UNIX time in milliseconds.' }),
+};
+
+export const WebhookResponseSchema = Type.Object(webhookResponseFields, { description: 'The webhook subscription (its secret is shown only at creation).' });
+export const CreatedWebhookResponseSchema = Type.Object({
+  ...webhookResponseFields,
+  secret: Type.String({ description: 'The signing secret, `whsec_<base64>`: shown only in this answer; store it now.' }),
+}, { description: 'The new webhook subscription with its signing secret.' });
+
+export const WebhookIdParamsSchema = Type.Object({ webhookId: Type.String({ maxLength: 64, description: 'Webhook subscription id.' }) });
+
+// --- anti-fraud guards (/api/v1/applications/{appId}/security) and the audit log (/api/v1/audit) ---
+
+const ConversionBreakerSchema = Type.Object({
+  enabled: Type.Boolean({ description: 'Block a country whose sends are not verified (SMS pumping), for blockFor.' }),
+  window: Type.String({ description: 'Window sends and verifications are counted over, e.g. "1h" (at most 1d).' }),
+  minSends: Type.Integer({ description: 'Sends to a country in the window before its conversion rate is judged.' }),
+  minConversionRate: Type.Number({ description: 'Verified share of the sends (0 to 1) below which the country is blocked.' }),
+  blockFor: Type.String({ description: 'How long a tripped block lasts, e.g. "1h" (at most 1d).' }),
+});
+
+export const SecuritySettingsSchema = Type.Object({
+  enabled: Type.Boolean({ description: 'Master switch; no guard runs while false (the default).' }),
+  allowedCountries: Type.Array(Type.String(), { description: 'ISO 3166-1 alpha-2 codes; when not empty, phone PINs go only there.' }),
+  blockedCountries: Type.Array(Type.String(), { description: 'ISO 3166-1 alpha-2 codes phone PINs never go to.' }),
+  allowedPrefixes: Type.Array(Type.String(), { description: 'Leading digits (country code first); when not empty, only numbers starting so.' }),
+  blockedPrefixes: Type.Array(Type.String(), { description: 'Leading digits of numbers that are refused.' }),
+  refusePremiumNumbers: Type.Boolean({ description: 'Refuse premium-rate and shared-cost numbers.' }),
+  perIpSendLimit: Type.Union([Type.String(), Type.Null()], { description: 'Sends per client address, e.g. "10/1h" (IPv6 counted per /64); null: no limit.' }),
+  perPrefixSendLimit: Type.Union([Type.String(), Type.Null()], { description: 'Sends per number range (the number without its last 4 digits), e.g. "20/1h"; null: no limit.' }),
+  conversionBreaker: ConversionBreakerSchema,
+}, { description: 'Anti-fraud settings of the application.' });
+
+export const SecuritySettingsRequestSchema = Type.Object({
+  enabled: Type.Optional(Type.Boolean()),
+  allowedCountries: Type.Optional(Type.Array(Type.String({ maxLength: 8 }), { maxItems: 300 })),
+  blockedCountries: Type.Optional(Type.Array(Type.String({ maxLength: 8 }), { maxItems: 300 })),
+  allowedPrefixes: Type.Optional(Type.Array(Type.String({ maxLength: 16 }), { maxItems: 300 })),
+  blockedPrefixes: Type.Optional(Type.Array(Type.String({ maxLength: 16 }), { maxItems: 300 })),
+  refusePremiumNumbers: Type.Optional(Type.Boolean()),
+  perIpSendLimit: Type.Optional(Type.String({ maxLength: 32, description: 'e.g. "10/1h"; "" removes the limit.' })),
+  perPrefixSendLimit: Type.Optional(Type.String({ maxLength: 32, description: 'e.g. "20/1h"; "" removes the limit.' })),
+  conversionBreaker: Type.Optional(Type.Object({
+    enabled: Type.Optional(Type.Boolean()),
+    window: Type.Optional(Type.String({ maxLength: 16 })),
+    minSends: Type.Optional(Type.Integer()),
+    minConversionRate: Type.Optional(Type.Number()),
+    blockFor: Type.Optional(Type.String({ maxLength: 16 })),
+  }, { additionalProperties: false })),
+}, { additionalProperties: false, description: 'Fields to change; those left out keep their values.' });
+
+const NullableNumber = Type.Union([Type.Number(), Type.Null()]);
+
+export const SecurityResponseSchema = Type.Object({
+  applicationId: Type.String(),
+  settings: SecuritySettingsSchema,
+  activeBlocks: Type.Array(Type.Object({
+    scope: Type.String({ description: 'What is blocked, e.g. "country:XX".' }),
+    blockedUntil: Type.Integer({ description: 'UNIX time in milliseconds.' }),
+    reason: Type.String(),
+  }), { description: 'Blocks the conversion breaker tripped that have not expired.' }),
+  bruteForce: Type.Object({
+    weakestTemplate: Type.Union([Type.Object({ messageId: Type.String(), pinType: Type.String(), pinLength: Type.Integer() }), Type.Null()]),
+    pinSpace: NullableNumber,
+    attemptsPerPin: Type.Integer(),
+    pinsPerDestinationPerDay: Type.Number(),
+    guessesPerDestinationPerDay: Type.Number(),
+    successProbabilityPerPin: NullableNumber,
+    successProbabilityPerDestinationPerDay: NullableNumber,
+    threshold: Type.Number(),
+    warning: Type.Union([Type.String(), Type.Null()]),
+  }, { description: 'Worst-case chance that a guesser succeeds, from the alphabet, length, attempts and send and verify limits.' }),
+  updatedAt: Type.Union([Type.Integer(), Type.Null()], { description: 'When the settings were last changed; null: never (all guards off).' }),
+}, { description: 'The application\'s anti-fraud settings, active breaker blocks and brute-force budget.' });
+
+export const AuditQuerySchema = Type.Object({
+  applicationId: Type.Optional(Type.String({ maxLength: 64 })),
+  pinId: Type.Optional(Type.String({ maxLength: 64 })),
+  event: Type.Optional(Type.String({ maxLength: 64, description: 'e.g. pin.send, pin.verify, delivery.sent, config.security.update.' })),
+  after: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$', description: 'Entries after this sequence number: the `next` of the previous page.' })),
+  limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: 'At most this many entries (default 100, max 1000).' })),
+});
+
+export const AuditEntrySchema = Type.Object({
+  seq: Type.Integer({ description: 'Position in the account\'s chain, from 1.' }),
+  at: Type.Integer({ description: 'UNIX time in milliseconds.' }),
+  event: Type.String(),
+  applicationId: Type.Union([Type.String(), Type.Null()]),
+  pinId: Type.Union([Type.String(), Type.Null()]),
+  destination: Type.Union([Type.String(), Type.Null()], { description: 'Masked.' }),
+  sourceIp: Type.Union([Type.String(), Type.Null()]),
+  actor: Type.Union([Type.String(), Type.Null()], { description: 'API key id, or the component (delivery, a transport).' }),
+  reason: Type.Union([Type.String(), Type.Null()]),
+  prevHash: Type.String(),
+  hash: Type.String({ description: 'Keyed HMAC over the entry and prevHash; `twofa audit verify` checks the chain.' }),
+});
+
+export const AuditPageSchema = Type.Object({
+  entries: Type.Array(AuditEntrySchema),
+  next: Type.Union([Type.Integer(), Type.Null()], { description: 'Pass as `after` for the next page; null on the last page.' }),
+}, { description: 'A page of the account\'s audit log, oldest first.' });

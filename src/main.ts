@@ -1,0 +1,210 @@
+// Process entry of `twofa serve`: reads the configuration, opens the store, builds the app, starts
+// the delivery worker and the purge timer, listens, and shuts all of it down gracefully on SIGTERM.
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import { buildApp } from './app.js';
+import type { Config } from './config.js';
+import { createTransport, type TransportDeps } from './delivery/dsn.js';
+import { Inbox } from './delivery/log/inbox.js';
+import { EventWorker } from './delivery/events/event-worker.js';
+import { OutboxWorker } from './delivery/outbox-worker.js';
+import { hasProviderCallback, type BoundProviderCallback } from './delivery/providers/provider-callback.js';
+import { failoverMemberNames, RoutedTransport } from './delivery/routing/routed-transport.js';
+import type { DeliveryReceipt, Transport } from './delivery/transport.js';
+import { PinKeyring } from './domain/pin-secrets.js';
+import type { App } from './http/route-types.js';
+import { bootstrapApiKeys } from './service/api-keys.js';
+import { recordDeliveryReceipt } from './service/delivery-tracking.js';
+import { reencryptWebhookSecrets } from './service/webhooks.js';
+import type { ServiceContext } from './service/context.js';
+import { PrometheusMetrics } from './observability/metrics.js';
+import { openStore, postgresOptions } from './store/open-store.js';
+import type { Channel, Store } from './store/store.js';
+
+/**
+ * TWOFA_SECRET, or the one kept in `<dataDir>/secret`, created on first start. The file is only a
+ * convenience for a single machine: several nodes must share TWOFA_SECRET.
+ */
+export function resolveSecret(config: Config, logger: Logger): string {
+  if (config.secret !== undefined) return config.secret;
+  const file = path.join(config.dataDir, 'secret');
+  if (fs.existsSync(file)) {
+    const secret = fs.readFileSync(file, 'utf8').trim();
+    if (secret.length < 32) throw new Error(`${file} holds a secret shorter than 32 characters; delete it or set TWOFA_SECRET`);
+    return secret;
+  }
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  const secret = randomBytes(48).toString('base64');
+  fs.writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+  logger.warn({ file }, 'TWOFA_SECRET is not set: generated a random secret and saved it to this file (mode 0600). Back it up: without it no pending PIN can be verified. Set TWOFA_SECRET for production and for several nodes.');
+  return secret;
+}
+
+const CHANNELS: Channel[] = ['sms', 'voice', 'email'];
+
+export function createTransports(config: Config, deps: TransportDeps): Partial<Record<Channel, Transport>> {
+  const dsns: Record<Channel, [string, string]> = {
+    sms: ['TWOFA_SMS_DSN', config.smsDsn],
+    voice: ['TWOFA_VOICE_DSN', config.voiceDsn],
+    email: ['TWOFA_EMAIL_DSN', config.emailDsn],
+  };
+  const transports: Partial<Record<Channel, Transport>> = {};
+  for (const channel of CHANNELS) {
+    const [variable, dsn] = dsns[channel];
+    const transport = createTransport(variable, dsn, deps);
+    if (transport) transports[channel] = transport;
+  }
+  return transports;
+}
+
+/** The callbacks of every provider transport, also those inside failover/roundrobin routes. */
+function providerCallbacksOf(transports: (Transport | undefined)[]): BoundProviderCallback[] {
+  const found: BoundProviderCallback[] = [];
+  for (const transport of transports) {
+    if (transport === undefined) continue;
+    if (transport instanceof RoutedTransport) found.push(...providerCallbacksOf(transport.transports));
+    else if (hasProviderCallback(transport)) found.push(transport.callback);
+  }
+  return found;
+}
+
+/** The members of each channel's failover route, for failing over on an undelivered receipt. */
+function receiptFailoverRoutes(transports: Partial<Record<Channel, Transport>>): Partial<Record<Channel, readonly string[]>> {
+  const routes: Partial<Record<Channel, readonly string[]>> = {};
+  for (const channel of CHANNELS) {
+    const transport = transports[channel];
+    const members = transport === undefined ? undefined : failoverMemberNames(transport);
+    if (members !== undefined) routes[channel] = members;
+  }
+  return routes;
+}
+
+export interface TwofaNode {
+  app: App;
+  store: Store;
+  inbox: Inbox;
+  worker: OutboxWorker;
+  /** Delivers PIN events to the accounts' webhook subscriptions. */
+  events: EventWorker;
+  /** Erases ended PINs' ciphertexts and purges old PINs now (the server also does this on a timer). */
+  purge(): Promise<void>;
+  /** Stops accepting, finishes in-flight requests and deliveries, hands unsent messages back, closes the store. */
+  stop(): Promise<void>;
+}
+
+export interface RunningServer extends TwofaNode {
+  url: string;
+}
+
+export interface NodeOptions {
+  /** Injectable for tests that move time forward; the server uses Date.now. */
+  clock?: () => number;
+}
+
+function isLoopback(host: string): boolean {
+  return host === '127.0.0.1' || host === '::1' || host === 'localhost' || host.startsWith('127.');
+}
+
+/** Everything a node is made of, wired but not listening and with the worker not started (tests inject() into it). */
+export async function createNode(config: Config, logger: Logger, options: NodeOptions = {}): Promise<TwofaNode> {
+  // Every line a node logs names it, so the logs of several nodes can be told apart.
+  logger = logger.child({ node: config.nodeId });
+  const clock = options.clock ?? Date.now;
+  const secret = resolveSecret(config, logger);
+  const keyring = new PinKeyring(secret, config.previousSecrets);
+  const inbox = new Inbox();
+  // Receipts can arrive as soon as a transport connects; they are applied once the context exists.
+  let onReceipt: (receipt: DeliveryReceipt, attempt?: number) => void = () => {};
+  const transports = createTransports(config, { inbox, logger, onReceipt: (receipt) => onReceipt(receipt) });
+  // With several nodes the rate limits are shared through the database, or through Redis when configured.
+  const rateLimiter = config.redisUrl === undefined ? undefined
+    : await (await import('./store/redis/redis-rate-limiter.js')).RedisRateLimiter.open(config.redisUrl, { logger });
+  const store = await openStore(config.databaseUrl, { migrate: config.migrateOnStart, postgres: postgresOptions(config, logger), rateLimiter })
+    .catch(async (err: unknown) => {
+      await rateLimiter?.close();
+      throw err;
+    });
+
+  const bootstrap = await bootstrapApiKeys(store, config.bootstrapApiKey, clock());
+  if (bootstrap.kind === 'first-key-created') {
+    // Printed once, on stderr, outside the JSON log: the key is never written to the log stream.
+    process.stderr.write(`\n  No API key existed, so one was created (it is shown only this once):\n\n    ${bootstrap.key}\n\n  Send it as: Authorization: App <key>\n\n`);
+  } else if (bootstrap.kind === 'configured-key-created') {
+    logger.info('created the API key given in TWOFA_BOOTSTRAP_API_KEY');
+  }
+
+  // Subscription secrets made under a previous TWOFA_SECRET move to the current one.
+  await reencryptWebhookSecrets(store, keyring, logger);
+
+  const metrics = new PrometheusMetrics({ nodeId: config.nodeId, outboxDepth: () => store.countPendingOutbox() });
+  const worker = new OutboxWorker({ store, keyring, transports, clock, logger, metrics, maxAttempts: config.deliveryMaxAttempts, leaseMs: config.deliveryLeaseMs });
+  // PostgreSQL: a message queued on any node wakes this node's idle worker at once (LISTEN/NOTIFY).
+  const notifications = store.listenForQueuedMessages(() => worker.wake());
+  const events = new EventWorker({ events: store.events, keyring, clock, logger, leaseMs: config.deliveryLeaseMs });
+  let shuttingDown = false;
+  const ctx: ServiceContext = {
+    store, keyring, clock,
+    channelConfigured: (channel) => transports[channel] !== undefined,
+    messageQueued: () => worker.wake(),
+    metrics,
+    receiptFailover: receiptFailoverRoutes(transports),
+  };
+  // A fast SMSC's receipt can arrive before the worker has recorded the provider's id for the
+  // message, so an unmatched receipt is tried again a little later before it is given up.
+  const receiptRetriesMs = [1000, 5000];
+  onReceipt = (receipt, attempt = 0) => {
+    recordDeliveryReceipt(ctx, receipt).then((matched) => {
+      if (matched) return;
+      const delay = receiptRetriesMs[attempt];
+      if (delay !== undefined) setTimeout(() => onReceipt(receipt, attempt + 1), delay).unref();
+      else logger.warn({ transport: receipt.transport, providerMessageId: receipt.providerMessageId }, 'delivery receipt for an unknown message ignored');
+    }, (err: unknown) => logger.error({ err, transport: receipt.transport }, 'could not record a delivery receipt'));
+  };
+  const app = buildApp({ ctx, inbox, logger, bodyLimitBytes: config.bodyLimitBytes, trustedProxies: config.trustedProxies, requestTimeoutMs: config.requestTimeoutMs, isReady: () => !shuttingDown, metrics, callbacks: providerCallbacksOf(Object.values(transports)) });
+
+  const purge = async () => {
+    try {
+      const { erased, deleted } = await store.purge(clock(), config.pinRetentionMs);
+      // Expired breaker blocks, and conversion counters older than any breaker window (one day at most).
+      await store.security.purge(clock(), clock() - 2 * 86_400_000);
+      if (erased + deleted > 0) logger.info({ erased, deleted }, 'purged ended PINs');
+    } catch (err) {
+      logger.error({ err }, 'purge failed');
+    }
+  };
+  const purgeTimer = setInterval(() => void purge(), config.purgeIntervalMs);
+  purgeTimer.unref();
+
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      shuttingDown = true;
+      clearInterval(purgeTimer);
+      await app.close();
+      await worker.stop();
+      await events.stop();
+      await notifications.close();
+      for (const transport of Object.values(transports)) await transport?.close?.();
+      await store.close();
+      await rateLimiter?.close();
+    })();
+    return stopping;
+  };
+  return { app, store, inbox, worker, events, purge, stop };
+}
+
+export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
+  const node = await createNode(config, logger);
+  const url = await node.app.listen({ host: config.host, port: config.port });
+  node.worker.start();
+  node.events.start();
+  void node.purge();
+  const usesLogTransport = [config.smsDsn, config.voiceDsn, config.emailDsn].some((dsn) => dsn.startsWith('log:'));
+  if (usesLogTransport && !isLoopback(config.host)) {
+    logger.warn({ host: config.host }, 'log:// delivers PINs to the local inbox, readable through the API, while the server listens beyond loopback: configure real transports (TWOFA_SMS_DSN, TWOFA_VOICE_DSN, TWOFA_EMAIL_DSN) for production');
+  }
+  logger.info({ url, database: config.databaseUrl.split(':')[0] }, 'twofa is listening');
+  return { ...node, url };
+}

@@ -1,0 +1,100 @@
+// Prometheus metrics. Services and the delivery worker report through the small Metrics port
+// (so they never import prom-client); this module turns the reports into series on one registry.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Channel } from '../store/store.js';
+
+export type VerifyOutcomeLabel = 'verified' | 'WRONG_PIN' | 'TTL_EXPIRED' | 'NO_MORE_PIN_ATTEMPTS' | 'ALREADY_VERIFIED';
+export type DeliveryOutcomeLabel = 'delivered' | 'retried' | 'failed' | 'cancelled';
+
+/** What the rest of the code reports; `noopMetrics` serves where nobody scrapes. */
+export interface Metrics {
+  pinSent(channel: Channel, kind: 'send' | 'resend', queued: boolean): void;
+  verification(channel: Channel, outcome: VerifyOutcomeLabel): void;
+  rateLimited(limit: string): void;
+  delivery(channel: Channel, transport: string, outcome: DeliveryOutcomeLabel): void;
+  /** How long a transport took to accept or refuse one message. */
+  transportLatency(channel: Channel, transport: string, durationMs: number): void;
+  /** A delivery receipt or status callback: delivered, undelivered, or unmatched (no such message). */
+  receipt(transport: string, outcome: 'delivered' | 'undelivered' | 'unmatched'): void;
+  /** A send refused by an application's anti-fraud guards (country, prefix, premium, ip, breaker...). */
+  securityRefusal(guard: string): void;
+  /** An audit-log entry that could not be written (the request itself was served). */
+  auditFailure(): void;
+}
+
+export const noopMetrics: Metrics = {
+  pinSent() {},
+  verification() {},
+  rateLimited() {},
+  delivery() {},
+  transportLatency() {},
+  receipt() {},
+  securityRefusal() {},
+  auditFailure() {},
+};
+
+export class PrometheusMetrics implements Metrics {
+  readonly registry = new Registry();
+  private readonly sends: Counter<'channel' | 'kind' | 'status'>;
+  private readonly verifications: Counter<'channel' | 'outcome'>;
+  private readonly refusals: Counter<'limit'>;
+  private readonly deliveries: Counter<'channel' | 'transport' | 'outcome'>;
+  private readonly deliverySeconds: Histogram<'channel' | 'transport'>;
+  private readonly receipts: Counter<'transport' | 'outcome'>;
+  private readonly securityRefusals: Counter<'guard'>;
+  private readonly auditFailures: Counter;
+  readonly httpSeconds: Histogram<'method' | 'route' | 'status'>;
+
+  constructor(options: { outboxDepth: () => Promise<number>; nodeId: string }) {
+    this.registry.setDefaultLabels({ node: options.nodeId });
+    collectDefaultMetrics({ register: this.registry, prefix: 'twofa_process_' });
+    const registers = [this.registry];
+    this.sends = new Counter({ name: 'twofa_pin_sends_total', help: 'PIN sends and resends accepted, by channel; status queued or not_sent (channel off).', labelNames: ['channel', 'kind', 'status'], registers });
+    this.verifications = new Counter({ name: 'twofa_verifications_total', help: 'Counted verification attempts by outcome.', labelNames: ['channel', 'outcome'], registers });
+    this.refusals = new Counter({ name: 'twofa_rate_limit_refusals_total', help: 'Requests refused by a limit (sendPinPerApplicationLimit, sendPinPerPhoneNumberLimit, verifyPinLimit).', labelNames: ['limit'], registers });
+    this.deliveries = new Counter({ name: 'twofa_deliveries_total', help: 'Delivery outcomes: delivered, retried (an attempt failed, another follows), failed (given up), cancelled (the PIN ended first).', labelNames: ['channel', 'transport', 'outcome'], registers });
+    this.deliverySeconds = new Histogram({ name: 'twofa_delivery_duration_seconds', help: 'Time a transport took to accept or refuse a message.', labelNames: ['channel', 'transport'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers });
+    this.receipts = new Counter({ name: 'twofa_delivery_receipts_total', help: 'Delivery receipts and provider status callbacks: delivered, undelivered, or unmatched.', labelNames: ['transport', 'outcome'], registers });
+    this.securityRefusals = new Counter({ name: 'twofa_security_refusals_total', help: 'Sends refused by an application\'s anti-fraud guards, by guard: country, prefix, premium_number, ip_limit, prefix_limit, conversion_breaker.', labelNames: ['guard'], registers });
+    this.auditFailures = new Counter({ name: 'twofa_audit_write_failures_total', help: 'Audit-log entries that could not be written.', registers });
+    this.httpSeconds = new Histogram({ name: 'twofa_http_request_duration_seconds', help: 'HTTP request latency by route.', labelNames: ['method', 'route', 'status'], buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1], registers });
+    new Gauge({
+      name: 'twofa_outbox_pending', help: 'Messages waiting for delivery (queued or awaiting a retry).', registers,
+      async collect() {
+        this.set(await options.outboxDepth());
+      },
+    });
+  }
+
+  pinSent(channel: Channel, kind: 'send' | 'resend', queued: boolean): void {
+    this.sends.inc({ channel, kind, status: queued ? 'queued' : 'not_sent' });
+  }
+
+  verification(channel: Channel, outcome: VerifyOutcomeLabel): void {
+    this.verifications.inc({ channel, outcome });
+  }
+
+  rateLimited(limit: string): void {
+    this.refusals.inc({ limit });
+  }
+
+  delivery(channel: Channel, transport: string, outcome: DeliveryOutcomeLabel): void {
+    this.deliveries.inc({ channel, transport, outcome });
+  }
+
+  receipt(transport: string, outcome: 'delivered' | 'undelivered' | 'unmatched'): void {
+    this.receipts.inc({ transport, outcome });
+  }
+
+  securityRefusal(guard: string): void {
+    this.securityRefusals.inc({ guard });
+  }
+
+  auditFailure(): void {
+    this.auditFailures.inc();
+  }
+
+  transportLatency(channel: Channel, transport: string, durationMs: number): void {
+    this.deliverySeconds.observe({ channel, transport }, durationMs / 1000);
+  }
+}

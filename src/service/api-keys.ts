@@ -1,0 +1,72 @@
+// API keys: random, shown once, stored only as SHA-256. Every key belongs to an account, and the
+// account is the boundary of everything the key can see.
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { ApiKeyRecord, Store } from '../store/store.js';
+import type { Principal } from './context.js';
+
+export const SCOPE_MANAGE = '2fa:manage';
+export const SCOPE_PIN_SEND = '2fa:pin:send';
+export const ALL_SCOPES = [SCOPE_MANAGE, SCOPE_PIN_SEND] as const;
+export const DEFAULT_ACCOUNT = 'default';
+
+const KEY_PREFIX_LENGTH = 12;
+
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+export function generateApiKey(): string {
+  return `tfa_${randomBytes(32).toString('base64url')}`;
+}
+
+export interface CreatedApiKey {
+  key: string;
+  record: ApiKeyRecord;
+}
+
+/** Creates a key (random unless `key` is given) in the named account, creating the account if needed. */
+export async function createApiKey(store: Store, options: { accountName?: string; scopes?: readonly string[]; label?: string | null; key?: string; now: number }): Promise<CreatedApiKey> {
+  const key = options.key ?? generateApiKey();
+  const account = await store.findOrCreateAccount(options.accountName ?? DEFAULT_ACCOUNT, randomUUID(), options.now);
+  const scopes = [...(options.scopes ?? ALL_SCOPES)];
+  const id = randomUUID();
+  await store.insertApiKey({ id, accountId: account.id, keyHash: hashApiKey(key), keyPrefix: key.slice(0, KEY_PREFIX_LENGTH), scopes, label: options.label ?? null, createdAt: options.now });
+  return {
+    key,
+    record: { id, accountId: account.id, accountName: account.name, keyPrefix: key.slice(0, KEY_PREFIX_LENGTH), scopes, label: options.label ?? null, createdAt: options.now, revokedAt: null },
+  };
+}
+
+/**
+ * Reads `Authorization: App <key>` (Infobip's scheme) or `Bearer <key>`, scheme case-insensitive.
+ * Returns undefined for anything else, an unknown key or a revoked one: callers answer all of them alike.
+ */
+export async function authenticate(store: Store, authorization: string | undefined): Promise<Principal | undefined> {
+  if (!authorization) return undefined;
+  const match = /^(App|Bearer)\s+(\S+)\s*$/i.exec(authorization);
+  if (!match || match[2] === undefined) return undefined;
+  const record = await store.findApiKeyByHash(hashApiKey(match[2]));
+  if (!record || record.revokedAt !== null) return undefined;
+  return { accountId: record.accountId, keyId: record.id, scopes: record.scopes };
+}
+
+export type BootstrapOutcome =
+  | { kind: 'configured-key-created' }
+  | { kind: 'configured-key-present' }
+  | { kind: 'first-key-created'; key: string }
+  | { kind: 'keys-present' };
+
+/**
+ * At start: TWOFA_BOOTSTRAP_API_KEY is created if it does not exist yet; with no key at all, a
+ * first one is made and returned so the caller can print it, once.
+ */
+export async function bootstrapApiKeys(store: Store, configuredKey: string | undefined, now: number): Promise<BootstrapOutcome> {
+  if (configuredKey !== undefined) {
+    if (await store.findApiKeyByHash(hashApiKey(configuredKey))) return { kind: 'configured-key-present' };
+    await createApiKey(store, { key: configuredKey, label: 'TWOFA_BOOTSTRAP_API_KEY', now });
+    return { kind: 'configured-key-created' };
+  }
+  if ((await store.countActiveApiKeys()) > 0) return { kind: 'keys-present' };
+  const created = await createApiKey(store, { label: 'first start', now });
+  return { kind: 'first-key-created', key: created.key };
+}

@@ -1,0 +1,101 @@
+// The audit log's use cases: append an entry (every send, delivery outcome, verify decision and
+// configuration change), read an account's entries page by page, and check the chains. An append that
+// fails never fails the request it records (a send that was committed must not answer 500 and be
+// retried into a duplicate): it is counted in twofa_audit_write_failures_total instead.
+import type { PinKeyring } from '../domain/pin-secrets.js';
+import { maskDestination } from '../domain/destinations.js';
+import type { Metrics } from '../observability/metrics.js';
+import { auditEntryText, type AuditEntry, type AuditEntryInput, type AuditFilter } from '../store/audit-store.js';
+import type { Store } from '../store/store.js';
+import type { Principal, ServiceContext } from './context.js';
+
+export interface AuditEvent {
+  event: string;
+  applicationId?: string | null;
+  pinId?: string | null;
+  /** The full destination: it is masked here, before anything is written. */
+  destination?: string | null;
+  reason?: string | null;
+}
+
+/** Appends one entry; never throws. */
+export async function appendAudit(deps: { store: Store; keyring: PinKeyring; metrics: Metrics }, entry: AuditEntryInput & { destination?: string | null }): Promise<void> {
+  try {
+    const masked = entry.destination === undefined || entry.destination === null ? null : maskDestination(entry.destination);
+    await deps.store.audit.append({ ...entry, destination: masked }, (unsealed) => deps.keyring.sealAudit(auditEntryText(unsealed)));
+  } catch {
+    deps.metrics.auditFailure();
+  }
+}
+
+/** Appends an entry for a request made by `principal` (its key is the actor, its address the source). */
+export function auditRequest(ctx: ServiceContext, principal: Principal, event: AuditEvent): Promise<void> {
+  return appendAudit(ctx, {
+    accountId: principal.accountId, at: ctx.clock(), event: event.event, applicationId: event.applicationId ?? null,
+    pinId: event.pinId ?? null, destination: event.destination ?? null, sourceIp: principal.ip ?? null, actor: principal.keyId,
+    reason: event.reason ?? null,
+  });
+}
+
+export const AUDIT_PAGE_MAX = 1000;
+
+export interface AuditPage {
+  entries: AuditEntry[];
+  /** Pass as `after` for the next page; null when this page is the last. */
+  next: number | null;
+}
+
+export async function listAudit(ctx: ServiceContext, principal: Principal, filter: AuditFilter, limit: number): Promise<AuditPage> {
+  const size = Math.max(1, Math.min(AUDIT_PAGE_MAX, limit));
+  const entries = await ctx.store.audit.list(principal.accountId, filter, size + 1);
+  const page = entries.slice(0, size);
+  return { entries: page, next: entries.length > size ? (page.at(-1)?.seq ?? null) : null };
+}
+
+export interface ChainProblem {
+  accountId: string;
+  seq: number;
+  problem: string;
+}
+
+export interface ChainReport {
+  accounts: number;
+  entries: number;
+  problems: ChainProblem[];
+  /** Last entry of each chain: record it elsewhere to detect a truncated tail later. */
+  heads: { accountId: string; seq: number; hash: string }[];
+}
+
+/**
+ * Walks every chain from its first entry: sequence numbers must run 1, 2, 3... without a gap (a
+ * deleted entry), each entry must name its predecessor's hash, and each hash must be the keyed HMAC
+ * of its entry (an edited entry, or one forged without the secret, fails). Removing the newest
+ * entries leaves a consistent shorter chain: compare `heads` with a copy kept elsewhere for that.
+ */
+export async function verifyAuditChains(store: Store, keyring: PinKeyring, pageSize = 5000): Promise<ChainReport> {
+  const report: ChainReport = { accounts: 0, entries: 0, problems: [], heads: [] };
+  for (const accountId of await store.audit.accounts()) {
+    report.accounts += 1;
+    let expectedSeq = 1;
+    let prevHash = '';
+    let after = 0;
+    for (;;) {
+      const page = await store.audit.list(accountId, { afterSeq: after }, pageSize);
+      for (const entry of page) {
+        report.entries += 1;
+        if (entry.seq !== expectedSeq) {
+          report.problems.push({ accountId, seq: entry.seq, problem: entry.seq > expectedSeq ? `entries ${expectedSeq} to ${entry.seq - 1} are missing` : `sequence number repeats (expected ${expectedSeq})` });
+        }
+        if (entry.prevHash !== prevHash) report.problems.push({ accountId, seq: entry.seq, problem: 'does not follow the previous entry (prev_hash differs)' });
+        const { hash, ...unsealed } = entry;
+        if (!keyring.checkAuditSeal(hash, auditEntryText(unsealed))) report.problems.push({ accountId, seq: entry.seq, problem: 'hash does not match the entry (edited, or sealed under an unknown secret)' });
+        expectedSeq = entry.seq + 1;
+        prevHash = entry.hash;
+        after = entry.seq;
+      }
+      if (page.length < pageSize) break;
+    }
+    if (after > 0) report.heads.push({ accountId, seq: after, hash: prevHash });
+  }
+  return report;
+}

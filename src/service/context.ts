@@ -1,0 +1,29 @@
+// What every use case is given: ports in, nothing global. Tests build one with a fake clock.
+import type { PinKeyring } from '../domain/pin-secrets.js';
+import type { Metrics } from '../observability/metrics.js';
+import type { Channel, Store } from '../store/store.js';
+
+export interface ServiceContext {
+  store: Store;
+  keyring: PinKeyring;
+  clock: () => number;
+  /** Whether a channel has a transport (a `none://` DSN turns one off). */
+  channelConfigured: (channel: Channel) => boolean;
+  /** Called after a message was queued, so the delivery worker starts at once. */
+  messageQueued: () => void;
+  metrics: Metrics;
+  /**
+   * The member transport names of each channel whose transport is a failover route: an undelivered
+   * receipt from one of them queues the message again for the next (see Store.recordReceipt).
+   */
+  receiptFailover?: Partial<Record<Channel, readonly string[]>>;
+}
+
+/** The caller, as authenticated from its API key. */
+export interface Principal {
+  accountId: string;
+  keyId: string;
+  scopes: readonly string[];
+  /** The client's address (X-Forwarded-For only from a trusted proxy), for per-IP limits and the audit log. */
+  ip?: string;
+}

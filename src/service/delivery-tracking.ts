@@ -1,0 +1,45 @@
+// Use cases of delivery tracking: a provider's receipt updates the PIN it concerns, and an account
+// reads a PIN's state and delivery history (never the PIN itself).
+import { ok, type Result } from '../domain/errors.js';
+import type { DeliveryEvent, PinRecord, ReceiptInput } from '../store/store.js';
+import { appendAudit } from './audit-log.js';
+import type { Principal, ServiceContext } from './context.js';
+import { pinNotFound } from './send-pin.js';
+
+/** Applies a receipt; false when it matches no message we sent (stale, or not ours). */
+export async function recordDeliveryReceipt(ctx: ServiceContext, receipt: ReceiptInput): Promise<boolean> {
+  const failover = ctx.receiptFailover === undefined ? undefined : { routes: ctx.receiptFailover, now: ctx.clock() };
+  const matched = await ctx.store.recordReceipt(receipt, failover);
+  ctx.metrics.receipt(receipt.transport, matched ? receipt.status : 'unmatched');
+  // Queued again for the next member of a failover route: start the worker now rather than at its next poll.
+  if (matched?.requeued) ctx.messageQueued();
+  if (matched) {
+    await appendAudit(ctx, {
+      accountId: matched.accountId, at: ctx.clock(), event: `delivery.${receipt.status}`, pinId: matched.pinId, actor: receipt.transport,
+      reason: receipt.error ?? receipt.status,
+    });
+  }
+  return matched !== undefined;
+}
+
+export type PinState = 'pending' | 'verified' | 'expired' | 'locked';
+
+export interface PinDetails {
+  pin: PinRecord;
+  state: PinState;
+  history: DeliveryEvent[];
+}
+
+export function pinState(pin: Pick<PinRecord, 'verifiedAt' | 'lockedAt' | 'attemptsLeft' | 'expiresAt'>, now: number): PinState {
+  if (pin.verifiedAt !== null) return 'verified';
+  if (pin.lockedAt !== null || pin.attemptsLeft === 0) return 'locked';
+  if (pin.expiresAt <= now) return 'expired';
+  return 'pending';
+}
+
+export async function getPinDetails(ctx: ServiceContext, principal: Principal, pinId: string): Promise<Result<PinDetails>> {
+  const pin = await ctx.store.getPin(principal.accountId, pinId);
+  if (!pin) return pinNotFound(pinId);
+  const history = await ctx.store.listDeliveryEvents(principal.accountId, pinId);
+  return ok({ pin, state: pinState(pin, ctx.clock()), history });
+}

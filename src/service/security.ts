@@ -1,0 +1,187 @@
+// Anti-fraud guards of an application and their settings endpoint. The guards run on every send of an
+// application that turned them on, after the body was checked and before the send limits are
+// consumed: destination country and number-prefix lists, premium-rate and shared-cost numbers, the
+// per-country conversion breaker, and two more limits consumed atomically with the send (per client
+// address, IPv6 by /64, and per number range). Refusals are 403 (blocked) or 429 (a limit or a tripped
+// breaker, with Retry-After), counted in twofa_security_refusals_total and written to the audit log.
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { ipRateKey } from '../domain/client-ip.js';
+import { phoneCountry } from '../domain/destinations.js';
+import { parseDuration, parseRateLimit } from '../domain/durations.js';
+import { FieldErrors, fail, ok, type Failure, type Result } from '../domain/errors.js';
+import {
+  bruteForceBudget, mergeSecuritySettings, settingsFromJson, type BruteForceBudget, type SecuritySettings, type SecuritySettingsPatch,
+} from '../domain/security-settings.js';
+import type { ActiveBlock } from '../store/security-store.js';
+import type { ApplicationRecord, Channel, RateLimitCheck } from '../store/store.js';
+import { applicationNotFound } from './applications.js';
+import { auditRequest } from './audit-log.js';
+import type { Principal, ServiceContext } from './context.js';
+
+export interface SecurityView {
+  applicationId: string;
+  settings: SecuritySettings;
+  /** Blocks the conversion breaker tripped that have not expired. */
+  activeBlocks: ActiveBlock[];
+  bruteForce: BruteForceBudget;
+  updatedAt: number | null;
+}
+
+export async function loadSecuritySettings(ctx: ServiceContext, applicationId: string): Promise<SecuritySettings> {
+  const row = await ctx.store.security.getSettings(applicationId);
+  return settingsFromJson(row?.settings);
+}
+
+async function view(ctx: ServiceContext, app: ApplicationRecord): Promise<SecurityView> {
+  const row = await ctx.store.security.getSettings(app.id);
+  const templates = await ctx.store.listMessageTemplates(app.accountId, app.id);
+  return {
+    applicationId: app.id,
+    settings: settingsFromJson(row?.settings),
+    activeBlocks: await ctx.store.security.listBlocks(app.id, ctx.clock()),
+    bruteForce: bruteForceBudget(app.configuration, templates),
+    updatedAt: row?.updatedAt ?? null,
+  };
+}
+
+export async function getSecurity(ctx: ServiceContext, principal: Principal, applicationId: string): Promise<Result<SecurityView>> {
+  const app = await ctx.store.getApplication(principal.accountId, applicationId);
+  if (!app) return applicationNotFound(applicationId);
+  return ok(await view(ctx, app));
+}
+
+/** PUT merges like the application PUT: fields left out keep their values. */
+export async function updateSecurity(ctx: ServiceContext, principal: Principal, applicationId: string, patch: SecuritySettingsPatch): Promise<Result<SecurityView>> {
+  const app = await ctx.store.getApplication(principal.accountId, applicationId);
+  if (!app) return applicationNotFound(applicationId);
+  const errors = new FieldErrors();
+  const current = await loadSecuritySettings(ctx, app.id);
+  const merged = mergeSecuritySettings(current, patch, errors);
+  if (!errors.empty) return errors.result();
+  await ctx.store.security.putSettings(principal.accountId, app.id, JSON.stringify(merged), ctx.clock());
+  await auditRequest(ctx, principal, { event: 'config.security.update', applicationId: app.id, reason: `enabled=${merged.enabled}` });
+  return ok(await view(ctx, app));
+}
+
+const PREMIUM_TYPES = new Set(['PREMIUM_RATE', 'SHARED_COST']);
+
+/** libphonenumber's type of an international number (full metadata), e.g. MOBILE or PREMIUM_RATE. */
+export function phoneNumberType(digits: string): string | undefined {
+  return parsePhoneNumberFromString(`+${digits}`)?.getType();
+}
+
+export interface GuardPass {
+  ok: true;
+  /** Extra limits to consume with the send, in its transaction. */
+  limits: RateLimitCheck[];
+  /** Set when the conversion breaker watches this send: count it once it is accepted. */
+  breakerCountry?: string;
+  settings?: SecuritySettings;
+}
+
+export interface GuardRefusal {
+  ok: false;
+  failure: Failure;
+  guard: string;
+}
+
+function blocked(ctx: ServiceContext, guard: string, text: string): GuardRefusal {
+  ctx.metrics.securityRefusal(guard);
+  return { ok: false, guard, failure: fail('FORBIDDEN', `Destination refused by the application's security settings: ${text}`).failure };
+}
+
+const IP_KEY = 'send:ip:';
+const PREFIX_KEY = 'send:prefix:';
+
+/** What a refusal on one of the guards' own limit keys means, or undefined for another key. */
+export function guardLimitRefusal(key: string): { guard: string; text: string } | undefined {
+  if (key.startsWith(IP_KEY)) return { guard: 'ip_limit', text: 'perIpSendLimit reached for this client address' };
+  if (key.startsWith(PREFIX_KEY)) return { guard: 'prefix_limit', text: 'perPrefixSendLimit reached for this number range' };
+  return undefined;
+}
+
+function breakerBucketMs(windowMs: number): number {
+  return Math.max(1000, Math.floor(windowMs / 10));
+}
+
+/** The checks before a send; no-op (one settings read) for an application that has not turned them on. */
+export async function checkSendGuards(ctx: ServiceContext, principal: Principal, app: ApplicationRecord, channel: Channel, to: string, now: number): Promise<GuardPass | GuardRefusal> {
+  const settings = await loadSecuritySettings(ctx, app.id);
+  if (!settings.enabled) return { ok: true, limits: [] };
+  const limits: RateLimitCheck[] = [];
+  let breakerCountry: string | undefined;
+
+  if (channel !== 'email') {
+    const country = phoneCountry(to);
+    if (settings.allowedCountries.length > 0 && (country === undefined || !settings.allowedCountries.includes(country))) {
+      return blocked(ctx, 'country', `country ${country ?? 'unknown'} is not among the allowed countries`);
+    }
+    if (country !== undefined && settings.blockedCountries.includes(country)) return blocked(ctx, 'country', `country ${country} is blocked`);
+    if (settings.allowedPrefixes.length > 0 && !settings.allowedPrefixes.some((p) => to.startsWith(p))) {
+      return blocked(ctx, 'prefix', 'the number is not in an allowed prefix');
+    }
+    const blockedPrefix = settings.blockedPrefixes.find((p) => to.startsWith(p));
+    if (blockedPrefix !== undefined) return blocked(ctx, 'prefix', `numbers starting with ${blockedPrefix} are blocked`);
+    if (settings.refusePremiumNumbers) {
+      const type = phoneNumberType(to);
+      if (type !== undefined && PREMIUM_TYPES.has(type)) return blocked(ctx, 'premium_number', `${type === 'PREMIUM_RATE' ? 'premium-rate' : 'shared-cost'} numbers are refused`);
+    }
+    const breaker = settings.conversionBreaker;
+    if (breaker.enabled && country !== undefined) {
+      const refusal = await checkBreaker(ctx, principal, app, settings, country, now);
+      if (refusal) return refusal;
+      breakerCountry = country;
+    }
+    if (settings.perPrefixSendLimit !== null && to.length > 4) {
+      const limit = parseRateLimit(settings.perPrefixSendLimit);
+      if (limit) limits.push({ key: `${PREFIX_KEY}${app.id}:${to.slice(0, -4)}`, limit: limit.count, windowMs: limit.windowMs });
+    }
+  }
+  if (settings.perIpSendLimit !== null) {
+    // An address that does not parse is still counted, under its own spelling, never let through unlimited.
+    const ipKey = ipRateKey(principal.ip) ?? (principal.ip !== undefined ? `raw:${principal.ip}` : undefined);
+    const limit = parseRateLimit(settings.perIpSendLimit);
+    if (ipKey !== undefined && limit) limits.push({ key: `${IP_KEY}${app.id}:${ipKey}`, limit: limit.count, windowMs: limit.windowMs });
+  }
+  return { ok: true, limits, settings, ...(breakerCountry !== undefined ? { breakerCountry } : {}) };
+}
+
+async function checkBreaker(ctx: ServiceContext, principal: Principal, app: ApplicationRecord, settings: SecuritySettings, country: string, now: number): Promise<GuardRefusal | undefined> {
+  const scope = `country:${country}`;
+  const tooMany = (until: number, text: string): GuardRefusal => {
+    ctx.metrics.securityRefusal('conversion_breaker');
+    return { ok: false, guard: 'conversion_breaker', failure: fail('TOO_MANY_REQUESTS', text, { retryAfterMs: Math.max(1, until - now) }).failure };
+  };
+  const active = await ctx.store.security.activeBlock(app.id, scope, now);
+  if (active) return tooMany(active.blockedUntil, `Sends to country ${country} are paused by the conversion breaker (${active.reason}); retry in ${Math.ceil((active.blockedUntil - now) / 1000)} s`);
+  const b = settings.conversionBreaker;
+  const windowMs = parseDuration(b.window) ?? 3_600_000;
+  const { sends, verifies } = await ctx.store.security.conversionSince(app.id, country, now - windowMs);
+  if (sends < b.minSends || verifies / sends >= b.minConversionRate) return undefined;
+  const until = now + (parseDuration(b.blockFor) ?? 3_600_000);
+  const reason = `${verifies} of ${sends} sends verified in ${b.window}, below ${b.minConversionRate}`;
+  await ctx.store.security.addBlock(app.id, scope, until, reason, now);
+  await auditRequest(ctx, principal, { event: 'security.breaker.tripped', applicationId: app.id, reason: `${scope}: ${reason}` });
+  return tooMany(until, `Sends to country ${country} are paused by the conversion breaker (${reason}); retry in ${Math.ceil((until - now) / 1000)} s`);
+}
+
+/** Counts an accepted send for the conversion breaker. Never throws. */
+export async function countBreakerSend(ctx: ServiceContext, app: ApplicationRecord, country: string, settings: SecuritySettings, now: number): Promise<void> {
+  const windowMs = parseDuration(settings.conversionBreaker.window) ?? 3_600_000;
+  const bucket = breakerBucketMs(windowMs);
+  await ctx.store.security.countConversion(app.id, country, 'send', Math.floor(now / bucket) * bucket).catch(() => undefined);
+}
+
+/** Counts a successful verification for the conversion breaker, when the application watches conversion. Never throws. */
+export async function countBreakerVerify(ctx: ServiceContext, applicationId: string, destination: string, now: number): Promise<void> {
+  try {
+    const settings = await loadSecuritySettings(ctx, applicationId);
+    if (!settings.enabled || !settings.conversionBreaker.enabled) return;
+    const country = phoneCountry(destination);
+    if (country === undefined) return;
+    const bucket = breakerBucketMs(parseDuration(settings.conversionBreaker.window) ?? 3_600_000);
+    await ctx.store.security.countConversion(applicationId, country, 'verify', Math.floor(now / bucket) * bucket);
+  } catch {
+    // The breaker errs towards blocking a country too early, never towards a failed verification.
+  }
+}

@@ -1,0 +1,66 @@
+// Use case of verifying a PIN. Every outcome of a counted attempt is a 200 answer; only a request
+// refused before it is counted (unknown pinId, verifyPinLimit) is an error.
+import { parseRateLimit } from '../domain/durations.js';
+import { ok, type Result } from '../domain/errors.js';
+import type { PinRecord, RateLimitCheck } from '../store/store.js';
+import { auditRequest } from './audit-log.js';
+import type { Principal, ServiceContext } from './context.js';
+import { countBreakerVerify } from './security.js';
+import { pinNotFound, tooManyRequests } from './send-pin.js';
+
+export type PinError = 'WRONG_PIN' | 'TTL_EXPIRED' | 'NO_MORE_PIN_ATTEMPTS' | 'ALREADY_VERIFIED';
+
+export interface VerifyOutcome {
+  pinId: string;
+  msisdn: string;
+  verified: boolean;
+  attemptsRemaining: number;
+  pinError?: PinError;
+}
+
+/** Why no attempt could be counted on this PIN, read after the conditional update found nothing to do. */
+function endedReason(pin: PinRecord, now: number): PinError {
+  if (pin.verifiedAt !== null && !pin.allowMultipleVerifications) return 'ALREADY_VERIFIED';
+  if (pin.expiresAt <= now) return 'TTL_EXPIRED';
+  return 'NO_MORE_PIN_ATTEMPTS';
+}
+
+export async function verifyPin(ctx: ServiceContext, principal: Principal, pinId: string, candidate: string): Promise<Result<VerifyOutcome>> {
+  const pin = await ctx.store.getPin(principal.accountId, pinId);
+  if (!pin) return pinNotFound(pinId);
+  const app = await ctx.store.getApplication(principal.accountId, pin.applicationId);
+  const now = ctx.clock();
+
+  // verifyPinLimit counts verification requests per destination, before any attempt is spent.
+  const limit = app ? parseRateLimit(app.configuration.verifyPinLimit) : null;
+  if (limit) {
+    const check: RateLimitCheck = { key: `verify:${pin.applicationId}:${pin.destination}`, limit: limit.count, windowMs: limit.windowMs };
+    const outcome = await ctx.store.consumeRateLimits([check], now);
+    if (!outcome.allowed) {
+      ctx.metrics.rateLimited('verifyPinLimit');
+      await auditRequest(ctx, principal, { event: 'pin.verify.refused', applicationId: pin.applicationId, pinId, destination: pin.destination, reason: 'verifyPinLimit' });
+      return tooManyRequests(outcome, 'verifyPinLimit reached for this destination');
+    }
+  }
+
+  const answer = async (verified: boolean, attemptsRemaining: number, pinError?: PinError): Promise<Result<VerifyOutcome>> => {
+    ctx.metrics.verification(pin.channel, pinError ?? 'verified');
+    // Every verify decision is audited (ASVS 7.2.1 / 16.3.1); the candidate PIN never is.
+    await auditRequest(ctx, principal, { event: 'pin.verify', applicationId: pin.applicationId, pinId, destination: pin.destination, reason: pinError ?? 'verified' });
+    if (verified) await countBreakerVerify(ctx, pin.applicationId, pin.destination, now);
+    return ok({ pinId, msisdn: pin.destination, verified, attemptsRemaining, ...(pinError ? { pinError } : {}) });
+  };
+
+  const counted = await ctx.store.countVerificationAttempt(pinId, now);
+  if (!counted) {
+    const current = (await ctx.store.getPin(principal.accountId, pinId)) ?? pin;
+    return answer(false, current.attemptsLeft, endedReason(current, now));
+  }
+  // Any string is compared: a wrong length or alphabet is simply a wrong, counted attempt.
+  if (ctx.keyring.matches(counted.pinHash, pinId, candidate)) {
+    const won = await ctx.store.markPinVerified(pinId, now, counted.allowMultipleVerifications);
+    return won ? answer(true, counted.attemptsLeft) : answer(false, counted.attemptsLeft, 'ALREADY_VERIFIED');
+  }
+  if (counted.attemptsLeft === 0) await ctx.store.lockPin(pinId, now);
+  return answer(false, counted.attemptsLeft, 'WRONG_PIN');
+}

@@ -1,0 +1,164 @@
+// The audit log: one hash chain per account. A write reads the account's last entry and appends the
+// next ones (seq + 1, prev_hash = its hash) in one transaction; on SQLite the single connection
+// serialises those transactions, on PostgreSQL a transaction-scoped advisory lock per account does, so
+// concurrent appends from any number of nodes still form one unbroken chain. Within a node, appends
+// that arrive while a write is under way are grouped into the next write (group commit). The hash itself is computed by the
+// caller (`seal`), keyed by a secret that never sits in the database, so that whoever can write to the
+// database cannot forge a consistent chain after editing or deleting an entry.
+import { sql, type Kysely, type Selectable } from 'kysely';
+import { advisoryLockKey } from './postgres/advisory-lock.js';
+import type { AuditLogTable, Database } from './schema.js';
+
+export interface AuditEntryInput {
+  accountId: string;
+  at: number;
+  event: string;
+  applicationId?: string | null;
+  pinId?: string | null;
+  /** Already masked. */
+  destination?: string | null;
+  sourceIp?: string | null;
+  actor?: string | null;
+  reason?: string | null;
+}
+
+export interface AuditEntry {
+  accountId: string;
+  seq: number;
+  at: number;
+  event: string;
+  applicationId: string | null;
+  pinId: string | null;
+  destination: string | null;
+  sourceIp: string | null;
+  actor: string | null;
+  reason: string | null;
+  prevHash: string;
+  hash: string;
+}
+
+/** Computes an entry's hash from the entry (with its seq) and the previous entry's hash. */
+export type AuditSeal = (entry: Omit<AuditEntry, 'hash'>) => string;
+
+export interface AuditFilter {
+  applicationId?: string;
+  pinId?: string;
+  event?: string;
+  /** Only entries after this sequence number (paging). */
+  afterSeq?: number;
+}
+
+export interface AuditStore {
+  append(entry: AuditEntryInput, seal: AuditSeal): Promise<AuditEntry>;
+  /** Entries of one account in chain order. */
+  list(accountId: string, filter: AuditFilter, limit: number): Promise<AuditEntry[]>;
+  /** Every account that has a chain. */
+  accounts(): Promise<string[]>;
+}
+
+/** The canonical text an entry's hash covers: every field, the previous hash included, in a fixed order. */
+export function auditEntryText(e: Omit<AuditEntry, 'hash'>): string {
+  return JSON.stringify([e.accountId, e.seq, e.at, e.event, e.applicationId, e.pinId, e.destination, e.sourceIp, e.actor, e.reason, e.prevHash]);
+}
+
+function toEntry(row: Selectable<AuditLogTable>): AuditEntry {
+  return {
+    accountId: row.account_id, seq: Number(row.seq), at: Number(row.at), event: row.event, applicationId: row.application_id,
+    pinId: row.pin_id, destination: row.destination, sourceIp: row.source_ip, actor: row.actor, reason: row.reason,
+    prevHash: row.prev_hash, hash: row.hash,
+  };
+}
+
+interface PendingAppend {
+  input: AuditEntryInput;
+  seal: AuditSeal;
+  resolve: (entry: AuditEntry) => void;
+  reject: (err: unknown) => void;
+}
+
+/** Most entries written by one transaction. */
+const BATCH_MAX = 500;
+
+export class KyselyAuditStore implements AuditStore {
+  /** Appends waiting for their account's next write, and whether one is under way (group commit). */
+  private readonly queues = new Map<string, { waiting: PendingAppend[]; writing: boolean }>();
+
+  constructor(private readonly db: Kysely<Database>, private readonly dialect: 'sqlite' | 'postgres') {}
+
+  /**
+   * Resolves once the entry is committed. Appends that arrive while an account's previous write is
+   * under way are written together by the next one (one lock, one read of the head, one multi-row
+   * insert), so a burst of concurrent requests costs a few transactions, not one each.
+   */
+  append(input: AuditEntryInput, seal: AuditSeal): Promise<AuditEntry> {
+    return new Promise((resolve, reject) => {
+      let queue = this.queues.get(input.accountId);
+      if (!queue) {
+        queue = { waiting: [], writing: false };
+        this.queues.set(input.accountId, queue);
+      }
+      queue.waiting.push({ input, seal, resolve, reject });
+      if (!queue.writing) void this.drain(input.accountId, queue);
+    });
+  }
+
+  private async drain(accountId: string, queue: { waiting: PendingAppend[]; writing: boolean }): Promise<void> {
+    queue.writing = true;
+    try {
+      while (queue.waiting.length > 0) {
+        const batch = queue.waiting.splice(0, BATCH_MAX);
+        try {
+          const entries = await this.write(accountId, batch);
+          batch.forEach((p, i) => p.resolve(entries[i]!));
+        } catch (err) {
+          for (const p of batch) p.reject(err);
+        }
+      }
+    } finally {
+      queue.writing = false;
+      if (queue.waiting.length === 0) this.queues.delete(accountId);
+    }
+  }
+
+  private async write(accountId: string, batch: PendingAppend[]): Promise<AuditEntry[]> {
+    return this.db.transaction().execute(async (trx) => {
+      if (this.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${advisoryLockKey(`audit:${accountId}`)}::bigint)`.execute(trx);
+      const last = await trx.selectFrom('audit_log').select(['seq', 'hash']).where('account_id', '=', accountId)
+        .orderBy('seq', 'desc').limit(1).executeTakeFirst();
+      let seq = last ? Number(last.seq) : 0;
+      let prevHash = last?.hash ?? '';
+      const entries: AuditEntry[] = [];
+      for (const { input, seal } of batch) {
+        seq += 1;
+        const unsealed: Omit<AuditEntry, 'hash'> = {
+          accountId, seq, at: input.at, event: input.event, applicationId: input.applicationId ?? null, pinId: input.pinId ?? null,
+          destination: input.destination ?? null, sourceIp: input.sourceIp ?? null, actor: input.actor ?? null, reason: input.reason ?? null, prevHash,
+        };
+        const entry: AuditEntry = { ...unsealed, hash: seal(unsealed) };
+        entries.push(entry);
+        prevHash = entry.hash;
+      }
+      await trx.insertInto('audit_log').values(entries.map((entry) => ({
+        account_id: entry.accountId, seq: entry.seq, at: entry.at, event: entry.event, application_id: entry.applicationId,
+        pin_id: entry.pinId, destination: entry.destination, source_ip: entry.sourceIp, actor: entry.actor, reason: entry.reason,
+        prev_hash: entry.prevHash, hash: entry.hash,
+      }))).execute();
+      return entries;
+    });
+  }
+
+  async list(accountId: string, filter: AuditFilter, limit: number): Promise<AuditEntry[]> {
+    let query = this.db.selectFrom('audit_log').selectAll().where('account_id', '=', accountId);
+    if (filter.applicationId !== undefined) query = query.where('application_id', '=', filter.applicationId);
+    if (filter.pinId !== undefined) query = query.where('pin_id', '=', filter.pinId);
+    if (filter.event !== undefined) query = query.where('event', '=', filter.event);
+    if (filter.afterSeq !== undefined) query = query.where('seq', '>', filter.afterSeq);
+    const rows = await query.orderBy('seq').limit(limit).execute();
+    return rows.map(toEntry);
+  }
+
+  async accounts(): Promise<string[]> {
+    const rows = await this.db.selectFrom('audit_log').select('account_id').distinct().orderBy('account_id').execute();
+    return rows.map((r) => r.account_id);
+  }
+}

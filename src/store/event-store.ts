@@ -1,0 +1,271 @@
+// Webhook subscriptions and the event outbox, over the same Kysely database as the rest of the store.
+// Events are written by the store itself, inside the transaction of the change they report (a PIN
+// sent, delivered, failed, verified, locked or expired), and only for accounts with an enabled
+// subscription to that type: an event exists if and only if its change committed, and none is lost
+// between the change and its delivery. The event worker (src/delivery/events/event-worker.ts) then
+// delivers the rows with retries, like the PIN outbox.
+import { randomUUID } from 'node:crypto';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { maskDestination } from '../domain/destinations.js';
+import { ALL_PIN_EVENTS, pinEventBody, subscribesTo, type PinEventData, type PinEventType } from '../domain/pin-events.js';
+import type { Database, WebhookSubscriptionsTable } from './schema.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+export interface WebhookSubscriptionRecord {
+  id: string;
+  accountId: string;
+  url: string;
+  /** Event types, or `*`. */
+  events: string[];
+  /** The `whsec_` secret encrypted under the PIN keyring (see src/service/webhooks.ts). */
+  secretCiphertext: string;
+  enabled: boolean;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type WebhookSubscriptionChanges = Partial<Pick<WebhookSubscriptionRecord, 'url' | 'events' | 'enabled' | 'secretCiphertext'>>;
+
+export interface EventOutboxRecord {
+  id: string;
+  accountId: string;
+  subscriptionId: string;
+  type: PinEventType;
+  pinId: string;
+  /** The JSON body, sent byte for byte on every attempt. */
+  payload: string;
+  /** Attempts so far, this one included. */
+  attempts: number;
+  createdAt: number;
+}
+
+/** What a state change tells the event about the delivery. */
+export interface PinEventDetails {
+  status: string;
+  error?: string | null;
+  transport?: string | null;
+}
+
+export interface EventStore {
+  insertSubscription(subscription: WebhookSubscriptionRecord): Promise<void>;
+  getSubscription(accountId: string, id: string): Promise<WebhookSubscriptionRecord | undefined>;
+  listSubscriptions(accountId: string): Promise<WebhookSubscriptionRecord[]>;
+  updateSubscription(accountId: string, id: string, changes: WebhookSubscriptionChanges, now: number): Promise<WebhookSubscriptionRecord | undefined>;
+  /** Deletes the subscription and every event still waiting for it; false when the account has no such subscription. */
+  deleteSubscription(accountId: string, id: string): Promise<boolean>;
+  /** The subscriptions with these ids, whatever their account (for the worker, which serves every account). */
+  findSubscriptions(ids: string[]): Promise<WebhookSubscriptionRecord[]>;
+  /** Every subscription's encrypted secret (re-encryption under the current key after TWOFA_SECRET is rotated). */
+  listSecretCiphertexts(): Promise<{ id: string; secretCiphertext: string }[]>;
+  /** Replaces an encrypted secret if it is still `previous` (another node may have done it already). */
+  replaceSecretCiphertext(id: string, previous: string, next: string): Promise<void>;
+
+  /** Leases up to `max` due events to this worker until `leaseUntil` (SKIP LOCKED on PostgreSQL). */
+  claim(now: number, leaseUntil: number, max: number): Promise<EventOutboxRecord[]>;
+  complete(id: string, now: number): Promise<void>;
+  retry(id: string, nextAttemptAt: number, error: string, now: number): Promise<void>;
+  /** Gives up on an event: `failed` (attempts exhausted), `cancelled` (subscription disabled or gone). */
+  fail(id: string, error: string, now: number, state: 'failed' | 'cancelled'): Promise<void>;
+  /** Gives leased events back (graceful shutdown) so another worker takes them at once. */
+  release(ids: string[], now: number): Promise<void>;
+  countPending(): Promise<number>;
+}
+
+/** How many expired PINs one purge run reports as pin.expired at most (the rest follow on the next run). */
+export const EXPIRED_EVENTS_PER_PURGE = 2000;
+const EXPIRED_BATCH = 200;
+
+export class KyselyEventStore implements EventStore {
+  constructor(private readonly db: Kysely<Database>, private readonly dialect: 'sqlite' | 'postgres') {}
+
+  // --- subscriptions ---
+
+  async insertSubscription(s: WebhookSubscriptionRecord): Promise<void> {
+    await this.db.insertInto('webhook_subscriptions').values({
+      id: s.id, account_id: s.accountId, url: s.url, events: s.events.join(' '), secret_ciphertext: s.secretCiphertext,
+      enabled: s.enabled ? 1 : 0, created_at: s.createdAt, updated_at: s.updatedAt,
+    }).execute();
+  }
+
+  async getSubscription(accountId: string, id: string): Promise<WebhookSubscriptionRecord | undefined> {
+    const row = await this.db.selectFrom('webhook_subscriptions').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+    return row && toSubscription(row);
+  }
+
+  async listSubscriptions(accountId: string): Promise<WebhookSubscriptionRecord[]> {
+    const rows = await this.db.selectFrom('webhook_subscriptions').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
+    return rows.map(toSubscription);
+  }
+
+  async updateSubscription(accountId: string, id: string, changes: WebhookSubscriptionChanges, now: number): Promise<WebhookSubscriptionRecord | undefined> {
+    const row = await this.db.updateTable('webhook_subscriptions').set({
+      updated_at: now,
+      ...(changes.url !== undefined && { url: changes.url }),
+      ...(changes.events !== undefined && { events: changes.events.join(' ') }),
+      ...(changes.enabled !== undefined && { enabled: changes.enabled ? 1 : 0 }),
+      ...(changes.secretCiphertext !== undefined && { secret_ciphertext: changes.secretCiphertext }),
+    }).where('id', '=', id).where('account_id', '=', accountId).returningAll().executeTakeFirst();
+    return row && toSubscription(row);
+  }
+
+  async deleteSubscription(accountId: string, id: string): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const deleted = await trx.deleteFrom('webhook_subscriptions').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+      if (Number(deleted.numDeletedRows) === 0) return false;
+      await trx.deleteFrom('event_outbox').where('subscription_id', '=', id).execute();
+      return true;
+    });
+  }
+
+  async findSubscriptions(ids: string[]): Promise<WebhookSubscriptionRecord[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db.selectFrom('webhook_subscriptions').selectAll().where('id', 'in', ids).execute();
+    return rows.map(toSubscription);
+  }
+
+  async listSecretCiphertexts(): Promise<{ id: string; secretCiphertext: string }[]> {
+    const rows = await this.db.selectFrom('webhook_subscriptions').select(['id', 'secret_ciphertext']).execute();
+    return rows.map((r) => ({ id: r.id, secretCiphertext: r.secret_ciphertext }));
+  }
+
+  async replaceSecretCiphertext(id: string, previous: string, next: string): Promise<void> {
+    await this.db.updateTable('webhook_subscriptions').set({ secret_ciphertext: next })
+      .where('id', '=', id).where('secret_ciphertext', '=', previous).execute();
+  }
+
+  // --- writing events (inside the store's transactions) ---
+
+  /**
+   * Queues `type` about a PIN for every enabled subscription of its account to that type, in the
+   * caller's transaction. One query when the account subscribes to nothing. Returns how many rows.
+   */
+  async enqueuePinEvent(trx: Db, type: PinEventType, pinId: string, now: number, details: PinEventDetails): Promise<number> {
+    const rows = await trx.selectFrom('pins')
+      .innerJoin('webhook_subscriptions', 'webhook_subscriptions.account_id', 'pins.account_id')
+      .select(['webhook_subscriptions.id as subscription_id', 'webhook_subscriptions.events', 'pins.account_id', 'pins.application_id',
+        'pins.message_id', 'pins.channel', 'pins.destination', 'pins.attempts_left'])
+      .where('pins.id', '=', pinId).where('webhook_subscriptions.enabled', '=', 1)
+      .execute();
+    const targets = rows.filter((r) => subscribesTo(splitEvents(r.events), type));
+    const first = targets[0];
+    if (first === undefined) return 0;
+    const data: PinEventData = {
+      pinId, applicationId: first.application_id, messageId: first.message_id, channel: first.channel,
+      to: maskDestination(first.destination), status: details.status,
+      ...(details.error !== undefined && details.error !== null && { error: details.error }),
+      ...(type === 'pin.verified' || type === 'pin.expired' || type === 'pin.locked' ? { attemptsRemaining: first.attempts_left } : {}),
+      ...(details.transport !== undefined && details.transport !== null && { transport: details.transport }),
+    };
+    const payload = pinEventBody(type, now, data);
+    await trx.insertInto('event_outbox').values(targets.map((t) => ({
+      id: randomUUID(), account_id: t.account_id, subscription_id: t.subscription_id, event_type: type, pin_id: pinId, payload,
+      state: 'pending', attempts: 0, next_attempt_at: now, lease_until: 0, last_error: null, created_at: now, updated_at: now,
+    }))).execute();
+    return targets.length;
+  }
+
+  /**
+   * Accounts with an enabled subscription that receives pin.expired: the purge job leaves their
+   * expired PINs to expirePins() so that each gets its event, and erases everyone else's at once.
+   */
+  expirySubscribers(db: Db) {
+    return db.selectFrom('webhook_subscriptions').select('account_id').where('enabled', '=', 1)
+      .where((eb) => eb.or([
+        eb(sql<string>`' ' || events || ' '`, 'like', '% pin.expired %'),
+        eb(sql<string>`' ' || events || ' '`, 'like', `% ${ALL_PIN_EVENTS} %`),
+      ]));
+  }
+
+  /**
+   * Ends expired, unverified PINs of subscribed accounts: erases their resend ciphertext and queues
+   * pin.expired, a batch per transaction, at most EXPIRED_EVENTS_PER_PURGE per call so that a backlog
+   * never makes one purge run long; what is left is taken by the next run (those PINs cannot be
+   * verified or sent meanwhile: both check the expiry). Two nodes purging at once skip each other's
+   * rows on PostgreSQL, and the ciphertext condition stops a PIN being reported twice.
+   */
+  async expirePins(now: number, limit = EXPIRED_EVENTS_PER_PURGE): Promise<number> {
+    let total = 0;
+    while (total < limit) {
+      const batch = Math.min(EXPIRED_BATCH, limit - total);
+      const ended = await this.db.transaction().execute(async (trx) => {
+        let query = trx.selectFrom('pins').select('id')
+          .where('expires_at', '<=', now).where('pin_ciphertext', 'is not', null)
+          .where('verified_at', 'is', null).where('locked_at', 'is', null)
+          .where('account_id', 'in', this.expirySubscribers(trx))
+          .orderBy('expires_at').limit(batch);
+        if (this.dialect === 'postgres') query = query.forUpdate().skipLocked();
+        const ids = (await query.execute()).map((r) => r.id);
+        if (ids.length === 0) return 0;
+        const erased = await trx.updateTable('pins').set({ pin_ciphertext: null })
+          .where('id', 'in', ids).where('pin_ciphertext', 'is not', null).returning('id').execute();
+        for (const { id } of erased) await this.enqueuePinEvent(trx, 'pin.expired', id, now, { status: 'expired' });
+        return ids.length;
+      });
+      total += ended;
+      if (ended < batch) break;
+    }
+    return total;
+  }
+
+  /** Deletes events that ended (delivered, failed, cancelled) before `cutoff`. */
+  async purgeEnded(cutoff: number): Promise<void> {
+    await this.db.deleteFrom('event_outbox').where('state', '!=', 'pending').where('updated_at', '<=', cutoff).execute();
+  }
+
+  // --- the event outbox ---
+
+  async claim(now: number, leaseUntil: number, max: number): Promise<EventOutboxRecord[]> {
+    const rows = await this.db.updateTable('event_outbox')
+      .set((eb) => ({ lease_until: leaseUntil, attempts: eb('attempts', '+', 1), updated_at: now }))
+      .where('id', 'in', (eb) => {
+        let due = eb.selectFrom('event_outbox').select('id').where('state', '=', 'pending').where('next_attempt_at', '<=', now)
+          .where('lease_until', '<=', now).orderBy('next_attempt_at').limit(max);
+        // Several nodes claim from one PostgreSQL: skip rows another node is claiming right now.
+        if (this.dialect === 'postgres') due = due.forUpdate().skipLocked();
+        return due;
+      })
+      .where('state', '=', 'pending')
+      .returningAll()
+      .execute();
+    rows.sort((x, y) => Number(x.next_attempt_at) - Number(y.next_attempt_at) || Number(x.created_at) - Number(y.created_at));
+    return rows.map((r) => ({
+      id: r.id, accountId: r.account_id, subscriptionId: r.subscription_id, type: r.event_type as PinEventType, pinId: r.pin_id,
+      payload: r.payload, attempts: r.attempts, createdAt: Number(r.created_at),
+    }));
+  }
+
+  async complete(id: string, now: number): Promise<void> {
+    await this.db.updateTable('event_outbox').set({ state: 'done', last_error: null, updated_at: now }).where('id', '=', id).execute();
+  }
+
+  async retry(id: string, nextAttemptAt: number, error: string, now: number): Promise<void> {
+    await this.db.updateTable('event_outbox').set({ next_attempt_at: nextAttemptAt, lease_until: 0, last_error: error, updated_at: now })
+      .where('id', '=', id).where('state', '=', 'pending').execute();
+  }
+
+  async fail(id: string, error: string, now: number, state: 'failed' | 'cancelled'): Promise<void> {
+    await this.db.updateTable('event_outbox').set({ state, last_error: error, updated_at: now }).where('id', '=', id).execute();
+  }
+
+  async release(ids: string[], now: number): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.updateTable('event_outbox').set({ lease_until: 0, updated_at: now }).where('id', 'in', ids).where('state', '=', 'pending').execute();
+  }
+
+  async countPending(): Promise<number> {
+    const row = await this.db.selectFrom('event_outbox').select((eb) => eb.fn.countAll<number>().as('n')).where('state', '=', 'pending').executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+}
+
+function splitEvents(events: string): string[] {
+  return events.split(' ').filter((e) => e.length > 0);
+}
+
+function toSubscription(row: Selectable<WebhookSubscriptionsTable>): WebhookSubscriptionRecord {
+  return {
+    id: row.id, accountId: row.account_id, url: row.url, events: splitEvents(row.events), secretCiphertext: row.secret_ciphertext,
+    enabled: Number(row.enabled) === 1, createdAt: Number(row.created_at), updatedAt: Number(row.updated_at),
+  };
+}

@@ -1,0 +1,640 @@
+// The Store over Kysely: the same queries for SQLite and PostgreSQL. Dialect differences are kept
+// to the few marked places (row locking for outbox claims and rate-limit keys, NOTIFY of new outbox
+// rows).
+import { randomUUID } from 'node:crypto';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { PinType } from '../domain/pin-generation.js';
+import type { Database, MessageTemplatesTable, PinsTable, EmailTemplatesTable, ApplicationsTable } from './schema.js';
+import { bucketStartOf, retryAfterMs, type ExternalRateLimiter, type RateLimiter } from './rate-limiter.js';
+import { advisoryLockKey } from './postgres/advisory-lock.js';
+import { KyselyEventStore } from './event-store.js';
+import { KyselyAuditStore } from './audit-store.js';
+import { KyselySecurityStore } from './security-store.js';
+import { KyselyConsoleStore } from './console-store.js';
+import type {
+  AccountRecord, ApiKeyRecord, DeliveryEvent, DeliveryEventKind, ReceiptInput, ApplicationRecord, Channel, DeliveryRequest, DeliveryStatus, EmailTemplateFields,
+  EmailTemplateRecord, MessageTemplateRecord, NewPin, OutboxRecord, PinRecord, RateLimitCheck, RateLimitOutcome,
+  ReceiptFailover, Store, VerificationRow,
+} from './store.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** The PostgreSQL channel on which a send's transaction announces a new outbox row to every node. */
+export const OUTBOX_CHANNEL = 'twofa_outbox';
+
+/** Something listening that must be stopped (a LISTEN connection). */
+export interface Subscription {
+  close(): Promise<void>;
+}
+
+export interface KyselyStoreOptions {
+  /** Counts the rate limits instead of the database (Redis). The store neither opens nor closes it. */
+  rateLimiter?: ExternalRateLimiter;
+  /** Calls `onQueued` whenever any node commits a new outbox row (PostgreSQL LISTEN); absent on SQLite. */
+  listen?: (onQueued: () => void) => Subscription;
+}
+
+export class KyselyStore implements Store, RateLimiter {
+  private readonly externalLimiter: ExternalRateLimiter | undefined;
+  private readonly subscriptions = new Set<Subscription>();
+  /** Webhook subscriptions and the event outbox; the methods below queue events in their own transactions. */
+  readonly events: KyselyEventStore;
+  /** Anti-fraud settings, breaker blocks and conversion counters. */
+  readonly security: KyselySecurityStore;
+  /** The hash-chained audit log. */
+  readonly audit: KyselyAuditStore;
+  /** The console's read queries and the account-scoped API key operations. */
+  readonly console: KyselyConsoleStore;
+
+  constructor(readonly db: Kysely<Database>, readonly dialect: 'sqlite' | 'postgres', private readonly onClose: () => Promise<void>, private readonly options: KyselyStoreOptions = {}) {
+    this.externalLimiter = options.rateLimiter;
+    this.events = new KyselyEventStore(db, dialect);
+    this.security = new KyselySecurityStore(db);
+    this.audit = new KyselyAuditStore(db, dialect);
+    this.console = new KyselyConsoleStore(db);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.subscriptions].map((s) => s.close()));
+    this.subscriptions.clear();
+    await this.onClose();
+  }
+
+  async ping(): Promise<void> {
+    await sql`select 1`.execute(this.db);
+    // Sends and verifies cannot be served without the limiter either.
+    await this.externalLimiter?.ping();
+  }
+
+  /**
+   * Calls `onQueued` soon after any node (this one included) queues a message, so that an idle worker
+   * starts at once rather than at its next poll. PostgreSQL only (LISTEN/NOTIFY, reconnecting after
+   * a drop); on SQLite only this process writes, and it wakes its worker itself, so this is a no-op.
+   */
+  listenForQueuedMessages(onQueued: () => void): Subscription {
+    if (!this.options.listen) return { close: async () => undefined };
+    const subscription = this.options.listen(onQueued);
+    this.subscriptions.add(subscription);
+    return {
+      close: async () => {
+        this.subscriptions.delete(subscription);
+        await subscription.close();
+      },
+    };
+  }
+
+  // --- accounts and API keys ---
+
+  async findOrCreateAccount(name: string, id: string, now: number): Promise<AccountRecord> {
+    await this.db.insertInto('accounts').values({ id, name, created_at: now }).onConflict((oc) => oc.column('name').doNothing()).execute();
+    const row = await this.db.selectFrom('accounts').selectAll().where('name', '=', name).executeTakeFirstOrThrow();
+    return { id: row.id, name: row.name, createdAt: Number(row.created_at) };
+  }
+
+  async insertApiKey(key: { id: string; accountId: string; keyHash: string; keyPrefix: string; scopes: string[]; label: string | null; createdAt: number }): Promise<void> {
+    await this.db.insertInto('api_keys').values({
+      id: key.id, account_id: key.accountId, key_hash: key.keyHash, key_prefix: key.keyPrefix,
+      scopes: key.scopes.join(' '), label: key.label, created_at: key.createdAt, revoked_at: null,
+    // The same key inserted twice is one key: several nodes starting at once on an empty database all
+    // create TWOFA_BOOTSTRAP_API_KEY, and all but the first find it there. (Random keys never collide.)
+    }).onConflict((oc) => oc.column('key_hash').doNothing()).execute();
+  }
+
+  private apiKeyQuery() {
+    return this.db.selectFrom('api_keys').innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+      .select(['api_keys.id', 'api_keys.account_id', 'accounts.name as account_name', 'api_keys.key_prefix', 'api_keys.scopes',
+        'api_keys.label', 'api_keys.created_at', 'api_keys.revoked_at']);
+  }
+
+  async findApiKeyByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
+    const row = await this.apiKeyQuery().where('api_keys.key_hash', '=', keyHash).executeTakeFirst();
+    return row && toApiKey(row);
+  }
+
+  async listApiKeys(): Promise<ApiKeyRecord[]> {
+    const rows = await this.apiKeyQuery().orderBy('api_keys.created_at').execute();
+    return rows.map(toApiKey);
+  }
+
+  async revokeApiKey(idOrPrefix: string, now: number): Promise<boolean> {
+    const result = await this.db.updateTable('api_keys').set({ revoked_at: now })
+      .where((eb) => eb.or([eb('id', '=', idOrPrefix), eb('key_prefix', '=', idOrPrefix)]))
+      .where('revoked_at', 'is', null).executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  async countActiveApiKeys(): Promise<number> {
+    const row = await this.db.selectFrom('api_keys').select((eb) => eb.fn.countAll<number>().as('n')).where('revoked_at', 'is', null).executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  // --- applications ---
+
+  async insertApplication(app: ApplicationRecord): Promise<void> {
+    await this.db.insertInto('applications').values(fromApplication(app)).execute();
+  }
+
+  async getApplication(accountId: string, id: string): Promise<ApplicationRecord | undefined> {
+    const row = await this.db.selectFrom('applications').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+    return row && toApplication(row);
+  }
+
+  async listApplications(accountId: string): Promise<ApplicationRecord[]> {
+    const rows = await this.db.selectFrom('applications').selectAll().where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
+    return rows.map(toApplication);
+  }
+
+  async updateApplication(app: ApplicationRecord): Promise<void> {
+    const { id, account_id, created_at, ...changes } = fromApplication(app);
+    void created_at;
+    await this.db.updateTable('applications').set(changes).where('id', '=', id).where('account_id', '=', account_id).execute();
+  }
+
+  // --- 2FA message templates ---
+
+  async insertMessageTemplate(template: MessageTemplateRecord): Promise<void> {
+    await this.db.insertInto('message_templates').values(fromTemplate(template)).execute();
+  }
+
+  async getMessageTemplate(accountId: string, applicationId: string, id: string): Promise<MessageTemplateRecord | undefined> {
+    const row = await this.db.selectFrom('message_templates').selectAll()
+      .where('id', '=', id).where('application_id', '=', applicationId).where('account_id', '=', accountId).executeTakeFirst();
+    return row && toTemplate(row);
+  }
+
+  async listMessageTemplates(accountId: string, applicationId: string): Promise<MessageTemplateRecord[]> {
+    const rows = await this.db.selectFrom('message_templates').selectAll()
+      .where('application_id', '=', applicationId).where('account_id', '=', accountId).orderBy('created_at').orderBy('id').execute();
+    return rows.map(toTemplate);
+  }
+
+  async updateMessageTemplate(template: MessageTemplateRecord): Promise<void> {
+    const { id, account_id, application_id, created_at, kind, ...changes } = fromTemplate(template);
+    void created_at; void kind;
+    await this.db.updateTable('message_templates').set(changes)
+      .where('id', '=', id).where('application_id', '=', application_id).where('account_id', '=', account_id).execute();
+  }
+
+  // --- email templates ---
+
+  async insertEmailTemplate(accountId: string, fields: EmailTemplateFields, now: number): Promise<EmailTemplateRecord> {
+    const row = await this.db.insertInto('email_templates').values({
+      account_id: accountId, name: fields.name, from_address: fields.from, subject: fields.subject, html: fields.html,
+      text: fields.text, created_at: now, updated_at: now,
+    }).returningAll().executeTakeFirstOrThrow();
+    return toEmailTemplate(row);
+  }
+
+  async getEmailTemplate(accountId: string, id: number): Promise<EmailTemplateRecord | undefined> {
+    const row = await this.db.selectFrom('email_templates').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+    return row && toEmailTemplate(row);
+  }
+
+  async listEmailTemplates(accountId: string): Promise<EmailTemplateRecord[]> {
+    const rows = await this.db.selectFrom('email_templates').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
+    return rows.map(toEmailTemplate);
+  }
+
+  async updateEmailTemplate(accountId: string, id: number, fields: EmailTemplateFields, now: number): Promise<EmailTemplateRecord | undefined> {
+    const row = await this.db.updateTable('email_templates').set({
+      name: fields.name, from_address: fields.from, subject: fields.subject, html: fields.html, text: fields.text, updated_at: now,
+    }).where('id', '=', id).where('account_id', '=', accountId).returningAll().executeTakeFirst();
+    return row && toEmailTemplate(row);
+  }
+
+  async deleteEmailTemplate(accountId: string, id: number): Promise<boolean> {
+    const result = await this.db.deleteFrom('email_templates').where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  async messagesUsingEmailTemplate(accountId: string, id: number): Promise<string[]> {
+    const rows = await this.db.selectFrom('message_templates').select('id')
+      .where('account_id', '=', accountId).where('kind', '=', 'email').where('email_template_id', '=', id).execute();
+    return rows.map((r) => r.id);
+  }
+
+  // --- PINs ---
+
+  async createPin(input: NewPin, limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome> {
+    return this.db.transaction().execute(async (trx) => {
+      const outcome = await this.consumeWithin(trx, limits, now);
+      if (!outcome.allowed) return outcome;
+      const p = input.pin;
+      await trx.insertInto('pins').values({
+        id: p.id, account_id: p.accountId, application_id: p.applicationId, message_id: p.messageId, channel: p.channel,
+        destination: p.destination, pin_hash: p.pinHash, pin_ciphertext: p.pinCiphertext, attempts_left: p.attemptsLeft,
+        allow_multiple_verifications: p.allowMultipleVerifications ? 1 : 0, created_at: p.createdAt, expires_at: p.expiresAt,
+        verified_at: null, locked_at: null, delivery_status: p.deliveryStatus, delivery_error: null, sent_at: null, send_count: 1,
+        delivery_transport: null, provider_message_id: null, delivered_at: null, country: p.country ?? null,
+      }).execute();
+      if (input.outbox) await this.insertOutbox(trx, input.outbox, p.id, p.accountId, p.channel, now);
+      return outcome;
+    });
+  }
+
+  async queueResend(pinId: string, channel: Channel, outbox: { id: string; request: DeliveryRequest } | undefined, limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome | { allowed: true; ended: true }> {
+    return this.db.transaction().execute(async (trx) => {
+      const pin = await trx.selectFrom('pins').select(['account_id', 'pin_ciphertext', 'expires_at', 'locked_at', 'verified_at'])
+        .where('id', '=', pinId).executeTakeFirst();
+      if (!pin || pin.pin_ciphertext === null || Number(pin.expires_at) <= now || pin.locked_at !== null || pin.verified_at !== null) {
+        return { allowed: true as const, ended: true as const };
+      }
+      const outcome = await this.consumeWithin(trx, limits, now);
+      if (!outcome.allowed) return outcome;
+      if (outbox) {
+        await this.insertOutbox(trx, outbox, pinId, pin.account_id, channel, now);
+        await trx.updateTable('pins').set((eb) => ({ send_count: eb('send_count', '+', 1), delivery_status: 'queued' })).where('id', '=', pinId).execute();
+      }
+      return outcome;
+    });
+  }
+
+  private async insertOutbox(trx: Db, outbox: { id: string; request: DeliveryRequest }, pinId: string, accountId: string, channel: Channel, now: number, eventAt = now): Promise<void> {
+    await trx.insertInto('outbox').values({
+      id: outbox.id, pin_id: pinId, account_id: accountId, channel, request: JSON.stringify(outbox.request), state: 'pending',
+      attempts: 0, next_attempt_at: now, lease_until: 0, last_error: null, created_at: now, updated_at: now, transport: null, provider_message_id: null,
+    }).execute();
+    await this.addEvent(trx, { pinId, accountId, at: eventAt, event: 'queued', channel });
+    // Delivered to every listening node when (and only if) this transaction commits; PostgreSQL folds
+    // the notifications of one transaction on one channel into one.
+    if (this.dialect === 'postgres') await sql`select pg_notify(${OUTBOX_CHANNEL}, '')`.execute(trx);
+  }
+
+  /** Appends to a PIN's delivery history; part of the transaction of the change it records. */
+  private async addEvent(trx: Db, e: { pinId: string; accountId: string; at: number; event: DeliveryEventKind; channel?: string | null; transport?: string | null; providerMessageId?: string | null; error?: string | null }): Promise<void> {
+    await trx.insertInto('delivery_events').values({
+      id: nextEventId(), pin_id: e.pinId, account_id: e.accountId, at: e.at, event: e.event, channel: e.channel ?? null,
+      transport: e.transport ?? null, provider_message_id: e.providerMessageId ?? null, error: e.error ?? null,
+    }).execute();
+  }
+
+  /** Records an outcome of an outbox row in the history of its PIN. */
+  private async addOutboxEvent(trx: Db, outboxId: string, at: number, event: DeliveryEventKind, details: { transport?: string | null; providerMessageId?: string | null; error?: string | null } = {}): Promise<void> {
+    const row = await trx.selectFrom('outbox').select(['pin_id', 'account_id', 'channel']).where('id', '=', outboxId).executeTakeFirst();
+    if (row) await this.addEvent(trx, { pinId: row.pin_id, accountId: row.account_id, at, event, channel: row.channel, ...details });
+  }
+
+  async getPin(accountId: string, pinId: string): Promise<PinRecord | undefined> {
+    const row = await this.db.selectFrom('pins').selectAll().where('id', '=', pinId).where('account_id', '=', accountId).executeTakeFirst();
+    return row && toPin(row);
+  }
+
+  async consumeRateLimits(limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome> {
+    if (this.externalLimiter) return this.externalLimiter.consumeRateLimits(limits, now);
+    return this.db.transaction().execute((trx) => this.consumeWithin(trx, limits, now));
+  }
+
+  async countVerificationAttempt(pinId: string, now: number): Promise<PinRecord | undefined> {
+    // Race gate: the attempt is written before the PIN is compared, so concurrent requests can
+    // neither exceed pinAttempts nor all see the same "attempts left".
+    const row = await this.db.updateTable('pins')
+      .set((eb) => ({ attempts_left: eb('attempts_left', '-', 1) }))
+      .where('id', '=', pinId)
+      .where('attempts_left', '>', 0)
+      .where('expires_at', '>', now)
+      .where('locked_at', 'is', null)
+      .where((eb) => eb.or([eb('verified_at', 'is', null), eb('allow_multiple_verifications', '=', 1)]))
+      .returningAll()
+      .executeTakeFirst();
+    return row && toPin(row);
+  }
+
+  async markPinVerified(pinId: string, now: number, allowMultiple: boolean): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      // Second race gate: without multiple verifications only the request that flips verified_at wins.
+      let query = trx.updateTable('pins')
+        .set((eb) => ({ verified_at: eb.fn.coalesce('verified_at', eb.val(now)), pin_ciphertext: null }))
+        .where('id', '=', pinId);
+      if (!allowMultiple) query = query.where('verified_at', 'is', null);
+      const result = await query.executeTakeFirst();
+      const won = Number(result.numUpdatedRows) > 0;
+      if (won) await this.events.enqueuePinEvent(trx, 'pin.verified', pinId, now, { status: 'verified' });
+      return won;
+    });
+  }
+
+  async lockPin(pinId: string, now: number): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const result = await trx.updateTable('pins').set({ locked_at: now, pin_ciphertext: null })
+        .where('id', '=', pinId).where('attempts_left', '=', 0).where('locked_at', 'is', null).executeTakeFirst();
+      if (Number(result.numUpdatedRows) > 0) await this.events.enqueuePinEvent(trx, 'pin.locked', pinId, now, { status: 'locked' });
+    });
+  }
+
+  async erasePinCiphertext(pinId: string): Promise<void> {
+    await this.db.updateTable('pins').set({ pin_ciphertext: null }).where('id', '=', pinId).execute();
+  }
+
+  async listVerifications(accountId: string, applicationId: string, destination: string, filter: { verified?: boolean; sent?: boolean }, limit: number): Promise<VerificationRow[]> {
+    let query = this.db.selectFrom('pins').select(['destination', 'verified_at', 'sent_at'])
+      .where('application_id', '=', applicationId).where('destination', '=', destination).where('account_id', '=', accountId);
+    if (filter.verified !== undefined) query = query.where('verified_at', filter.verified ? 'is not' : 'is', null);
+    if (filter.sent !== undefined) query = query.where('sent_at', filter.sent ? 'is not' : 'is', null);
+    const rows = await query.orderBy('created_at', 'desc').limit(limit).execute();
+    return rows.map((r) => ({ destination: r.destination, verifiedAt: nullableNumber(r.verified_at), sentAt: nullableNumber(r.sent_at) }));
+  }
+
+  // --- rate limits ---
+
+  /**
+   * Sliding-window limits, all checked before any is counted, inside the caller's transaction. On
+   * SQLite the single connection serialises transactions; on PostgreSQL an advisory lock per key does
+   * (taken in key order, so two requests sharing keys cannot deadlock). The lock is held until the
+   * transaction ends, so the next request on a key sees this one's hit (or the refusal's nothing).
+   *
+   * With an external limiter (Redis) the hits are counted there, before the caller's write: if that
+   * write then fails (database error), the counted hits stay. A limit may so count a request that
+   * was never served; it never admits one too many.
+   */
+  private async consumeWithin(trx: Transaction<Database>, limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome> {
+    if (limits.length === 0) return { allowed: true };
+    if (this.externalLimiter) return this.externalLimiter.consumeRateLimits(limits, now);
+    if (this.dialect === 'postgres') {
+      for (const key of [...new Set(limits.map((l) => l.key))].sort()) {
+        await sql`select pg_advisory_xact_lock(${advisoryLockKey(key)}::bigint)`.execute(trx);
+      }
+    }
+    for (const check of limits) {
+      const buckets = await trx.selectFrom('rate_limit_buckets').select(['hits', 'last_at'])
+        .where('key', '=', check.key).where('last_at', '>', now - check.windowMs).orderBy('last_at').execute();
+      const total = buckets.reduce((sum, b) => sum + Number(b.hits), 0);
+      if (total < check.limit) continue;
+      const counted = buckets.map((b) => ({ hits: Number(b.hits), lastAt: Number(b.last_at) }));
+      return { allowed: false, key: check.key, retryAfterMs: retryAfterMs(counted, total, check.limit, check.windowMs, now) };
+    }
+    for (const check of limits) {
+      const bucketStart = bucketStartOf(now, check.windowMs);
+      await trx.insertInto('rate_limit_buckets')
+        .values({ key: check.key, bucket_start: bucketStart, hits: 1, last_at: now, expires_at: now + check.windowMs })
+        .onConflict((oc) => oc.columns(['key', 'bucket_start']).doUpdateSet((eb) => ({
+          hits: eb('rate_limit_buckets.hits', '+', 1),
+          last_at: eb.ref('excluded.last_at'),
+          expires_at: eb.ref('excluded.expires_at'),
+        })))
+        .execute();
+    }
+    return { allowed: true };
+  }
+
+  // --- outbox ---
+
+  async claimOutbox(now: number, leaseUntil: number, max: number): Promise<OutboxRecord[]> {
+    let claim = this.db.updateTable('outbox')
+      .set((eb) => ({ lease_until: leaseUntil, attempts: eb('attempts', '+', 1), updated_at: now }))
+      .where('id', 'in', (eb) => {
+        let due = eb.selectFrom('outbox').select('id').where('state', '=', 'pending').where('next_attempt_at', '<=', now)
+          .where('lease_until', '<=', now).orderBy('next_attempt_at').limit(max);
+        // Several nodes claim from one PostgreSQL: skip rows another node is claiming right now.
+        if (this.dialect === 'postgres') due = due.forUpdate().skipLocked();
+        return due;
+      });
+    // On SQLite the statement runs alone on the one connection, so the rows picked are still pending;
+    // saying so again would make SQLite walk every pending row (the whole backlog, on each claim)
+    // rather than look the picked ids up by primary key.
+    if (this.dialect === 'postgres') claim = claim.where('state', '=', 'pending');
+    const rows = await claim.returningAll().execute();
+    // RETURNING gives no order (on PostgreSQL it follows the physical rows): oldest first, so that
+    // messages queued one after the other are handed over in that order.
+    rows.sort((x, y) => Number(x.next_attempt_at) - Number(y.next_attempt_at) || Number(x.created_at) - Number(y.created_at));
+    return rows.map((r) => ({
+      id: r.id, pinId: r.pin_id, accountId: r.account_id, channel: r.channel, request: JSON.parse(r.request) as DeliveryRequest,
+      attempts: r.attempts, createdAt: Number(r.created_at),
+    }));
+  }
+
+  async completeOutbox(id: string, pinId: string, now: number, accepted?: { transport: string; providerMessageId?: string | undefined }): Promise<void> {
+    const transport = accepted?.transport ?? null;
+    const providerMessageId = accepted?.providerMessageId ?? null;
+    await this.db.transaction().execute(async (trx) => {
+      await trx.updateTable('outbox').set({ state: 'done', updated_at: now, last_error: null, transport, provider_message_id: providerMessageId }).where('id', '=', id).execute();
+      await trx.updateTable('pins').set((eb) => ({
+        delivery_status: 'sent', delivery_error: null, sent_at: eb.fn.coalesce('sent_at', eb.val(now)),
+        delivery_transport: transport, provider_message_id: providerMessageId,
+      })).where('id', '=', pinId).execute();
+      await this.addOutboxEvent(trx, id, now, 'sent', { transport, providerMessageId });
+      await this.events.enqueuePinEvent(trx, 'pin.sent', pinId, now, { status: 'sent', transport });
+    });
+  }
+
+  async retryOutbox(id: string, nextAttemptAt: number, error: string, now: number): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.updateTable('outbox').set({ next_attempt_at: nextAttemptAt, lease_until: 0, last_error: error, updated_at: now }).where('id', '=', id).execute();
+      await this.addOutboxEvent(trx, id, now, 'retried', { error });
+    });
+  }
+
+  async failOutbox(id: string, pinId: string, error: string, now: number, state: 'failed' | 'cancelled'): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.updateTable('outbox').set({ state, last_error: error, updated_at: now }).where('id', '=', id).execute();
+      await this.addOutboxEvent(trx, id, now, state, { error });
+      if (state === 'failed') {
+        // A failed resend does not undo an earlier successful delivery of the same PIN.
+        const failed = await trx.updateTable('pins').set({ delivery_status: 'failed', delivery_error: error })
+          .where('id', '=', pinId).where('sent_at', 'is', null).executeTakeFirst();
+        if (Number(failed.numUpdatedRows) > 0) await this.events.enqueuePinEvent(trx, 'pin.failed', pinId, now, { status: 'failed', error });
+      }
+    });
+  }
+
+  async recordReceipt(receipt: ReceiptInput, failover?: ReceiptFailover): Promise<{ pinId: string; accountId: string; requeued: boolean } | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      const row = await trx.selectFrom('outbox').select(['id', 'pin_id', 'account_id', 'channel', 'request'])
+        .where('provider_message_id', '=', receipt.providerMessageId).where('transport', '=', receipt.transport).executeTakeFirst();
+      if (!row) return undefined;
+      // A provider may repeat a receipt: the repetition changes the history, never the events or the route.
+      const before = await trx.selectFrom('pins').select(['delivery_status', 'provider_message_id']).where('id', '=', row.pin_id).executeTakeFirst();
+      const repeated = before?.delivery_status === receipt.status && before.provider_message_id === receipt.providerMessageId;
+      const applied = await trx.updateTable('pins').set({
+        delivery_status: receipt.status,
+        delivered_at: receipt.status === 'delivered' ? receipt.at : null,
+        delivery_error: receipt.status === 'undelivered' ? (receipt.error ?? 'undelivered') : null,
+      // Only the receipt for the latest message counts: a late receipt of an earlier send does not overwrite it.
+      }).where('id', '=', row.pin_id).where('provider_message_id', '=', receipt.providerMessageId).executeTakeFirst();
+      await this.addEvent(trx, {
+        pinId: row.pin_id, accountId: row.account_id, at: receipt.at, event: receipt.status, channel: row.channel,
+        transport: receipt.transport, providerMessageId: receipt.providerMessageId, error: receipt.error ?? null,
+      });
+      const current = Number(applied.numUpdatedRows) > 0 && !repeated;
+      const requeued = current && receipt.status === 'undelivered' && failover !== undefined
+        && await this.requeueForFailover(trx, row, receipt.transport, receipt.at, failover);
+      // Events follow the PIN's latest message only; an undelivered one that fails over is not a failure yet.
+      const now = failover?.now ?? receipt.at;
+      if (current && receipt.status === 'delivered') {
+        await this.events.enqueuePinEvent(trx, 'pin.delivered', row.pin_id, now, { status: 'delivered', transport: receipt.transport });
+      } else if (current && !requeued && !(await this.hasPendingMessage(trx, row.pin_id))) {
+        await this.events.enqueuePinEvent(trx, 'pin.failed', row.pin_id, now, { status: 'undelivered', error: receipt.error ?? 'undelivered', transport: receipt.transport });
+      }
+      return { pinId: row.pin_id, accountId: row.account_id, requeued };
+    });
+  }
+
+  /**
+   * Queues the message of an undelivered receipt again, for the members of the channel's failover
+   * route not yet tried for it: only when the receipt's transport is a member, the PIN is live (not
+   * expired, verified or locked) and nothing else is queued for it. Each member is tried at most
+   * once this way: the skip list grows by one per receipt and goes with the new row.
+   */
+  private async requeueForFailover(trx: Transaction<Database>, row: { pin_id: string; account_id: string; channel: Channel; request: string }, transport: string, receiptAt: number, failover: ReceiptFailover): Promise<boolean> {
+    const members = failover.routes[row.channel];
+    if (members === undefined || !members.includes(transport)) return false;
+    const request = JSON.parse(row.request) as DeliveryRequest;
+    const skip = [...new Set([...(request.skipTransports ?? []), transport])];
+    if (!members.some((m) => !skip.includes(m))) return false;
+    const pin = await trx.selectFrom('pins').select(['pin_ciphertext', 'expires_at', 'verified_at', 'locked_at']).where('id', '=', row.pin_id).executeTakeFirst();
+    if (!pin || pin.pin_ciphertext === null || Number(pin.expires_at) <= failover.now || pin.verified_at !== null || pin.locked_at !== null) return false;
+    if (await this.hasPendingMessage(trx, row.pin_id)) return false;
+    // The history sorts by time: the new message follows the receipt even when the provider's clock is ahead.
+    await this.insertOutbox(trx, { id: randomUUID(), request: { ...request, skipTransports: skip } }, row.pin_id, row.account_id, row.channel, failover.now, Math.max(failover.now, receiptAt));
+    // The PIN no longer names the undelivered message, so a repeated or late receipt of it cannot
+    // overwrite the state of the message now on its way.
+    await trx.updateTable('pins').set({ delivery_status: 'queued', delivery_transport: null, provider_message_id: null }).where('id', '=', row.pin_id).execute();
+    return true;
+  }
+
+  /** Whether a message of the PIN is queued or awaiting a retry (a resend, or a failover already under way). */
+  private async hasPendingMessage(trx: Db, pinId: string): Promise<boolean> {
+    const pending = await trx.selectFrom('outbox').select('id').where('pin_id', '=', pinId).where('state', '=', 'pending').executeTakeFirst();
+    return pending !== undefined;
+  }
+
+  async listDeliveryEvents(accountId: string, pinId: string): Promise<DeliveryEvent[]> {
+    const rows = await this.db.selectFrom('delivery_events').selectAll().where('pin_id', '=', pinId).where('account_id', '=', accountId)
+      .orderBy('at').orderBy('id').execute();
+    return rows.map((r) => ({
+      at: Number(r.at), event: r.event as DeliveryEventKind, channel: r.channel as Channel | null, transport: r.transport,
+      providerMessageId: r.provider_message_id, error: r.error,
+    }));
+  }
+
+  async releaseOutbox(ids: string[], now: number): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.updateTable('outbox').set({ lease_until: 0, updated_at: now }).where('id', 'in', ids).where('state', '=', 'pending').execute();
+  }
+
+  async countPendingOutbox(): Promise<number> {
+    const row = await this.db.selectFrom('outbox').select((eb) => eb.fn.countAll<number>().as('n')).where('state', '=', 'pending').executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  // --- housekeeping ---
+
+  async purge(now: number, retentionMs: number): Promise<{ erased: number; deleted: number }> {
+    // Accounts subscribed to pin.expired get an event per PIN (bounded per run); the rest are erased at once.
+    const expired = await this.events.expirePins(now);
+    const erased = await this.db.updateTable('pins').set({ pin_ciphertext: null })
+      .where('expires_at', '<=', now).where('pin_ciphertext', 'is not', null)
+      .where('account_id', 'not in', this.events.expirySubscribers(this.db)).executeTakeFirst();
+    const cutoff = now - retentionMs;
+    await this.events.purgeEnded(cutoff);
+    const deleted = await this.db.deleteFrom('pins').where('expires_at', '<=', cutoff).executeTakeFirst();
+    await this.db.deleteFrom('outbox').where('state', '!=', 'pending').where('updated_at', '<=', cutoff).execute();
+    await this.db.deleteFrom('delivery_events').where('at', '<=', cutoff).execute();
+    // Messages of PINs that expired before they could be delivered are of no use to anyone.
+    await this.db.updateTable('outbox').set({ state: 'cancelled', last_error: 'PIN expired before delivery', updated_at: now })
+      .where('state', '=', 'pending')
+      .where('pin_id', 'in', (eb) => eb.selectFrom('pins').select('id').where('expires_at', '<=', now))
+      .execute();
+    await this.db.deleteFrom('rate_limit_buckets').where('expires_at', '<=', now).execute();
+    return { erased: expired + Number(erased.numUpdatedRows), deleted: Number(deleted.numDeletedRows) };
+  }
+}
+
+/**
+ * Event ids sort in the order the events were written (wall-clock time, then a per-process counter),
+ * so a history whose events share a timestamp still reads in order.
+ */
+let eventCounter = 0;
+function nextEventId(): string {
+  eventCounter = (eventCounter + 1) % 1_000_000;
+  return `${Date.now().toString(36).padStart(9, '0')}-${eventCounter.toString(36).padStart(4, '0')}-${randomUUID().slice(0, 8)}`;
+}
+
+// --- row mapping ---
+
+function nullableNumber(value: number | string | null): number | null {
+  return value === null ? null : Number(value);
+}
+
+function toApiKey(row: { id: string; account_id: string; account_name: string; key_prefix: string; scopes: string; label: string | null; created_at: number; revoked_at: number | null }): ApiKeyRecord {
+  return {
+    id: row.id, accountId: row.account_id, accountName: row.account_name, keyPrefix: row.key_prefix,
+    scopes: row.scopes.split(' ').filter((s) => s.length > 0), label: row.label, createdAt: Number(row.created_at), revokedAt: nullableNumber(row.revoked_at),
+  };
+}
+
+function toApplication(row: Selectable<ApplicationsTable>): ApplicationRecord {
+  return {
+    id: row.id, accountId: row.account_id, name: row.name, enabled: row.enabled === 1,
+    configuration: {
+      pinAttempts: row.pin_attempts,
+      allowMultiplePinVerifications: row.allow_multiple_pin_verifications === 1,
+      pinTimeToLive: row.pin_time_to_live,
+      verifyPinLimit: row.verify_pin_limit,
+      sendPinPerApplicationLimit: row.send_pin_per_application_limit,
+      sendPinPerPhoneNumberLimit: row.send_pin_per_phone_number_limit,
+    },
+    createdAt: Number(row.created_at), updatedAt: Number(row.updated_at),
+  };
+}
+
+function fromApplication(app: ApplicationRecord): Selectable<ApplicationsTable> {
+  const c = app.configuration;
+  return {
+    id: app.id, account_id: app.accountId, name: app.name, enabled: app.enabled ? 1 : 0,
+    pin_attempts: c.pinAttempts, allow_multiple_pin_verifications: c.allowMultiplePinVerifications ? 1 : 0,
+    pin_time_to_live: c.pinTimeToLive, verify_pin_limit: c.verifyPinLimit,
+    send_pin_per_application_limit: c.sendPinPerApplicationLimit, send_pin_per_phone_number_limit: c.sendPinPerPhoneNumberLimit,
+    created_at: app.createdAt, updated_at: app.updatedAt,
+  };
+}
+
+function toTemplate(row: Selectable<MessageTemplatesTable>): MessageTemplateRecord {
+  const base = {
+    id: row.id, accountId: row.account_id, applicationId: row.application_id, pinType: row.pin_type as PinType,
+    pinLength: row.pin_length, createdAt: Number(row.created_at), updatedAt: Number(row.updated_at),
+  };
+  if (row.kind === 'email') {
+    return { ...base, kind: 'email', emailTemplateId: Number(row.email_template_id), from: row.email_from, landingPageId: row.landing_page_id };
+  }
+  return {
+    ...base, kind: 'sms_voice', messageText: row.message_text ?? '', senderId: row.sender_id, language: row.language ?? 'en',
+    voiceName: row.voice_name, repeatDtmf: row.repeat_dtmf, speechRate: row.speech_rate === null ? null : Number(row.speech_rate),
+    regional: row.regional === null ? null : JSON.parse(row.regional),
+  };
+}
+
+function fromTemplate(t: MessageTemplateRecord): Selectable<MessageTemplatesTable> {
+  const common = {
+    id: t.id, account_id: t.accountId, application_id: t.applicationId, kind: t.kind, pin_type: t.pinType, pin_length: t.pinLength,
+    created_at: t.createdAt, updated_at: t.updatedAt,
+  };
+  if (t.kind === 'email') {
+    return {
+      ...common, message_text: null, sender_id: null, language: null, voice_name: null, repeat_dtmf: null, speech_rate: null, regional: null,
+      email_template_id: t.emailTemplateId, email_from: t.from, landing_page_id: t.landingPageId,
+    };
+  }
+  return {
+    ...common, message_text: t.messageText, sender_id: t.senderId, language: t.language, voice_name: t.voiceName, repeat_dtmf: t.repeatDtmf,
+    speech_rate: t.speechRate, regional: t.regional === null ? null : JSON.stringify(t.regional),
+    email_template_id: null, email_from: null, landing_page_id: null,
+  };
+}
+
+function toEmailTemplate(row: Selectable<EmailTemplatesTable>): EmailTemplateRecord {
+  return {
+    id: Number(row.id), accountId: row.account_id, name: row.name, from: row.from_address, subject: row.subject, html: row.html,
+    text: row.text, createdAt: Number(row.created_at), updatedAt: Number(row.updated_at),
+  };
+}
+
+function toPin(row: Selectable<PinsTable>): PinRecord {
+  return {
+    id: row.id, accountId: row.account_id, applicationId: row.application_id, messageId: row.message_id, channel: row.channel,
+    destination: row.destination, pinHash: row.pin_hash, pinCiphertext: row.pin_ciphertext, attemptsLeft: row.attempts_left,
+    allowMultipleVerifications: row.allow_multiple_verifications === 1, createdAt: Number(row.created_at), expiresAt: Number(row.expires_at),
+    verifiedAt: nullableNumber(row.verified_at), lockedAt: nullableNumber(row.locked_at), deliveryStatus: row.delivery_status as DeliveryStatus,
+    deliveryError: row.delivery_error, sentAt: nullableNumber(row.sent_at), sendCount: row.send_count,
+    deliveryTransport: row.delivery_transport, providerMessageId: row.provider_message_id, deliveredAt: nullableNumber(row.delivered_at),
+  };
+}

@@ -1,0 +1,287 @@
+// One migration set for every dialect. Kysely hides the dialect from migrations by design, so the
+// few places that differ take it as a parameter.
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { advisoryLockKey } from './postgres/advisory-lock.js';
+
+export type SqlDialect = 'sqlite' | 'postgres';
+
+function migrations(dialect: SqlDialect): Record<string, Migration> {
+  const bigint = dialect === 'postgres' ? 'bigint' : 'integer';
+  return {
+    '0001_initial': {
+      async up(db: Kysely<unknown>) {
+        await db.schema.createTable('accounts')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('name', 'text', (c) => c.notNull().unique())
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .execute();
+
+        await db.schema.createTable('api_keys')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+          .addColumn('key_hash', 'text', (c) => c.notNull().unique())
+          .addColumn('key_prefix', 'text', (c) => c.notNull())
+          .addColumn('scopes', 'text', (c) => c.notNull())
+          .addColumn('label', 'text')
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addColumn('revoked_at', bigint)
+          .execute();
+
+        await db.schema.createTable('applications')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('enabled', 'integer', (c) => c.notNull())
+          .addColumn('pin_attempts', 'integer', (c) => c.notNull())
+          .addColumn('allow_multiple_pin_verifications', 'integer', (c) => c.notNull())
+          .addColumn('pin_time_to_live', 'text', (c) => c.notNull())
+          .addColumn('verify_pin_limit', 'text', (c) => c.notNull())
+          .addColumn('send_pin_per_application_limit', 'text', (c) => c.notNull())
+          .addColumn('send_pin_per_phone_number_limit', 'text', (c) => c.notNull())
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addColumn('updated_at', bigint, (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('applications_account').on('applications').columns(['account_id', 'created_at']).execute();
+
+        await db.schema.createTable('email_templates')
+          .addColumn('id', dialect === 'postgres' ? 'bigserial' : 'integer', (c) =>
+            dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement())
+          .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+          .addColumn('name', 'text', (c) => c.notNull())
+          .addColumn('from_address', 'text')
+          .addColumn('subject', 'text', (c) => c.notNull())
+          .addColumn('html', 'text')
+          .addColumn('text', 'text')
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addColumn('updated_at', bigint, (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('email_templates_account').on('email_templates').columns(['account_id', 'id']).execute();
+
+        await db.schema.createTable('message_templates')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+          .addColumn('application_id', 'text', (c) => c.notNull().references('applications.id'))
+          .addColumn('kind', 'text', (c) => c.notNull())
+          .addColumn('pin_type', 'text', (c) => c.notNull())
+          .addColumn('pin_length', 'integer', (c) => c.notNull())
+          .addColumn('message_text', 'text')
+          .addColumn('sender_id', 'text')
+          .addColumn('language', 'text')
+          .addColumn('voice_name', 'text')
+          .addColumn('repeat_dtmf', 'text')
+          .addColumn('speech_rate', dialect === 'postgres' ? 'double precision' : 'real')
+          .addColumn('regional', 'text')
+          .addColumn('email_template_id', bigint)
+          .addColumn('email_from', 'text')
+          .addColumn('landing_page_id', 'text')
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addColumn('updated_at', bigint, (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('message_templates_application').on('message_templates').columns(['application_id', 'created_at']).execute();
+        await db.schema.createIndex('message_templates_email_template').on('message_templates').columns(['email_template_id']).execute();
+
+        await db.schema.createTable('pins')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('application_id', 'text', (c) => c.notNull())
+          .addColumn('message_id', 'text', (c) => c.notNull())
+          .addColumn('channel', 'text', (c) => c.notNull())
+          .addColumn('destination', 'text', (c) => c.notNull())
+          .addColumn('pin_hash', 'text', (c) => c.notNull())
+          .addColumn('pin_ciphertext', 'text')
+          .addColumn('attempts_left', 'integer', (c) => c.notNull())
+          .addColumn('allow_multiple_verifications', 'integer', (c) => c.notNull())
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addColumn('expires_at', bigint, (c) => c.notNull())
+          .addColumn('verified_at', bigint)
+          .addColumn('locked_at', bigint)
+          .addColumn('delivery_status', 'text', (c) => c.notNull())
+          .addColumn('delivery_error', 'text')
+          .addColumn('sent_at', bigint)
+          .addColumn('send_count', 'integer', (c) => c.notNull())
+          .execute();
+        // Verification status looks PINs up by application and destination, newest first.
+        await db.schema.createIndex('pins_application_destination').on('pins').columns(['application_id', 'destination', 'created_at']).execute();
+        // The purge job walks PINs by expiry.
+        await db.schema.createIndex('pins_expires_at').on('pins').columns(['expires_at']).execute();
+
+        await db.schema.createTable('outbox')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('pin_id', 'text', (c) => c.notNull())
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('channel', 'text', (c) => c.notNull())
+          .addColumn('request', 'text', (c) => c.notNull())
+          .addColumn('state', 'text', (c) => c.notNull())
+          .addColumn('attempts', 'integer', (c) => c.notNull())
+          .addColumn('next_attempt_at', bigint, (c) => c.notNull())
+          .addColumn('lease_until', bigint, (c) => c.notNull())
+          .addColumn('last_error', 'text')
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addColumn('updated_at', bigint, (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('outbox_due').on('outbox').columns(['state', 'next_attempt_at']).execute();
+        await db.schema.createIndex('outbox_pin').on('outbox').columns(['pin_id']).execute();
+
+        await db.schema.createTable('rate_limit_buckets')
+          .addColumn('key', 'text', (c) => c.notNull())
+          .addColumn('bucket_start', bigint, (c) => c.notNull())
+          .addColumn('hits', 'integer', (c) => c.notNull())
+          .addColumn('last_at', bigint, (c) => c.notNull())
+          .addColumn('expires_at', bigint, (c) => c.notNull())
+          .addPrimaryKeyConstraint('rate_limit_buckets_pk', ['key', 'bucket_start'])
+          .execute();
+        await db.schema.createIndex('rate_limit_buckets_expiry').on('rate_limit_buckets').columns(['expires_at']).execute();
+      },
+    },
+    '0002_delivery_tracking': {
+      async up(db: Kysely<unknown>) {
+        // Which transport took each message and the provider's id for it: delivery receipts and
+        // status callbacks are matched by these.
+        await db.schema.alterTable('outbox').addColumn('transport', 'text').execute();
+        await db.schema.alterTable('outbox').addColumn('provider_message_id', 'text').execute();
+        await db.schema.createIndex('outbox_provider_message').on('outbox').columns(['provider_message_id']).execute();
+        await db.schema.alterTable('pins').addColumn('delivery_transport', 'text').execute();
+        await db.schema.alterTable('pins').addColumn('provider_message_id', 'text').execute();
+        await db.schema.alterTable('pins').addColumn('delivered_at', bigint).execute();
+        await db.schema.createTable('delivery_events')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('pin_id', 'text', (c) => c.notNull())
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('at', bigint, (c) => c.notNull())
+          .addColumn('event', 'text', (c) => c.notNull())
+          .addColumn('channel', 'text')
+          .addColumn('transport', 'text')
+          .addColumn('provider_message_id', 'text')
+          .addColumn('error', 'text')
+          .execute();
+        await db.schema.createIndex('delivery_events_pin').on('delivery_events').columns(['pin_id', 'at']).execute();
+      },
+    },
+    '0003_event_webhooks': {
+      async up(db: Kysely<unknown>) {
+        // Webhook subscriptions of an account, and the durable outbox of the events sent to them
+        // (separate from the PIN outbox, whose rows are PIN messages).
+        await db.schema.createTable('webhook_subscriptions')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull().references('accounts.id'))
+          .addColumn('url', 'text', (c) => c.notNull())
+          .addColumn('events', 'text', (c) => c.notNull())
+          .addColumn('secret_ciphertext', 'text', (c) => c.notNull())
+          .addColumn('enabled', 'integer', (c) => c.notNull())
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addColumn('updated_at', bigint, (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('webhook_subscriptions_account').on('webhook_subscriptions').columns(['account_id', 'enabled']).execute();
+        await db.schema.createTable('event_outbox')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('subscription_id', 'text', (c) => c.notNull())
+          .addColumn('event_type', 'text', (c) => c.notNull())
+          .addColumn('pin_id', 'text', (c) => c.notNull())
+          .addColumn('payload', 'text', (c) => c.notNull())
+          .addColumn('state', 'text', (c) => c.notNull())
+          .addColumn('attempts', 'integer', (c) => c.notNull())
+          .addColumn('next_attempt_at', bigint, (c) => c.notNull())
+          .addColumn('lease_until', bigint, (c) => c.notNull())
+          .addColumn('last_error', 'text')
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addColumn('updated_at', bigint, (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('event_outbox_due').on('event_outbox').columns(['state', 'next_attempt_at']).execute();
+        await db.schema.createIndex('event_outbox_subscription').on('event_outbox').columns(['subscription_id', 'state']).execute();
+      },
+    },
+    '0004_security': {
+      async up(db: Kysely<unknown>) {
+        // Anti-fraud settings per application (JSON), the blocks the conversion breaker trips, its
+        // per-country counters, and the hash-chained audit log (one chain per account).
+        await db.schema.createTable('security_settings')
+          .addColumn('application_id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('settings', 'text', (c) => c.notNull())
+          .addColumn('updated_at', bigint, (c) => c.notNull())
+          .execute();
+        await db.schema.createTable('security_blocks')
+          .addColumn('application_id', 'text', (c) => c.notNull())
+          .addColumn('scope', 'text', (c) => c.notNull())
+          .addColumn('blocked_until', bigint, (c) => c.notNull())
+          .addColumn('reason', 'text', (c) => c.notNull())
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addPrimaryKeyConstraint('security_blocks_pk', ['application_id', 'scope'])
+          .execute();
+        await db.schema.createTable('conversion_counts')
+          .addColumn('application_id', 'text', (c) => c.notNull())
+          .addColumn('country', 'text', (c) => c.notNull())
+          .addColumn('bucket_start', bigint, (c) => c.notNull())
+          .addColumn('sends', 'integer', (c) => c.notNull())
+          .addColumn('verifies', 'integer', (c) => c.notNull())
+          .addPrimaryKeyConstraint('conversion_counts_pk', ['application_id', 'country', 'bucket_start'])
+          .execute();
+        await db.schema.createTable('audit_log')
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('seq', bigint, (c) => c.notNull())
+          .addColumn('at', bigint, (c) => c.notNull())
+          .addColumn('event', 'text', (c) => c.notNull())
+          .addColumn('application_id', 'text')
+          .addColumn('pin_id', 'text')
+          .addColumn('destination', 'text')
+          .addColumn('source_ip', 'text')
+          .addColumn('actor', 'text')
+          .addColumn('reason', 'text')
+          .addColumn('prev_hash', 'text', (c) => c.notNull())
+          .addColumn('hash', 'text', (c) => c.notNull())
+          .addPrimaryKeyConstraint('audit_log_pk', ['account_id', 'seq'])
+          .execute();
+        await db.schema.createIndex('audit_log_pin').on('audit_log').columns(['pin_id']).execute();
+      },
+    },
+    '0005_console': {
+      async up(db: Kysely<unknown>) {
+        // The console: the country of a phone destination, told from its calling code at send time
+        // (conversion per country is then a GROUP BY), and an index for the account's PINs newest first
+        // (the paged search and the statistics).
+        await db.schema.alterTable('pins').addColumn('country', 'text').execute();
+        await db.schema.createIndex('pins_account_created').on('pins').columns(['account_id', 'created_at']).execute();
+      },
+    },
+  };
+}
+
+class InCodeMigrations implements MigrationProvider {
+  constructor(private readonly dialect: SqlDialect) {}
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return migrations(this.dialect);
+  }
+}
+
+/**
+ * Name of the session advisory lock under which PostgreSQL nodes migrate (any constant of our own;
+ * Kysely's Migrator takes another one inside its transaction).
+ */
+const MIGRATION_LOCK_NAME = 'twofa:migrations';
+
+/**
+ * Brings the schema up to date; returns the names of the migrations it applied. On PostgreSQL several
+ * nodes may start at once: each takes a session advisory lock on one connection first, so one of
+ * them migrates while the others wait, then find nothing left to do. (Kysely's Migrator also locks,
+ * but only around running migrations, not around creating its own tables.) A node that dies while
+ * migrating loses its session, which releases the lock, and its transaction rolls back.
+ */
+export async function migrateToLatest(db: Kysely<unknown>, dialect: SqlDialect): Promise<string[]> {
+  if (dialect !== 'postgres') return runMigrator(db, dialect);
+  return db.connection().execute(async (connection) => {
+    await sql`select pg_advisory_lock(${advisoryLockKey(MIGRATION_LOCK_NAME)}::bigint)`.execute(connection);
+    try {
+      return await runMigrator(connection, dialect);
+    } finally {
+      await sql`select pg_advisory_unlock(${advisoryLockKey(MIGRATION_LOCK_NAME)}::bigint)`.execute(connection).catch(() => undefined);
+    }
+  });
+}
+
+async function runMigrator(db: Kysely<unknown>, dialect: SqlDialect): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: new InCodeMigrations(dialect), migrationTableName: 'twofa_migrations', migrationLockTableName: 'twofa_migrations_lock' });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,49 @@
+// The rate-limiter port. The store implements it by default (buckets in the database, consumed in the
+// same transaction as the write they guard); a Redis implementation takes the counters off the
+// database when TWOFA_REDIS_URL is set. Both run the same sliding-window bucket algorithm, so a limit
+// admits the same requests and answers the same Retry-After whichever one counts.
+import type { RateLimitCheck, RateLimitOutcome } from './store.js';
+
+export interface RateLimiter {
+  /**
+   * Checks every limit and, only if all allow the request, counts one hit on each: a refused request
+   * consumes nothing. Atomic across concurrent callers on every node.
+   */
+  consumeRateLimits(limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome>;
+}
+
+/** A rate limiter outside the database: it has its own connection to check and to close. */
+export interface ExternalRateLimiter extends RateLimiter {
+  /** Throws when the limiter cannot be reached (for /readyz). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Hits are grouped in buckets of 1/60 of the window. A bucket counts until its newest hit leaves the
+ * window, so the count is never below the true sliding-window count (the limit errs on the strict
+ * side), and a refusal's retry time is exact to the hit that frees a slot, never beyond the window.
+ */
+export const BUCKETS_PER_WINDOW = 60;
+
+/** Start of the bucket a hit at `now` falls in, for a window of `windowMs`. */
+export function bucketStartOf(now: number, windowMs: number): number {
+  const bucketMs = Math.max(1, Math.floor(windowMs / BUCKETS_PER_WINDOW));
+  return Math.floor(now / bucketMs) * bucketMs;
+}
+
+/**
+ * When a request refused by a full window fits again: once enough of the oldest buckets (sorted by
+ * their newest hit) have left the window. `total` is the window's count, at or above `limit`.
+ */
+export function retryAfterMs(buckets: { hits: number; lastAt: number }[], total: number, limit: number, windowMs: number, now: number): number {
+  let retryAt = now + windowMs;
+  for (const b of buckets) {
+    total -= b.hits;
+    if (total < limit) {
+      retryAt = b.lastAt + windowMs;
+      break;
+    }
+  }
+  return Math.max(1, retryAt - now);
+}

@@ -1,0 +1,23 @@
+// Embedded SQLite through better-sqlite3: one file, WAL mode, one connection per process (Kysely
+// serialises queries and transactions on it, which is what makes SQLite transactions race gates).
+import fs from 'node:fs';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely } from 'kysely';
+import type { Database } from '../schema.js';
+import { GroupCommitSqliteDialect } from './group-commit.js';
+
+export function openSqlite(file: string): { db: Kysely<Database>; close: () => Promise<void> } {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const connection = new BetterSqlite3(file);
+  connection.pragma('journal_mode = WAL');
+  // A send acknowledged to the client survives a power cut, not only a process crash: commits are
+  // written with NORMAL and made durable by group commit (group-commit.ts) before any caller goes on.
+  connection.pragma(file === ':memory:' ? 'synchronous = FULL' : 'synchronous = NORMAL');
+  connection.pragma('busy_timeout = 5000');
+  connection.pragma('foreign_keys = ON');
+  // Overwrite deleted content (erased PIN ciphertexts) instead of leaving it in free pages.
+  connection.pragma('secure_delete = ON');
+  const db = new Kysely<Database>({ dialect: new GroupCommitSqliteDialect(connection, file) });
+  return { db, close: () => db.destroy() };
+}

@@ -1,0 +1,287 @@
+// The one storage contract. Services depend on this interface only; the Kysely implementation
+// serves SQLite (and PostgreSQL) behind it, and test/store/ runs one conformance suite against each.
+import type { PinType } from '../domain/pin-generation.js';
+import type { AuditStore } from './audit-store.js';
+import type { SecurityStore } from './security-store.js';
+import type { EventStore } from './event-store.js';
+import type { ConsoleStore } from './console-store.js';
+
+export type Channel = 'sms' | 'voice' | 'email';
+
+export interface AccountRecord {
+  id: string;
+  name: string;
+  createdAt: number;
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  accountId: string;
+  accountName: string;
+  keyPrefix: string;
+  scopes: string[];
+  label: string | null;
+  createdAt: number;
+  revokedAt: number | null;
+}
+
+export interface ApplicationConfiguration {
+  pinAttempts: number;
+  allowMultiplePinVerifications: boolean;
+  pinTimeToLive: string;
+  verifyPinLimit: string;
+  sendPinPerApplicationLimit: string;
+  sendPinPerPhoneNumberLimit: string;
+}
+
+export interface ApplicationRecord {
+  id: string;
+  accountId: string;
+  name: string;
+  enabled: boolean;
+  configuration: ApplicationConfiguration;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface RegionalOptions {
+  indiaDlt?: { principalEntityId: string; contentTemplateId?: string; teleMarketerId?: string };
+}
+
+interface TemplateBase {
+  id: string;
+  accountId: string;
+  applicationId: string;
+  pinType: PinType;
+  pinLength: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface SmsVoiceTemplateRecord extends TemplateBase {
+  kind: 'sms_voice';
+  messageText: string;
+  senderId: string | null;
+  language: string;
+  voiceName: string | null;
+  repeatDtmf: string | null;
+  speechRate: number | null;
+  regional: RegionalOptions | null;
+}
+
+export interface EmailMessageTemplateRecord extends TemplateBase {
+  kind: 'email';
+  emailTemplateId: number;
+  from: string | null;
+  landingPageId: string | null;
+}
+
+export type MessageTemplateRecord = SmsVoiceTemplateRecord | EmailMessageTemplateRecord;
+
+export interface EmailTemplateRecord {
+  id: number;
+  accountId: string;
+  name: string;
+  from: string | null;
+  subject: string;
+  html: string | null;
+  text: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type EmailTemplateFields = Pick<EmailTemplateRecord, 'name' | 'from' | 'subject' | 'html' | 'text'>;
+
+/** queued → sent (a transport accepted it) → delivered/undelivered (the provider's receipt); failed: given up; not_sent: channel off. */
+export type DeliveryStatus = 'queued' | 'sent' | 'delivered' | 'undelivered' | 'failed' | 'not_sent';
+
+export interface PinRecord {
+  id: string;
+  accountId: string;
+  applicationId: string;
+  messageId: string;
+  channel: Channel;
+  destination: string;
+  pinHash: string;
+  pinCiphertext: string | null;
+  attemptsLeft: number;
+  allowMultipleVerifications: boolean;
+  createdAt: number;
+  expiresAt: number;
+  verifiedAt: number | null;
+  lockedAt: number | null;
+  deliveryStatus: DeliveryStatus;
+  deliveryError: string | null;
+  sentAt: number | null;
+  sendCount: number;
+  deliveryTransport: string | null;
+  providerMessageId: string | null;
+  deliveredAt: number | null;
+}
+
+export type DeliveryEventKind = 'queued' | 'sent' | 'delivered' | 'undelivered' | 'retried' | 'failed' | 'cancelled';
+
+export interface DeliveryEvent {
+  at: number;
+  event: DeliveryEventKind;
+  channel: Channel | null;
+  transport: string | null;
+  providerMessageId: string | null;
+  error: string | null;
+}
+
+/** A provider's receipt, as the store matches it to the message it concerns. */
+export interface ReceiptInput {
+  transport: string;
+  providerMessageId: string;
+  status: 'delivered' | 'undelivered';
+  error?: string;
+  at: number;
+}
+
+/** Queues a message again for the next member of a failover route when a receipt says undeliverable. */
+export interface ReceiptFailover {
+  /** The member transport names of each channel's failover route (channels without one are absent). */
+  routes: Partial<Record<Channel, readonly string[]>>;
+  /** The server's time: only a PIN still live at `now` is queued again. */
+  now: number;
+}
+
+/** What the worker needs, besides the PIN and its template, to render a message at delivery time. */
+export interface DeliveryRequest {
+  placeholders: Record<string, string>;
+  from?: string;
+  /**
+   * Members of a failover route not to try for this message: those whose earlier message for the
+   * PIN a delivery receipt reported undeliverable (see recordReceipt's `failover`).
+   */
+  skipTransports?: string[];
+}
+
+export interface OutboxRecord {
+  id: string;
+  pinId: string;
+  accountId: string;
+  channel: Channel;
+  request: DeliveryRequest;
+  attempts: number;
+  createdAt: number;
+}
+
+/** A limit to consume atomically together with a write: at most `limit` hits in any `windowMs`. */
+export interface RateLimitCheck {
+  key: string;
+  limit: number;
+  windowMs: number;
+}
+
+export type RateLimitOutcome = { allowed: true } | { allowed: false; key: string; retryAfterMs: number };
+
+export interface NewPin {
+  pin: Omit<PinRecord, 'verifiedAt' | 'lockedAt' | 'deliveryError' | 'sentAt' | 'sendCount' | 'deliveryTransport' | 'providerMessageId' | 'deliveredAt'> & {
+    /** ISO 3166-1 alpha-2 country of a phone destination, for the console's statistics. */
+    country?: string | null;
+  };
+  /** Absent when the channel has no transport: the PIN is stored, nothing is queued. */
+  outbox?: { id: string; request: DeliveryRequest };
+}
+
+export interface VerificationRow {
+  destination: string;
+  verifiedAt: number | null;
+  sentAt: number | null;
+}
+
+export interface Store {
+  readonly dialect: 'sqlite' | 'postgres';
+  /** Webhook subscriptions and the event outbox (events are queued by the methods below, in their transactions). */
+  readonly events: EventStore;
+  /** Anti-fraud settings, breaker blocks and conversion counters (src/store/security-store.ts). */
+  readonly security: SecurityStore;
+  /** The hash-chained audit log (src/store/audit-store.ts). */
+  readonly audit: AuditStore;
+  /** The console's queries: paged PIN search, statistics aggregated in the database, the account's API keys. */
+  readonly console: ConsoleStore;
+  close(): Promise<void>;
+  /** Liveness of the database, for /readyz and `twofa doctor`. */
+  ping(): Promise<void>;
+
+  // Accounts and API keys
+  findOrCreateAccount(name: string, id: string, now: number): Promise<AccountRecord>;
+  insertApiKey(key: { id: string; accountId: string; keyHash: string; keyPrefix: string; scopes: string[]; label: string | null; createdAt: number }): Promise<void>;
+  findApiKeyByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
+  listApiKeys(): Promise<ApiKeyRecord[]>;
+  /** Marks a key revoked; false when no active key has that id or prefix. */
+  revokeApiKey(idOrPrefix: string, now: number): Promise<boolean>;
+  countActiveApiKeys(): Promise<number>;
+
+  // Applications
+  insertApplication(app: ApplicationRecord): Promise<void>;
+  getApplication(accountId: string, id: string): Promise<ApplicationRecord | undefined>;
+  listApplications(accountId: string): Promise<ApplicationRecord[]>;
+  updateApplication(app: ApplicationRecord): Promise<void>;
+
+  // 2FA message templates (SMS/voice and email)
+  insertMessageTemplate(template: MessageTemplateRecord): Promise<void>;
+  getMessageTemplate(accountId: string, applicationId: string, id: string): Promise<MessageTemplateRecord | undefined>;
+  listMessageTemplates(accountId: string, applicationId: string): Promise<MessageTemplateRecord[]>;
+  updateMessageTemplate(template: MessageTemplateRecord): Promise<void>;
+
+  // Email templates (the "web portal" resource emailTemplateId refers to)
+  insertEmailTemplate(accountId: string, fields: EmailTemplateFields, now: number): Promise<EmailTemplateRecord>;
+  getEmailTemplate(accountId: string, id: number): Promise<EmailTemplateRecord | undefined>;
+  listEmailTemplates(accountId: string): Promise<EmailTemplateRecord[]>;
+  updateEmailTemplate(accountId: string, id: number, fields: EmailTemplateFields, now: number): Promise<EmailTemplateRecord | undefined>;
+  deleteEmailTemplate(accountId: string, id: number): Promise<boolean>;
+  /** Ids of 2FA email messages that reference the template (it cannot be deleted while any do). */
+  messagesUsingEmailTemplate(accountId: string, id: number): Promise<string[]>;
+
+  // PINs
+  /** Consumes the limits and, only if all allow it, writes the PIN and its outbox row, in one transaction. */
+  createPin(input: NewPin, limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome>;
+  /**
+   * Consumes the limits and, only if all allow it, queues a resend of a PIN that has not ended, on
+   * `channel` (an SMS PIN may be resent by voice). `outbox` absent: nothing to queue (channel off).
+   */
+  queueResend(pinId: string, channel: Channel, outbox: { id: string; request: DeliveryRequest } | undefined, limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome | { allowed: true; ended: true }>;
+  getPin(accountId: string, pinId: string): Promise<PinRecord | undefined>;
+  /** Consumes the limits atomically without any other write (verifyPinLimit). */
+  consumeRateLimits(limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome>;
+  /**
+   * The race gate of verification: takes one attempt off a PIN that is live (not expired, not locked,
+   * attempts left, and not verified unless multiple verifications are allowed), in one conditional
+   * UPDATE ... RETURNING. Returns the PIN as it is after the attempt, or undefined when no attempt
+   * could be counted.
+   */
+  countVerificationAttempt(pinId: string, now: number): Promise<PinRecord | undefined>;
+  /** Marks the PIN verified; false when another request verified it first (the second race gate). */
+  markPinVerified(pinId: string, now: number, allowMultiple: boolean): Promise<boolean>;
+  /** Locks a PIN whose last attempt was wrong and erases its ciphertext. */
+  lockPin(pinId: string, now: number): Promise<void>;
+  erasePinCiphertext(pinId: string): Promise<void>;
+  listVerifications(accountId: string, applicationId: string, destination: string, filter: { verified?: boolean; sent?: boolean }, limit: number): Promise<VerificationRow[]>;
+
+  // Delivery outbox
+  /** Leases up to `max` due messages to this worker until `leaseUntil`. */
+  claimOutbox(now: number, leaseUntil: number, max: number): Promise<OutboxRecord[]>;
+  /** Records that a transport accepted the message (`accepted`: which one, and the provider's id for it). */
+  completeOutbox(id: string, pinId: string, now: number, accepted?: { transport: string; providerMessageId?: string | undefined }): Promise<void>;
+  retryOutbox(id: string, nextAttemptAt: number, error: string, now: number): Promise<void>;
+  failOutbox(id: string, pinId: string, error: string, now: number, state: 'failed' | 'cancelled'): Promise<void>;
+  /** Gives leased messages back (graceful shutdown) so another worker takes them at once. */
+  releaseOutbox(ids: string[], now: number): Promise<void>;
+  countPendingOutbox(): Promise<number>;
+  /**
+   * Applies a delivery receipt to the message it names; undefined when no message matches. With
+   * `failover`, an undelivered receipt for the PIN's latest message, from a member of its channel's
+   * failover route, queues the message again (same transaction) for the members not yet tried, while
+   * the PIN is live and nothing else is queued for it: `requeued` is then true.
+   */
+  recordReceipt(receipt: ReceiptInput, failover?: ReceiptFailover): Promise<{ pinId: string; accountId: string; requeued: boolean } | undefined>;
+  /** The delivery history of one PIN of the account, oldest first. */
+  listDeliveryEvents(accountId: string, pinId: string): Promise<DeliveryEvent[]>;
+
+  // Housekeeping
+  /** Erases ciphertexts of expired PINs, deletes PINs expired longer than the retention, and stale rate-limit buckets. */
+  purge(now: number, retentionMs: number): Promise<{ erased: number; deleted: number }>;
+}

@@ -1,0 +1,76 @@
+// A node killed (SIGKILL) mid-delivery: the messages it had claimed stay leased to it until the lease
+// (TWOFA_DELIVERY_LEASE, 3 s here) runs out, then the other nodes deliver them, once each, under the
+// same webhook-id, so a provider that deduplicates on it never sends the PIN twice.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createAppAndTemplate, expectOk } from '../support/json-client.js';
+import { skipUnlessPostgres } from '../support/postgres.js';
+import { startCluster, type Cluster } from './cluster.js';
+
+const skip = await skipUnlessPostgres();
+const LEASE_MS = 3000;
+
+describe('a node dies mid-delivery', { skip }, () => {
+  let cluster: Cluster;
+  before(async () => {
+    cluster = await startCluster(3, { TWOFA_DELIVERY_LEASE: `${LEASE_MS}ms` }, 'failover');
+  });
+  after(async () => {
+    await cluster?.close();
+  });
+
+  it('its claimed messages are delivered by another node once its lease has run out, each exactly once', async () => {
+    const { receiver, clients } = cluster;
+    const victim = cluster.name(0);
+    // The provider takes the victim's requests and never answers: they are in flight when it dies.
+    receiver.hold(victim);
+    const app = await createAppAndTemplate(clients[0]!, { sendPinPerApplicationLimit: '1000/1d' });
+    const pinIds: string[] = [];
+    for (let i = 0; i < 12; i += 1) {
+      // Sent through the victim, whose worker is woken first (in process) and claims what it can.
+      const sent = expectOk(await clients[0]!.post('/2fa/2/pin', { ...app, to: `4179300${String(1000 + i)}` }), 'send');
+      pinIds.push(sent.body.pinId as string);
+    }
+    // Wait until every message is either delivered by another node or in flight from the victim.
+    const deadline = Date.now() + 15_000;
+    const settled = () => pinIds.every((id) => receiver.acceptedFor(id).length > 0 || receiver.held().some((d) => d.pinId === id));
+    while (!settled()) {
+      assert.ok(Date.now() < deadline, 'every message was claimed by some node');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const inFlight = receiver.held();
+    assert.ok(inFlight.length > 0, 'the victim had claimed messages in flight');
+
+    process.kill(cluster.nodes[0]!.pid, 'SIGKILL');
+    const killedAt = Date.now();
+    assert.equal(await cluster.nodes[0]!.stop(), null, 'the victim died of the signal');
+
+    await receiver.waitForDeliveries(pinIds, LEASE_MS + 15_000);
+    const tookOverAfterMs = Date.now() - killedAt;
+    for (const lost of inFlight) {
+      const accepted = receiver.acceptedFor(lost.pinId);
+      assert.equal(accepted.length, 1, `PIN ${lost.pinId} delivered once`);
+      assert.notEqual(accepted[0]!.node, victim, 'by another node');
+      assert.equal(accepted[0]!.webhookId, lost.webhookId, 'under the same webhook-id as the attempt that died');
+    }
+    for (const id of pinIds) assert.equal(receiver.acceptedFor(id).length, 1, `PIN ${id} delivered exactly once`);
+    assert.ok(tookOverAfterMs < LEASE_MS + 5000, `taken over within the lease and a poll (${tookOverAfterMs} ms)`);
+
+    // The survivors recorded the deliveries: every message done after two attempts at most, every PIN sent.
+    const recorded = () => cluster.database.query<{ pin_id: string; state: string; attempts: number; delivery_status: string }>(
+      'select o.pin_id, o.state, o.attempts, p.delivery_status from outbox o join pins p on p.id = o.pin_id where o.pin_id = any($1)', [pinIds]);
+    let rows = await recorded();
+    // The provider's answer comes a moment before the node records it.
+    for (let i = 0; i < 100 && rows.rows.some((r) => r.state !== 'done'); i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      rows = await recorded();
+    }
+    assert.equal(rows.rows.length, pinIds.length);
+    for (const row of rows.rows) {
+      assert.equal(row.state, 'done');
+      assert.equal(row.delivery_status, 'sent');
+      const diedWithIt = inFlight.some((d) => d.pinId === row.pin_id);
+      assert.equal(row.attempts, diedWithIt ? 2 : 1, `attempts of ${row.pin_id}`);
+    }
+  });
+});

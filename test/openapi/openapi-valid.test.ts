@@ -1,0 +1,202 @@
+// The OpenAPI 3.1 document at /openapi.json: valid by a real validator (@readme/openapi-parser),
+// complete (every route of the app, Infobip's 18 operations under Infobip's operationIds), and honest
+// about authentication (security on exactly the operations that demand a key).
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { validate } from '@readme/openapi-parser';
+import type { RouteOptions } from 'fastify';
+import { createAppAndTemplate, createHarness, type Harness } from '../support/harness.js';
+
+/** Infobip's operationIds, methods and paths, as in Infobip's own OpenAPI document of the 2FA API. */
+const INFOBIP_OPERATIONS: Record<string, string> = {
+  'get-2fa-applications': 'GET /2fa/2/applications',
+  'create-2fa-application': 'POST /2fa/2/applications',
+  'get-2fa-application': 'GET /2fa/2/applications/{appId}',
+  'update-2fa-application': 'PUT /2fa/2/applications/{appId}',
+  'get-2fa-message-templates': 'GET /2fa/2/applications/{appId}/messages',
+  'create-2fa-message-template': 'POST /2fa/2/applications/{appId}/messages',
+  'get-2fa-message-template': 'GET /2fa/2/applications/{appId}/messages/{msgId}',
+  'update-2fa-message-template': 'PUT /2fa/2/applications/{appId}/messages/{msgId}',
+  'create-2fa-email-message-template': 'POST /2fa/2/applications/{appId}/email/messages',
+  'update-2fa-email-message-template': 'PUT /2fa/2/applications/{appId}/email/messages/{msgId}',
+  'send-2fa-pin-code-over-sms': 'POST /2fa/2/pin',
+  'resend-2fa-pin-code-over-sms': 'POST /2fa/2/pin/{pinId}/resend',
+  'send-2fa-pin-code-over-voice': 'POST /2fa/2/pin/voice',
+  'resend-2fa-pin-code-over-voice': 'POST /2fa/2/pin/{pinId}/resend/voice',
+  'send-2fa-pin-code-over-email': 'POST /2fa/2/pin/email',
+  'resend-2fa-pin-code-over-email': 'POST /2fa/2/pin/{pinId}/resend/email',
+  'verify-2fa-phone-number': 'POST /2fa/2/pin/{pinId}/verify',
+  'get-2fa-verification-status': 'GET /2fa/2/applications/{appId}/verifications',
+};
+
+/**
+ * The only operations without an API key. A new one must be added here on purpose: the providers'
+ * delivery callbacks authenticate by the provider's own signature or token instead.
+ */
+const PUBLIC_OPERATIONS = ['GET /healthz', 'GET /readyz', 'GET /metrics', 'GET /api/v1/callbacks/{provider}', 'POST /api/v1/callbacks/{provider}'];
+
+interface Operation {
+  operationId?: string;
+  security?: Array<Record<string, string[]>>;
+  responses: Record<string, { description?: string; content?: Record<string, unknown> }>;
+}
+interface Document {
+  openapi: string;
+  security?: unknown;
+  components?: { securitySchemes?: Record<string, unknown> };
+  paths: Record<string, Record<string, Operation>>;
+}
+
+/** "METHOD /path/{param}" of every operation in the document. */
+function operationsOf(doc: Document): Map<string, Operation> {
+  const operations = new Map<string, Operation>();
+  for (const [path, item] of Object.entries(doc.paths)) {
+    for (const [method, operation] of Object.entries(item)) operations.set(`${method.toUpperCase()} ${path}`, operation);
+  }
+  return operations;
+}
+
+/** Fastify's `/a/:id` as an OpenAPI template `/a/{id}`. */
+const asTemplate = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+
+describe('OpenAPI document', () => {
+  let h: Harness;
+  let doc: Document;
+  const routes: RouteOptions[] = [];
+
+  before(async () => {
+    h = await createHarness();
+    // Routes are registered while the app boots: record each one (the document must list them all).
+    h.node.app.addHook('onRoute', (route) => { routes.push(route as RouteOptions); });
+    await h.node.app.ready();
+    const response = await h.request('GET', '/openapi.json', { key: null });
+    assert.equal(response.status, 200);
+    doc = response.body as Document;
+  });
+  after(async () => { await h.close(); });
+
+  it('is valid OpenAPI 3.1', async () => {
+    assert.equal(doc.openapi, '3.1.0');
+    const result = await validate(structuredClone(doc) as never);
+    assert.ok(result.valid, `the validator rejects /openapi.json:\n${result.valid ? '' : result.errors.map((e) => e.message).join('\n\n')}`);
+    assert.deepEqual(result.warnings, []);
+  });
+
+  it('is checked by a validator that does reject invalid documents', async () => {
+    const broken = structuredClone(doc);
+    delete broken.paths['/healthz']!['get']!.responses['200']!.description;
+    (broken.paths['/metrics']!['get'] as unknown as Record<string, unknown>)['produces'] = ['text/plain'];
+    const result = await validate(broken as never);
+    assert.equal(result.valid, false);
+  });
+
+  it('lists every route of the app (but the document itself, /docs and /console), and nothing else', () => {
+    const served = new Set<string>();
+    for (const route of routes) {
+      for (const method of ([] as string[]).concat(route.method)) {
+        // HEAD is Fastify's automatic twin of each GET; the document lists the GET.
+        // The console (/console) is the web app's pages and files, not API operations.
+        if (method === 'HEAD' || route.url === '/openapi.json' || route.url === '/docs' || route.url.startsWith('/docs/') || route.url === '/console' || route.url.startsWith('/console/')) continue;
+        served.add(`${method} ${asTemplate(route.url)}`);
+      }
+    }
+    assert.ok(served.size >= 27, `only ${served.size} routes were recorded`);
+    assert.deepEqual([...operationsOf(doc).keys()].sort(), [...served].sort());
+  });
+
+  it('has Infobip\'s 18 operations under Infobip\'s operationIds, methods and paths', () => {
+    const byId = new Map([...operationsOf(doc)].map(([where, op]) => [op.operationId, where]));
+    for (const [operationId, where] of Object.entries(INFOBIP_OPERATIONS)) {
+      assert.equal(byId.get(operationId), where, `operationId ${operationId}`);
+    }
+    const infobipPaths = [...operationsOf(doc).keys()].filter((where) => where.split(' ')[1]!.startsWith('/2fa/2/'));
+    assert.equal(infobipPaths.length, 18, `operations under /2fa/2: ${infobipPaths.join(', ')}`);
+  });
+
+  it('gives every operation a unique operationId', () => {
+    const ids = [...operationsOf(doc).entries()].map(([where, op]) => {
+      assert.ok(op.operationId, `${where} has no operationId`);
+      return op.operationId;
+    });
+    assert.equal(new Set(ids).size, ids.length, `duplicated: ${ids.filter((id, i) => ids.indexOf(id) !== i).join(', ')}`);
+  });
+
+  it('declares security on exactly the operations that demand an API key', async () => {
+    assert.equal(doc.security, undefined, 'no document-wide security: the public operations would inherit it');
+    assert.deepEqual(Object.keys(doc.components?.securitySchemes ?? {}).sort(), ['APIKeyHeader', 'BearerKey']);
+    for (const [where, operation] of operationsOf(doc)) {
+      if (PUBLIC_OPERATIONS.includes(where)) {
+        assert.equal(operation.security, undefined, `${where} is public`);
+        continue;
+      }
+      assert.ok(operation.security, `${where} is public, but not in PUBLIC_OPERATIONS: needs it a key?`);
+      assert.deepEqual(operation.security, [{ APIKeyHeader: [] }, { BearerKey: [] }], `${where} accepts both key schemes`);
+      for (const status of ['401', '403', '500']) assert.ok(operation.responses[status], `${where} declares ${status}`);
+    }
+    // What the document says is what the service does: without a key, exactly the secured operations answer 401.
+    for (const [where, operation] of operationsOf(doc)) {
+      const [method, template] = where.split(' ') as [string, string];
+      const url = template.replace(/\{[^}]+\}/g, '1');
+      const response = await h.request(method, url, { key: null, ...(method === 'POST' || method === 'PUT' ? { body: {} } : {}) });
+      if (operation.security) assert.equal(response.status, 401, `${where} without a key`);
+      else assert.notEqual(response.status, 401, `${where} without a key`);
+    }
+  });
+
+  it('describes every response, and declares what the JSON body parser can answer', () => {
+    for (const [where, operation] of operationsOf(doc)) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        assert.ok(response.description && response.description !== 'Default Response', `${where} ${status} has no description of its own`);
+      }
+      if (/^(POST|PUT|PATCH|DELETE) /.test(where)) {
+        for (const status of ['400', '413', '415']) assert.ok(operation.responses[status], `${where} declares ${status}`);
+      }
+    }
+  });
+
+  it('marks a request body optional exactly where the service accepts none', async () => {
+    const { applicationId, messageId } = await createAppAndTemplate(h);
+    const emailTemplate = await h.request('POST', '/api/v1/email-templates', { body: { name: 'login', subject: 'Code', text: 'Code {{pin}}' } });
+    const emailMessage = await h.request('POST', `/2fa/2/applications/${applicationId}/email/messages`, { body: { emailTemplateId: emailTemplate.body.id } });
+    const smsPin = await h.request('POST', '/2fa/2/pin', { body: { applicationId, messageId, to: '41793026727' } });
+    const emailPin = await h.request('POST', '/2fa/2/pin/email', { body: { applicationId, messageId: emailMessage.body.messageId, to: 'ann@example.com' } });
+    const webhook = await h.request('POST', '/api/v1/webhooks', { body: { url: 'https://hooks.example.com/twofa', events: ['*'] } });
+    const ids: Record<string, string> = { appId: applicationId, pinId: smsPin.body.pinId, id: String(emailTemplate.body.id), webhookId: webhook.body.id };
+    const optional: string[] = [];
+    for (const [where, operation] of operationsOf(doc)) {
+      const body = (operation as { requestBody?: { required?: boolean } }).requestBody;
+      if (!body) continue;
+      assert.equal(typeof body.required, 'boolean', `${where} says whether its body is required`);
+      const [method, template] = where.split(' ') as [string, string];
+      const url = template.replace(/\{([^}]+)\}/g, (_m, name: string) =>
+        name === 'msgId' ? (template.includes('/email/') ? emailMessage.body.messageId : messageId)
+          : name === 'pinId' && template.endsWith('/email') ? emailPin.body.pinId : ids[name]!);
+      // No body at all, not even a content type.
+      const response = await h.request(method, url);
+      if (body.required) {
+        assert.equal(response.status, 400, `${where} without a body: ${JSON.stringify(response.body)}`);
+      } else {
+        optional.push(where);
+        assert.equal(response.status, 200, `${where} without a body: ${JSON.stringify(response.body)}`);
+      }
+    }
+    assert.deepEqual(optional.sort(), [
+      'POST /2fa/2/pin/{pinId}/resend', 'POST /2fa/2/pin/{pinId}/resend/email', 'POST /2fa/2/pin/{pinId}/resend/voice',
+      'PUT /2fa/2/applications/{appId}/email/messages/{msgId}', 'PUT /2fa/2/applications/{appId}/messages/{msgId}',
+      // Every field of the security settings is optional (left out: unchanged), so an empty PUT changes nothing.
+      'PUT /api/v1/applications/{appId}/security',
+      // Likewise for a webhook subscription: fields left out keep their values.
+      'PUT /api/v1/webhooks/{webhookId}',
+    ]);
+  });
+
+  it('serves interactive docs as HTML at /docs', async () => {
+    let response = await h.request('GET', '/docs', { key: null });
+    for (let hops = 0; hops < 3 && response.status >= 300 && response.status < 400; hops++) {
+      response = await h.request('GET', new URL(String(response.headers['location']), 'http://localhost/docs/').pathname, { key: null });
+    }
+    assert.equal(response.status, 200);
+    assert.match(String(response.headers['content-type']), /^text\/html/);
+    assert.match(String(response.body), /<html/i);
+  });
+});

@@ -1,0 +1,335 @@
+// The Store conformance suite, written once and run against every store implementation
+// (store-sqlite.test.ts; PostgreSQL joins with its own one-line runner).
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { DEFAULT_CONFIGURATION } from '../../src/domain/application-rules.js';
+import { PinKeyring } from '../../src/domain/pin-secrets.js';
+import type { ApplicationRecord, NewPin, Store } from '../../src/store/store.js';
+
+const keyring = new PinKeyring('conformance-secret-0123456789-0123456789');
+const T0 = 1_800_000_000_000;
+
+export function storeConformance(name: string, open: () => Promise<Store>): void {
+  describe(`Store conformance: ${name}`, () => {
+    let store: Store;
+    let accountId: string;
+    let otherAccountId: string;
+    let app: ApplicationRecord;
+    before(async () => {
+      store = await open();
+      accountId = (await store.findOrCreateAccount(`acct-${randomUUID()}`, randomUUID(), T0)).id;
+      otherAccountId = (await store.findOrCreateAccount(`other-${randomUUID()}`, randomUUID(), T0)).id;
+      app = { id: randomUUID().replace(/-/g, '').toUpperCase(), accountId, name: 'app', enabled: true, configuration: { ...DEFAULT_CONFIGURATION }, createdAt: T0, updatedAt: T0 };
+      await store.insertApplication(app);
+      await store.insertMessageTemplate({
+        kind: 'sms_voice', id: `MSG-${app.id}`, accountId, applicationId: app.id, pinType: 'NUMERIC', pinLength: 6, messageText: 'code {{pin}}',
+        senderId: null, language: 'en', voiceName: null, repeatDtmf: null, speechRate: null, regional: null, createdAt: T0, updatedAt: T0,
+      });
+    });
+    after(async () => { await store.close(); });
+
+    function newPin(overrides: Partial<NewPin['pin']> = {}, withOutbox = true): NewPin {
+      const id = randomUUID().replace(/-/g, '').toUpperCase();
+      return {
+        pin: {
+          id, accountId, applicationId: app.id, messageId: `MSG-${app.id}`, channel: 'sms', destination: '41793026727',
+          pinHash: keyring.hashPin(id, '123456'), pinCiphertext: keyring.encryptPin(id, '123456'), attemptsLeft: 3,
+          allowMultipleVerifications: false, createdAt: T0, expiresAt: T0 + 60_000, deliveryStatus: 'queued', ...overrides,
+        },
+        ...(withOutbox ? { outbox: { id: randomUUID(), request: { placeholders: { name: 'Ann' } } } } : {}),
+      };
+    }
+
+    it('finds or creates accounts by name, idempotently', async () => {
+      const again = await store.findOrCreateAccount(`acct-x-${accountId}`, randomUUID(), T0);
+      const same = await store.findOrCreateAccount(again.name, randomUUID(), T0 + 1);
+      assert.equal(same.id, again.id);
+    });
+
+    it('stores API keys by hash, lists them and revokes by id or prefix', async () => {
+      const id = randomUUID();
+      await store.insertApiKey({ id, accountId, keyHash: `hash-${id}`, keyPrefix: `pfx-${id.slice(0, 6)}`, scopes: ['2fa:manage'], label: 'l', createdAt: T0 });
+      const found = await store.findApiKeyByHash(`hash-${id}`);
+      assert.equal(found?.accountId, accountId);
+      assert.deepEqual(found?.scopes, ['2fa:manage']);
+      assert.equal(await store.revokeApiKey(`pfx-${id.slice(0, 6)}`, T0 + 5), true);
+      assert.equal((await store.findApiKeyByHash(`hash-${id}`))?.revokedAt, T0 + 5);
+      assert.equal(await store.revokeApiKey(id, T0 + 6), false, 'an already revoked key is not revoked again');
+    });
+
+    it('takes the same key inserted twice at once (nodes starting together with one bootstrap key) as one key', async () => {
+      const keyHash = `hash-${randomUUID()}`;
+      await Promise.all(Array.from({ length: 3 }, () => store.insertApiKey({ id: randomUUID(), accountId, keyHash, keyPrefix: 'boot', scopes: ['2fa:manage'], label: null, createdAt: T0 })));
+      assert.equal((await store.listApiKeys()).filter((k) => k.keyPrefix === 'boot' && k.accountId === accountId).length, 1);
+      assert.equal((await store.findApiKeyByHash(keyHash))?.accountId, accountId);
+    });
+
+    it('keeps applications and templates inside their account', async () => {
+      assert.equal((await store.getApplication(accountId, app.id))?.name, 'app');
+      assert.equal(await store.getApplication(otherAccountId, app.id), undefined);
+      assert.equal((await store.listApplications(otherAccountId)).length, 0);
+      assert.equal(await store.getMessageTemplate(otherAccountId, app.id, `MSG-${app.id}`), undefined);
+      const updated = { ...app, name: 'renamed', configuration: { ...app.configuration, pinAttempts: 4 }, updatedAt: T0 + 1 };
+      await store.updateApplication(updated);
+      assert.deepEqual(await store.getApplication(accountId, app.id), updated);
+      app = updated;
+    });
+
+    it('numbers email templates and refuses other accounts', async () => {
+      const t = await store.insertEmailTemplate(accountId, { name: 'n', from: null, subject: 's {{pin}}', html: null, text: 't' }, T0);
+      assert.equal(typeof t.id, 'number');
+      assert.equal(await store.getEmailTemplate(otherAccountId, t.id), undefined);
+      assert.equal((await store.updateEmailTemplate(accountId, t.id, { name: 'n2', from: 'a@b.co', subject: 's', html: '<p>', text: null }, T0 + 1))?.name, 'n2');
+      assert.equal(await store.deleteEmailTemplate(otherAccountId, t.id), false);
+      assert.equal(await store.deleteEmailTemplate(accountId, t.id), true);
+    });
+
+    it('writes a PIN with its outbox row, and the worker can claim, lease and complete it once', async () => {
+      const input = newPin();
+      assert.deepEqual(await store.createPin(input, [], T0), { allowed: true });
+      const claimed = await store.claimOutbox(T0, T0 + 1000, 100);
+      const mine = claimed.filter((c) => c.pinId === input.pin.id);
+      assert.equal(mine.length, 1);
+      assert.deepEqual(mine[0]?.request, { placeholders: { name: 'Ann' } });
+      assert.equal((await store.claimOutbox(T0 + 10, T0 + 1000, 100)).filter((c) => c.pinId === input.pin.id).length, 0, 'leased rows are not claimed twice');
+      await store.completeOutbox(mine[0]!.id, input.pin.id, T0 + 20);
+      const pin = await store.getPin(accountId, input.pin.id);
+      assert.equal(pin?.deliveryStatus, 'sent');
+      assert.equal(pin?.sentAt, T0 + 20);
+      assert.equal((await store.claimOutbox(T0 + 5000, T0 + 6000, 100)).filter((c) => c.pinId === input.pin.id).length, 0, 'done rows are never claimed again');
+    });
+
+    it('counts verification attempts atomically and never below zero', async () => {
+      const input = newPin({}, false);
+      await store.createPin(input, [], T0);
+      const results = await Promise.all(Array.from({ length: 10 }, () => store.countVerificationAttempt(input.pin.id, T0 + 1)));
+      const counted = results.filter((r) => r !== undefined);
+      assert.equal(counted.length, 3);
+      assert.deepEqual(counted.map((r) => r!.attemptsLeft).sort(), [0, 1, 2]);
+      assert.equal(await store.countVerificationAttempt(input.pin.id, T0 + 2), undefined);
+    });
+
+    it('counts no attempt on an expired PIN', async () => {
+      const input = newPin({}, false);
+      await store.createPin(input, [], T0);
+      assert.equal(await store.countVerificationAttempt(input.pin.id, T0 + 60_000), undefined);
+    });
+
+    it('lets exactly one request mark a single-use PIN verified, and erases its ciphertext', async () => {
+      const input = newPin({}, false);
+      await store.createPin(input, [], T0);
+      const wins = await Promise.all(Array.from({ length: 10 }, () => store.markPinVerified(input.pin.id, T0 + 1, false)));
+      assert.equal(wins.filter(Boolean).length, 1);
+      const pin = await store.getPin(accountId, input.pin.id);
+      assert.equal(pin?.verifiedAt, T0 + 1);
+      assert.equal(pin?.pinCiphertext, null);
+      assert.equal(await store.countVerificationAttempt(input.pin.id, T0 + 2), undefined, 'a verified single-use PIN takes no more attempts');
+    });
+
+    it('enforces rate limits over a sliding window, all-or-nothing, with a retry time', async () => {
+      const key = `test:${randomUUID()}`;
+      const other = `test:${randomUUID()}`;
+      const limits = [{ key, limit: 2, windowMs: 60_000 }, { key: other, limit: 10, windowMs: 60_000 }];
+      assert.equal((await store.consumeRateLimits(limits, T0)).allowed, true);
+      assert.equal((await store.consumeRateLimits(limits, T0 + 1000)).allowed, true);
+      const refused = await store.consumeRateLimits(limits, T0 + 2000);
+      assert.equal(refused.allowed, false);
+      if (!refused.allowed) {
+        assert.equal(refused.key, key);
+        assert.ok(refused.retryAfterMs > 50_000 && refused.retryAfterMs <= 60_000, `retry after ${refused.retryAfterMs}`);
+      }
+      // The refused request consumed nothing on the other key: 8 more fit there.
+      for (let i = 0; i < 8; i++) assert.equal((await store.consumeRateLimits([limits[1]!], T0 + 3000)).allowed, true);
+      assert.equal((await store.consumeRateLimits([limits[1]!], T0 + 3000)).allowed, false);
+      assert.equal((await store.consumeRateLimits(limits, T0 + 62_000)).allowed, true, 'allowed again once the window has passed');
+    });
+
+    it('lets no concurrency exceed a rate limit', async () => {
+      const key = `race:${randomUUID()}`;
+      const outcomes = await Promise.all(Array.from({ length: 30 }, () => store.consumeRateLimits([{ key, limit: 4, windowMs: 60_000 }], T0)));
+      assert.equal(outcomes.filter((o) => o.allowed).length, 4);
+    });
+
+    it('queues resends only for live PINs and within limits', async () => {
+      const input = newPin({}, false);
+      await store.createPin(input, [], T0);
+      const key = `resend:${randomUUID()}`;
+      const first = await store.queueResend(input.pin.id, 'voice', { id: randomUUID(), request: { placeholders: {} } }, [{ key, limit: 1, windowMs: 60_000 }], T0 + 1);
+      assert.deepEqual(first, { allowed: true });
+      const second = await store.queueResend(input.pin.id, 'voice', { id: randomUUID(), request: { placeholders: {} } }, [{ key, limit: 1, windowMs: 60_000 }], T0 + 2);
+      assert.equal(second.allowed, false);
+      const claimed = (await store.claimOutbox(T0 + 3, T0 + 1000, 100)).filter((c) => c.pinId === input.pin.id);
+      assert.deepEqual(claimed.map((c) => c.channel), ['voice']);
+      await store.markPinVerified(input.pin.id, T0 + 4, false);
+      assert.deepEqual(await store.queueResend(input.pin.id, 'sms', { id: randomUUID(), request: { placeholders: {} } }, [], T0 + 5), { allowed: true, ended: true });
+    });
+
+    it('lists verifications newest first with filters', async () => {
+      const destination = `4179${Math.floor(Number(`0x${randomUUID().slice(0, 6)}`) % 10_000_000).toString().padStart(7, '0')}`;
+      const older = newPin({ destination, createdAt: T0 }, false);
+      const newer = newPin({ destination, createdAt: T0 + 10 }, false);
+      await store.createPin(older, [], T0);
+      await store.createPin(newer, [], T0 + 10);
+      await store.markPinVerified(older.pin.id, T0 + 20, false);
+      const all = await store.listVerifications(accountId, app.id, destination, {}, 10);
+      assert.deepEqual(all.map((r) => r.verifiedAt), [null, T0 + 20]);
+      assert.equal((await store.listVerifications(accountId, app.id, destination, { verified: true }, 10)).length, 1);
+      assert.equal((await store.listVerifications(accountId, app.id, destination, { sent: true }, 10)).length, 0);
+      assert.equal((await store.listVerifications(otherAccountId, app.id, destination, {}, 10)).length, 0);
+    });
+
+    it('records which transport accepted a message, matches its receipt, and keeps the history', async () => {
+      const input = newPin();
+      await store.createPin(input, [], T0);
+      const [item] = (await store.claimOutbox(T0, T0 + 1000, 1000)).filter((c) => c.pinId === input.pin.id);
+      await store.retryOutbox(item!.id, T0 + 5, 'timeout', T0 + 1);
+      await store.completeOutbox(item!.id, input.pin.id, T0 + 10, { transport: 'smpp', providerMessageId: `smsc-${input.pin.id}` });
+      let pin = await store.getPin(accountId, input.pin.id);
+      assert.equal(pin?.deliveryStatus, 'sent');
+      assert.equal(pin?.deliveryTransport, 'smpp');
+      assert.equal(pin?.providerMessageId, `smsc-${input.pin.id}`);
+      assert.equal(await store.recordReceipt({ transport: 'twilio', providerMessageId: `smsc-${input.pin.id}`, status: 'delivered', at: T0 + 20 }), undefined, 'another transport\'s id does not match');
+      assert.deepEqual(await store.recordReceipt({ transport: 'smpp', providerMessageId: `smsc-${input.pin.id}`, status: 'delivered', at: T0 + 20 }), { pinId: input.pin.id, accountId, requeued: false });
+      pin = await store.getPin(accountId, input.pin.id);
+      assert.equal(pin?.deliveryStatus, 'delivered');
+      assert.equal(pin?.deliveredAt, T0 + 20);
+      const history = await store.listDeliveryEvents(accountId, input.pin.id);
+      assert.deepEqual(history.map((e) => e.event), ['queued', 'retried', 'sent', 'delivered']);
+      assert.equal(history[1]?.error, 'timeout');
+      assert.deepEqual(await store.listDeliveryEvents(otherAccountId, input.pin.id), []);
+    });
+
+    it('purges: erases expired ciphertexts, deletes PINs past retention, cancels their undelivered messages', async () => {
+      const expiring = newPin({ createdAt: T0, expiresAt: T0 + 1000 });
+      await store.createPin(expiring, [], T0);
+      await store.purge(T0 + 2000, 10_000);
+      const erased = await store.getPin(accountId, expiring.pin.id);
+      assert.equal(erased?.pinCiphertext, null);
+      assert.equal((await store.claimOutbox(T0 + 2001, T0 + 3000, 1000)).filter((c) => c.pinId === expiring.pin.id).length, 0);
+      await store.purge(T0 + 20_000, 10_000);
+      assert.equal(await store.getPin(accountId, expiring.pin.id), undefined);
+    });
+
+    async function subscribe(account: string, events: string[], enabled = true): Promise<string> {
+      const id = randomUUID();
+      await store.events.insertSubscription({ id, accountId: account, url: 'https://hooks.example.com/e', events, secretCiphertext: 'k:x', enabled, createdAt: T0, updatedAt: T0 });
+      return id;
+    }
+
+    async function claimEvents(pinId: string, now: number) {
+      return (await store.events.claim(now, now + 1000, 1000)).filter((e) => e.pinId === pinId);
+    }
+
+    it('queues PIN events with the change that causes them, for enabled subscriptions to that type only', async () => {
+      const account = (await store.findOrCreateAccount(`events-${randomUUID()}`, randomUUID(), T0)).id;
+      const all = await subscribe(account, ['*']);
+      const sentOnly = await subscribe(account, ['pin.sent']);
+      await subscribe(account, ['*'], false);
+      await subscribe(otherAccountId, ['*']);
+      const input = newPin({ accountId: account, destination: '41793026727' });
+      await store.createPin(input, [], T0);
+      assert.deepEqual(await claimEvents(input.pin.id, T0), [], 'queued is not an event');
+      const [item] = (await store.claimOutbox(T0, T0 + 1000, 1000)).filter((c) => c.pinId === input.pin.id);
+      await store.completeOutbox(item!.id, input.pin.id, T0 + 10, { transport: 'smpp', providerMessageId: `ev-${input.pin.id}` });
+      await store.recordReceipt({ transport: 'smpp', providerMessageId: `ev-${input.pin.id}`, status: 'delivered', at: T0 + 20 });
+      assert.equal(await store.countVerificationAttempt(input.pin.id, T0 + 30) !== undefined, true);
+      assert.equal(await store.markPinVerified(input.pin.id, T0 + 30, false), true);
+      assert.equal(await store.markPinVerified(input.pin.id, T0 + 31, false), false, 'a lost race queues nothing');
+
+      const events = await claimEvents(input.pin.id, T0 + 40);
+      const seen = events.map((e) => `${e.subscriptionId === all ? 'all' : e.subscriptionId === sentOnly ? 'sentOnly' : 'other'}:${e.type}`).sort();
+      assert.deepEqual(seen, ['all:pin.delivered', 'all:pin.sent', 'all:pin.verified', 'sentOnly:pin.sent']);
+      const verified = JSON.parse(events.find((e) => e.type === 'pin.verified')!.payload);
+      assert.equal(verified.type, 'pin.verified');
+      assert.equal(verified.timestamp, new Date(T0 + 30).toISOString());
+      assert.deepEqual(verified.data, { pinId: input.pin.id, applicationId: app.id, messageId: `MSG-${app.id}`, channel: 'sms', to: '4179*****27', status: 'verified', attemptsRemaining: 2 });
+      const sent = JSON.parse(events.find((e) => e.type === 'pin.sent')!.payload);
+      assert.deepEqual(sent.data, { pinId: input.pin.id, applicationId: app.id, messageId: `MSG-${app.id}`, channel: 'sms', to: '4179*****27', status: 'sent', transport: 'smpp' });
+      for (const e of events) assert.ok(!e.payload.includes('41793026727') && !e.payload.includes('123456'), 'neither the destination nor the PIN');
+
+      // Claimed events are leased; retried ones come back when due; done and failed ones never.
+      const [first, second, third] = events;
+      assert.deepEqual(await claimEvents(input.pin.id, T0 + 41), []);
+      await store.events.complete(first!.id, T0 + 50);
+      await store.events.retry(second!.id, T0 + 5000, 'HTTP 500', T0 + 50);
+      await store.events.fail(third!.id, 'HTTP 500', T0 + 50, 'failed');
+      await store.events.release([events[3]!.id], T0 + 50);
+      assert.deepEqual((await claimEvents(input.pin.id, T0 + 60)).map((e) => e.id), [events[3]!.id]);
+      await store.events.complete(events[3]!.id, T0 + 70);
+      const again = await claimEvents(input.pin.id, T0 + 5000);
+      assert.deepEqual(again.map((e) => [e.id, e.attempts]), [[second!.id, 2]]);
+    });
+
+    it('queues pin.failed and pin.locked, and pin.expired from the purge (once per PIN)', async () => {
+      const account = (await store.findOrCreateAccount(`events-${randomUUID()}`, randomUUID(), T0)).id;
+      await subscribe(account, ['pin.failed', 'pin.locked', 'pin.expired']);
+      const failing = newPin({ accountId: account });
+      await store.createPin(failing, [], T0);
+      const [item] = (await store.claimOutbox(T0, T0 + 1000, 1000)).filter((c) => c.pinId === failing.pin.id);
+      await store.failOutbox(item!.id, failing.pin.id, 'ESME_RINVDSTADR', T0 + 1, 'failed');
+      const [failed] = await claimEvents(failing.pin.id, T0 + 2);
+      assert.equal(failed?.type, 'pin.failed');
+      assert.deepEqual(JSON.parse(failed!.payload).data.error, 'ESME_RINVDSTADR');
+
+      const locking = newPin({ accountId: account, attemptsLeft: 1 }, false);
+      await store.createPin(locking, [], T0);
+      await store.countVerificationAttempt(locking.pin.id, T0 + 1);
+      await store.lockPin(locking.pin.id, T0 + 1);
+      await store.lockPin(locking.pin.id, T0 + 2);
+      assert.deepEqual((await claimEvents(locking.pin.id, T0 + 3)).map((e) => e.type), ['pin.locked']);
+
+      const expiring = newPin({ accountId: account, expiresAt: T0 + 100 }, false);
+      const verified = newPin({ accountId: account, expiresAt: T0 + 100 }, false);
+      await store.createPin(expiring, [], T0);
+      await store.createPin(verified, [], T0);
+      await store.markPinVerified(verified.pin.id, T0 + 50, false);
+      await store.purge(T0 + 200, 10 * 60_000);
+      await store.purge(T0 + 300, 10 * 60_000);
+      assert.equal((await store.getPin(account, expiring.pin.id))?.pinCiphertext, null);
+      const expired = await claimEvents(expiring.pin.id, T0 + 400);
+      assert.deepEqual(expired.map((e) => e.type), ['pin.expired']);
+      assert.equal(JSON.parse(expired[0]!.payload).data.status, 'expired');
+      assert.deepEqual(await claimEvents(verified.pin.id, T0 + 400), [], 'a verified PIN does not expire');
+    });
+
+    it('fails over on an undelivered receipt: queues the message again for the members not yet tried, while the PIN is live', async () => {
+      const routes = { sms: ['smpp', 'webhook', 'twilio'] };
+      const input = newPin({ expiresAt: T0 + 60_000 });
+      await store.createPin(input, [], T0);
+      const deliver = async (now: number, transport: string) => {
+        const [row] = (await store.claimOutbox(now, now + 1000, 1000)).filter((c) => c.pinId === input.pin.id);
+        assert.ok(row, `a message is queued at ${now}`);
+        await store.completeOutbox(row.id, input.pin.id, now, { transport, providerMessageId: `${transport}-${input.pin.id}` });
+        return row;
+      };
+      const first = await deliver(T0, 'smpp');
+      assert.equal(first.request.skipTransports, undefined);
+      const undelivered = (transport: string, now: number) =>
+        store.recordReceipt({ transport, providerMessageId: `${transport}-${input.pin.id}`, status: 'undelivered', error: 'EXPIRED', at: now }, { routes, now });
+      assert.deepEqual(await undelivered('smpp', T0 + 10), { pinId: input.pin.id, accountId, requeued: true });
+      assert.equal((await undelivered('smpp', T0 + 11))?.requeued, false, 'a repeated receipt queues nothing more');
+      assert.equal((await store.getPin(accountId, input.pin.id))?.deliveryStatus, 'queued');
+      const second = await deliver(T0 + 20, 'webhook');
+      assert.deepEqual(second.request, { placeholders: { name: 'Ann' }, skipTransports: ['smpp'] });
+      assert.equal((await undelivered('smpp', T0 + 25))?.requeued, false, 'a late receipt of the earlier message changes nothing');
+      assert.equal((await undelivered('webhook', T0 + 30))?.requeued, true);
+      const third = await deliver(T0 + 40, 'twilio');
+      assert.deepEqual(third.request.skipTransports, ['smpp', 'webhook']);
+      assert.equal((await undelivered('twilio', T0 + 50))?.requeued, false, 'every member was tried');
+      assert.equal((await store.getPin(accountId, input.pin.id))?.deliveryStatus, 'undelivered');
+      assert.deepEqual((await store.listDeliveryEvents(accountId, input.pin.id)).map((e) => e.event),
+        ['queued', 'sent', 'undelivered', 'queued', 'undelivered', 'sent', 'undelivered', 'undelivered', 'queued', 'sent', 'undelivered']);
+
+      // Not once the PIN has expired, and not without a failover route for the channel.
+      const late = newPin({ expiresAt: T0 + 100 });
+      await store.createPin(late, [], T0);
+      const [row] = (await store.claimOutbox(T0, T0 + 1000, 1000)).filter((c) => c.pinId === late.pin.id);
+      await store.completeOutbox(row!.id, late.pin.id, T0, { transport: 'smpp', providerMessageId: `smpp-${late.pin.id}` });
+      const receipt = { transport: 'smpp', providerMessageId: `smpp-${late.pin.id}`, status: 'undelivered' as const, at: T0 + 50 };
+      assert.equal((await store.recordReceipt(receipt, { routes: { voice: ['smpp', 'webhook'] }, now: T0 + 50 }))?.requeued, false);
+      assert.equal((await store.recordReceipt(receipt, { routes, now: T0 + 100 }))?.requeued, false);
+      assert.equal((await store.claimOutbox(T0 + 200, T0 + 1000, 1000)).filter((c) => c.pinId === late.pin.id).length, 0);
+    });
+  });
+}

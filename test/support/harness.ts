@@ -1,0 +1,100 @@
+// A twofa node for tests: real SQLite file in a temp folder, log:// transports into the in-memory
+// inbox, a movable clock, and API keys for two accounts (to prove isolation) plus a send-only key.
+// With TWOFA_TEST_DATABASE=postgres (npm test runs test/http a second time so) the node runs on a
+// PostgreSQL database of its own instead, dropped on close().
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { createNode, type TwofaNode } from '../../src/main.js';
+import { createApiKey, SCOPE_PIN_SEND } from '../../src/service/api-keys.js';
+import { assertResponseConforms } from '../openapi/response-conformance.js';
+import { createTestDatabase, type TestDatabase } from './postgres.js';
+
+export interface Harness {
+  node: TwofaNode;
+  dir: string;
+  dbFile: string;
+  /** Everything the node logged, one JSON line each. */
+  logs: string[];
+  keys: { a: string; b: string; sendOnly: string };
+  clock: { now: number; advance(ms: number): void };
+  request(method: string, url: string, options?: { key?: string | null; body?: unknown; headers?: Record<string, string>; rawBody?: string }): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
+  close(): Promise<void>;
+}
+
+export async function createHarness(env: Record<string, string> = {}): Promise<Harness> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'twofa-test-'));
+  const dbFile = path.join(dir, 'twofa.db');
+  const database: TestDatabase | undefined = process.env['TWOFA_TEST_DATABASE'] === 'postgres' && env['TWOFA_DATABASE_URL'] === undefined
+    ? await createTestDatabase('http') : undefined;
+  const config = loadConfig({
+    TWOFA_DATA_DIR: dir, TWOFA_SECRET: 'test-secret-0123456789-0123456789-abcdef', TWOFA_BOOTSTRAP_API_KEY: 'harness-bootstrap-key-0123456789', TWOFA_LOG_LEVEL: 'info',
+    ...(database ? { TWOFA_DATABASE_URL: database.url, TWOFA_DATABASE_POOL_SIZE: '5' } : {}), ...env,
+  });
+  const logs: string[] = [];
+  const sink = new Writable({ write(chunk, _enc, done) { logs.push(...String(chunk).split('\n').filter((l) => l.length > 0)); done(); } });
+  const logger = createLogger(config.logLevel, sink);
+  const clock = { now: Date.now(), advance(ms: number) { this.now += ms; } };
+  const node = await createNode(config, logger, { clock: () => clock.now });
+  const now = clock.now;
+  const a = (await createApiKey(node.store, { accountName: 'account-a', now })).key;
+  const b = (await createApiKey(node.store, { accountName: 'account-b', now })).key;
+  const sendOnly = (await createApiKey(node.store, { accountName: 'account-a', scopes: [SCOPE_PIN_SEND], now })).key;
+
+  async function request(method: string, url: string, options: { key?: string | null; body?: unknown; headers?: Record<string, string>; rawBody?: string } = {}) {
+    const headers: Record<string, string> = { ...(options.headers ?? {}) };
+    const key = options.key === undefined ? a : options.key;
+    if (key !== null) headers['authorization'] ??= `App ${key}`;
+    let payload: string | undefined = options.rawBody;
+    if (options.body !== undefined) {
+      payload = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await node.app.inject({ method: method as 'GET', url, headers, ...(payload !== undefined ? { payload } : {}) });
+    // Every answer a test sees must be one the OpenAPI document declares (status, content type, body
+    // schema); a mismatch throws and fails the test. See test/openapi/response-conformance.ts.
+    await assertResponseConforms(node.app, { method, url, status: response.statusCode, headers: response.headers, body: response.body });
+    let body: unknown = response.body;
+    try { body = response.body === '' ? undefined : JSON.parse(response.body); } catch { /* not JSON */ }
+    return { status: response.statusCode, body: body as any, headers: response.headers as Record<string, unknown> };
+  }
+
+  return {
+    node, dir, dbFile, logs, keys: { a, b, sendOnly }, clock, request,
+    async close() {
+      await node.stop();
+      await database?.drop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Creates an application and an SMS/voice template; returns their ids. */
+export async function createAppAndTemplate(h: Harness, options: { configuration?: Record<string, unknown>; template?: Record<string, unknown>; key?: string } = {}) {
+  const app = await h.request('POST', '/2fa/2/applications', { key: options.key, body: { name: 'test app', configuration: { verifyPinLimit: '1000/1s', sendPinPerPhoneNumberLimit: '1000/1d', ...options.configuration } } });
+  if (app.status !== 200) throw new Error(`create application: ${app.status} ${JSON.stringify(app.body)}`);
+  const template = await h.request('POST', `/2fa/2/applications/${app.body.applicationId}/messages`, {
+    key: options.key, body: { pinType: 'NUMERIC', pinLength: 6, messageText: 'Your code is {{pin}}', senderId: 'Acme', ...options.template },
+  });
+  if (template.status !== 200) throw new Error(`create template: ${template.status} ${JSON.stringify(template.body)}`);
+  return { applicationId: app.body.applicationId as string, messageId: template.body.messageId as string };
+}
+
+/** Delivers what is queued and reads the PIN the way a recipient would: from the inbox. */
+export async function deliveredPin(h: Harness, pinId: string): Promise<string> {
+  await h.node.worker.drain();
+  const accountIds = new Set<string>();
+  for (const key of [h.keys.a, h.keys.b]) {
+    const principal = await import('../../src/service/api-keys.js').then((m) => m.authenticate(h.node.store, `App ${key}`));
+    if (principal) accountIds.add(principal.accountId);
+  }
+  for (const accountId of accountIds) {
+    const message = h.node.inbox.list(accountId, { limit: 1000 }).find((m) => m.pinId === pinId);
+    const pin = message && /([0-9A-Z]{4,16})\s*$/.exec((message.text ?? '').replace(/[.!]$/, ''))?.[1];
+    if (pin) return pin;
+  }
+  throw new Error(`no delivered message for PIN ${pinId}`);
+}

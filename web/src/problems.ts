@@ -1,0 +1,25 @@
+// What went wrong, in words an operator can act on, with the API's field errors (validationErrors,
+// keyed like `configuration.pinTimeToLive`) kept apart so forms show each beside its field.
+import { TwofaApiError } from '../../src/client/index.js';
+
+export interface Problem {
+  message: string;
+  fields: Record<string, string>;
+}
+
+export function problemOf(error: unknown): Problem {
+  if (error instanceof TwofaApiError) {
+    const fields: Record<string, string> = {};
+    for (const [field, messages] of Object.entries(error.validationErrors ?? {})) fields[field] = messages.join('; ');
+    const message = error.status === 401 ? 'The API key was not accepted (unknown or revoked). Sign in again.' : error.text;
+    return { message, fields };
+  }
+  if (error instanceof DOMException && error.name === 'TimeoutError') return { message: 'The service did not answer in time. Try again.', fields: {} };
+  return { message: `The service could not be reached (${error instanceof Error ? error.message : String(error)}).`, fields: {} };
+}
+
+/** Field errors that no input of the form shows: they go into the form's summary. */
+export function unplacedFields(problem: Problem | null, placed: readonly string[]): string[] {
+  if (!problem) return [];
+  return Object.entries(problem.fields).filter(([field]) => !placed.some((p) => field === p || field.startsWith(`${p}.`))).map(([field, message]) => `${field}: ${message}`);
+}
