@@ -5,6 +5,8 @@
 //   npm run bench -- --full        also 10^7 stored PINs (seeding alone takes about 10 minutes, 12 GB)
 //   npm run bench -- --profile     also writes a CPU profile of the server under load, and its summary
 //   npm run bench -- --only=twofa,ceiling   run some groups only (ceiling, storage, twofa, peer, scale)
+//   npm run bench -- --only=twofa --scenarios=verify-right,send   some of twofa's scenarios only (with --profile: one's profile)
+//   npm run bench -- --no-half-rate   skip the fixed-rate latency runs of twofa's scenarios
 //   npm run bench -- --label="api key cache"   names the run in the history table
 //   npm run bench -- --no-report   measure, write the JSON, leave BENCHMARKS.md alone
 //   npm run bench -- --report=bench/results/<date>.json   rewrite BENCHMARKS.md from a run already made
@@ -33,6 +35,8 @@ const option = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.s
 const quick = flag('quick');
 const full = flag('full');
 const groups = new Set((option('only') ?? 'ceiling,storage,twofa,peer,scale').split(','));
+const scenarioFilter = option('scenarios')?.split(',');
+const wanted = (name: string) => scenarioFilter === undefined || scenarioFilter.includes(name);
 const settings = {
   mode: quick ? 'quick' : full ? 'full' : 'default',
   connections: Number(option('connections') ?? 50),
@@ -162,13 +166,13 @@ async function runTwofa(results: BenchResults): Promise<TwofaFixture> {
   const make = twofaRequests(fixture);
   const maxRates: Record<string, number> = {};
   try {
-    const plan: [string, () => BenchRequest, boolean][] = [
+    const plan = ([
       ['send', make.send, true],
       ['verify-wrong', make.verifyWrong, false],
       ['verify-right', make.verifyRight, false],
       ['status', make.status, false],
       ['mixed', make.mixed, true],
-    ];
+    ] as [string, () => BenchRequest, boolean][]).filter(([name]) => wanted(name));
     for (const [name, next, sends] of plan) {
       const result = await scenario('twofa', name, server, next);
       if (sends) {
@@ -178,13 +182,17 @@ async function runTwofa(results: BenchResults): Promise<TwofaFixture> {
       results.scenarios.push(result);
       maxRates[name] = result.requestsPerSecond;
     }
-    results.scenarios.push(await scenario('twofa', 'send-refused', server, make.pump, {
-      note: 'SMS pumping: 20 numbers of an application with the default limits (3/1d per number), so almost every send is refused with 429',
-    }));
-    results.scenarios.push(await scenario('twofa', 'healthz', server, () => ({ method: 'GET', path: '/healthz' }), {
-      note: 'the whole app stack (hooks, metrics, logging) on a route with no work: what the app adds to the bare ceiling',
-    }));
-    for (const [name, next, sends] of plan) {
+    if (wanted('send-refused')) {
+      results.scenarios.push(await scenario('twofa', 'send-refused', server, make.pump, {
+        note: 'SMS pumping: 20 numbers of an application with the default limits (3/1d per number), so almost every send is refused with 429',
+      }));
+    }
+    if (wanted('healthz')) {
+      results.scenarios.push(await scenario('twofa', 'healthz', server, () => ({ method: 'GET', path: '/healthz' }), {
+        note: 'the whole app stack (hooks, metrics, logging) on a route with no work: what the app adds to the bare ceiling',
+      }));
+    }
+    for (const [name, next, sends] of flag('no-half-rate') ? [] : plan) {
       const rate = Math.max(1, Math.round(maxRates[name]! / 2));
       const result = await scenario('twofa', name, server, next, { overallRate: rate, durationS: settings.halfRateDurationS, warmupS: 1 });
       if (sends) result.drainS = await drainOutbox(fixture.file);

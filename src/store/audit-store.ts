@@ -8,6 +8,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import { advisoryLockKey } from './postgres/advisory-lock.js';
 import type { AuditLogTable, Database } from './schema.js';
+import { PreparedQuery, type ParamOf } from './prepared-query.js';
 
 export interface AuditEntryInput {
   accountId: string;
@@ -83,6 +84,10 @@ export class KyselyAuditStore implements AuditStore {
   /** Appends waiting for their account's next write, and whether one is under way (group commit). */
   private readonly queues = new Map<string, { waiting: PendingAppend[]; writing: boolean }>();
 
+  /** The account's last entry, which the next one follows. */
+  private readonly chainHead = new PreparedQuery((db: Kysely<Database>, p: ParamOf<{ accountId: string }>) =>
+    db.selectFrom('audit_log').select(['seq', 'hash']).where('account_id', '=', p('accountId')).orderBy('seq', 'desc').limit(1));
+
   constructor(private readonly db: Kysely<Database>, private readonly dialect: 'sqlite' | 'postgres') {}
 
   /**
@@ -123,8 +128,7 @@ export class KyselyAuditStore implements AuditStore {
   private async write(accountId: string, batch: PendingAppend[]): Promise<AuditEntry[]> {
     return this.db.transaction().execute(async (trx) => {
       if (this.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${advisoryLockKey(`audit:${accountId}`)}::bigint)`.execute(trx);
-      const last = await trx.selectFrom('audit_log').select(['seq', 'hash']).where('account_id', '=', accountId)
-        .orderBy('seq', 'desc').limit(1).executeTakeFirst();
+      const last = await this.chainHead.first(trx, { accountId });
       let seq = last ? Number(last.seq) : 0;
       let prevHash = last?.hash ?? '';
       const entries: AuditEntry[] = [];

@@ -5,10 +5,14 @@
 // between the change and its delivery. The event worker (src/delivery/events/event-worker.ts) then
 // delivers the rows with retries, like the PIN outbox.
 import { randomUUID } from 'node:crypto';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { maskDestination } from '../domain/destinations.js';
 import { ALL_PIN_EVENTS, pinEventBody, subscribesTo, type PinEventData, type PinEventType } from '../domain/pin-events.js';
+import { deleteInBatches, PURGE_LIMITS, type PurgeLimits } from './purge-batches.js';
 import type { Database, WebhookSubscriptionsTable } from './schema.js';
+import { PreparedQuery, type ParamOf } from './prepared-query.js';
+import { UNCACHED, type ConfigReader } from './config-cache.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -77,7 +81,18 @@ export const EXPIRED_EVENTS_PER_PURGE = 2000;
 const EXPIRED_BATCH = 200;
 
 export class KyselyEventStore implements EventStore {
-  constructor(private readonly db: Kysely<Database>, private readonly dialect: 'sqlite' | 'postgres') {}
+  /** The enabled subscriptions of a PIN's account, with what an event needs of the PIN (every verify and delivery asks). */
+  private readonly subscribersOfPin = new PreparedQuery((db: Kysely<Database>, p: ParamOf<{ pinId: string }>) => db.selectFrom('pins')
+    .innerJoin('webhook_subscriptions', 'webhook_subscriptions.account_id', 'pins.account_id')
+    .select(['webhook_subscriptions.id as subscription_id', 'webhook_subscriptions.events', 'pins.account_id', 'pins.application_id',
+      'pins.message_id', 'pins.channel', 'pins.destination', 'pins.attempts_left'])
+    .where('pins.id', '=', p('pinId')).where('webhook_subscriptions.enabled', '=', 1));
+
+  /** Whether any subscription is enabled at all: most deployments have none, and then no PIN needs the join above. */
+  private readonly anyEnabled = new PreparedQuery((db: Kysely<Database>) =>
+    db.selectFrom('webhook_subscriptions').select('id').where('enabled', '=', 1).limit(1));
+
+  constructor(private readonly db: Kysely<Database>, private readonly dialect: 'sqlite' | 'postgres', private readonly config: ConfigReader = UNCACHED) {}
 
   // --- subscriptions ---
 
@@ -141,12 +156,9 @@ export class KyselyEventStore implements EventStore {
    * caller's transaction. One query when the account subscribes to nothing. Returns how many rows.
    */
   async enqueuePinEvent(trx: Db, type: PinEventType, pinId: string, now: number, details: PinEventDetails): Promise<number> {
-    const rows = await trx.selectFrom('pins')
-      .innerJoin('webhook_subscriptions', 'webhook_subscriptions.account_id', 'pins.account_id')
-      .select(['webhook_subscriptions.id as subscription_id', 'webhook_subscriptions.events', 'pins.account_id', 'pins.application_id',
-        'pins.message_id', 'pins.channel', 'pins.destination', 'pins.attempts_left'])
-      .where('pins.id', '=', pinId).where('webhook_subscriptions.enabled', '=', 1)
-      .execute();
+    // Where configuration is cached, a deployment without subscriptions skips the join (PostgreSQL always joins).
+    if (this.config !== UNCACHED && !(await this.config.get('subscriptions:any-enabled', async () => (await this.anyEnabled.first(trx, {})) !== undefined))) return 0;
+    const rows = await this.subscribersOfPin.all(trx, { pinId });
     const targets = rows.filter((r) => subscribesTo(splitEvents(r.events), type));
     const first = targets[0];
     if (first === undefined) return 0;
@@ -192,7 +204,10 @@ export class KyselyEventStore implements EventStore {
         let query = trx.selectFrom('pins').select('id')
           .where('expires_at', '<=', now).where('pin_ciphertext', 'is not', null)
           .where('verified_at', 'is', null).where('locked_at', 'is', null)
-          .where('account_id', 'in', this.expirySubscribers(trx))
+          // A filter, not a seek (`|| ''` keeps the planners off pins_account_created, which would
+          // walk every PIN a subscribed account ever had): the rows come from the partial index
+          // pins_unerased_expiry, which holds the PINs not erased yet only.
+          .where(sql<string>`${sql.ref('account_id')} || ''`, 'in', this.expirySubscribers(trx))
           .orderBy('expires_at').limit(batch);
         if (this.dialect === 'postgres') query = query.forUpdate().skipLocked();
         const ids = (await query.execute()).map((r) => r.id);
@@ -204,13 +219,15 @@ export class KyselyEventStore implements EventStore {
       });
       total += ended;
       if (ended < batch) break;
+      await nextTurn(); // requests go first between batches
     }
     return total;
   }
 
-  /** Deletes events that ended (delivered, failed, cancelled) before `cutoff`. */
-  async purgeEnded(cutoff: number): Promise<void> {
-    await this.db.deleteFrom('event_outbox').where('state', '!=', 'pending').where('updated_at', '<=', cutoff).execute();
+  /** Deletes events that ended (delivered, failed, cancelled) before `cutoff`, in batches (index event_outbox_ended). */
+  async purgeEnded(cutoff: number, limits: PurgeLimits = PURGE_LIMITS): Promise<void> {
+    await deleteInBatches(this.db, this.dialect, limits, 'event_outbox', (batch) => this.db.selectFrom('event_outbox').select('id')
+      .where('state', '<>', sql.lit('pending')).where('updated_at', '<=', cutoff).orderBy('updated_at').limit(batch));
   }
 
   // --- the event outbox ---

@@ -8,9 +8,12 @@ import type { Database, MessageTemplatesTable, PinsTable, EmailTemplatesTable, A
 import { bucketStartOf, retryAfterMs, type ExternalRateLimiter, type RateLimiter } from './rate-limiter.js';
 import { advisoryLockKey } from './postgres/advisory-lock.js';
 import { KyselyEventStore } from './event-store.js';
+import { batchOf, deleteInBatches, inBatches, PURGE_LIMITS, type PurgeLimits } from './purge-batches.js';
 import { KyselyAuditStore } from './audit-store.js';
 import { KyselySecurityStore } from './security-store.js';
 import { KyselyConsoleStore } from './console-store.js';
+import { PreparedQuery } from './prepared-query.js';
+import { ConfigCache, UNCACHED, type ConfigReader, type ConfigVersion } from './config-cache.js';
 import type {
   AccountRecord, ApiKeyRecord, DeliveryEvent, DeliveryEventKind, ReceiptInput, ApplicationRecord, Channel, DeliveryRequest, DeliveryStatus, EmailTemplateFields,
   EmailTemplateRecord, MessageTemplateRecord, NewPin, OutboxRecord, PinRecord, RateLimitCheck, RateLimitOutcome,
@@ -32,9 +35,74 @@ export interface KyselyStoreOptions {
   rateLimiter?: ExternalRateLimiter;
   /** Calls `onQueued` whenever any node commits a new outbox row (PostgreSQL LISTEN); absent on SQLite. */
   listen?: (onQueued: () => void) => Subscription;
+  /** Changes whenever configuration may have changed (SQLite); absent: configuration is read uncached. */
+  configVersion?: ConfigVersion;
+}
+
+/** The queries of the request paths (authenticate, send, verify), compiled once per store. */
+function hotQueries() {
+  return {
+    apiKeyByHash: new PreparedQuery<{ keyHash: string }, ApiKeyRow>((db: Kysely<Database>, p) => apiKeySelect(db).where('api_keys.key_hash', '=', p('keyHash'))),
+    application: new PreparedQuery<{ id: string; accountId: string }, Selectable<ApplicationsTable>>((db: Kysely<Database>, p) =>
+      db.selectFrom('applications').selectAll().where('id', '=', p('id')).where('account_id', '=', p('accountId'))),
+    messageTemplate: new PreparedQuery<{ id: string; applicationId: string; accountId: string }, Selectable<MessageTemplatesTable>>((db: Kysely<Database>, p) =>
+      db.selectFrom('message_templates').selectAll().where('id', '=', p('id')).where('application_id', '=', p('applicationId')).where('account_id', '=', p('accountId'))),
+    pin: new PreparedQuery<{ id: string; accountId: string }, Selectable<PinsTable>>((db: Kysely<Database>, p) =>
+      db.selectFrom('pins').selectAll().where('id', '=', p('id')).where('account_id', '=', p('accountId'))),
+    // Race gate: the attempt is written before the PIN is compared, so concurrent requests can
+    // neither exceed pinAttempts nor all see the same "attempts left".
+    countAttempt: new PreparedQuery<{ id: string; now: number }, Selectable<PinsTable>>((db: Kysely<Database>, p) =>
+      db.updateTable('pins')
+        .set((eb) => ({ attempts_left: eb('attempts_left', '-', 1) }))
+        .where('id', '=', p('id'))
+        .where('attempts_left', '>', 0)
+        .where('expires_at', '>', p('now'))
+        .where('locked_at', 'is', null)
+        .where((eb) => eb.or([eb('verified_at', 'is', null), eb('allow_multiple_verifications', '=', 1)]))
+        .returningAll()),
+    // Second race gate: without multiple verifications only the request that flips verified_at wins.
+    markVerified: new PreparedQuery<{ id: string; now: number }, never>((db: Kysely<Database>, p) =>
+      db.updateTable('pins').set((eb) => ({ verified_at: eb.fn.coalesce('verified_at', eb.val(p('now'))), pin_ciphertext: null })).where('id', '=', p('id'))),
+    markVerifiedOnce: new PreparedQuery<{ id: string; now: number }, never>((db: Kysely<Database>, p) =>
+      db.updateTable('pins').set((eb) => ({ verified_at: eb.fn.coalesce('verified_at', eb.val(p('now'))), pin_ciphertext: null }))
+        .where('id', '=', p('id')).where('verified_at', 'is', null)),
+    lock: new PreparedQuery<{ id: string; now: number }, never>((db: Kysely<Database>, p) =>
+      db.updateTable('pins').set({ locked_at: p('now'), pin_ciphertext: null })
+        .where('id', '=', p('id')).where('attempts_left', '=', 0).where('locked_at', 'is', null)),
+    insertPin: new PreparedQuery<Selectable<PinsTable>, never>((db: Kysely<Database>, p) => db.insertInto('pins').values({
+      id: p('id'), account_id: p('account_id'), application_id: p('application_id'), message_id: p('message_id'), channel: p('channel'),
+      destination: p('destination'), pin_hash: p('pin_hash'), pin_ciphertext: p('pin_ciphertext'), attempts_left: p('attempts_left'),
+      allow_multiple_verifications: p('allow_multiple_verifications'), created_at: p('created_at'), expires_at: p('expires_at'),
+      verified_at: p('verified_at'), locked_at: p('locked_at'), delivery_status: p('delivery_status'), delivery_error: p('delivery_error'),
+      sent_at: p('sent_at'), send_count: p('send_count'), delivery_transport: p('delivery_transport'), provider_message_id: p('provider_message_id'),
+      delivered_at: p('delivered_at'), country: p('country'),
+    })),
+    insertOutbox: new PreparedQuery<Selectable<Database['outbox']>, never>((db: Kysely<Database>, p) => db.insertInto('outbox').values({
+      id: p('id'), pin_id: p('pin_id'), account_id: p('account_id'), channel: p('channel'), request: p('request'), state: p('state'),
+      attempts: p('attempts'), next_attempt_at: p('next_attempt_at'), lease_until: p('lease_until'), last_error: p('last_error'),
+      created_at: p('created_at'), updated_at: p('updated_at'), transport: p('transport'), provider_message_id: p('provider_message_id'),
+    })),
+    insertEvent: new PreparedQuery<Selectable<Database['delivery_events']>, never>((db: Kysely<Database>, p) => db.insertInto('delivery_events').values({
+      id: p('id'), pin_id: p('pin_id'), account_id: p('account_id'), at: p('at'), event: p('event'), channel: p('channel'),
+      transport: p('transport'), provider_message_id: p('provider_message_id'), error: p('error'),
+    })),
+    rateBuckets: new PreparedQuery<{ key: string; since: number }, { hits: number; last_at: number }>((db: Kysely<Database>, p) =>
+      db.selectFrom('rate_limit_buckets').select(['hits', 'last_at']).where('key', '=', p('key')).where('last_at', '>', p('since')).orderBy('last_at')),
+    countRateHit: new PreparedQuery<{ key: string; bucketStart: number; now: number; expiresAt: number }, never>((db: Kysely<Database>, p) =>
+      db.insertInto('rate_limit_buckets')
+        .values({ key: p('key'), bucket_start: p('bucketStart'), hits: 1, last_at: p('now'), expires_at: p('expiresAt') })
+        .onConflict((oc) => oc.columns(['key', 'bucket_start']).doUpdateSet((eb) => ({
+          hits: eb('rate_limit_buckets.hits', '+', 1),
+          last_at: eb.ref('excluded.last_at'),
+          expires_at: eb.ref('excluded.expires_at'),
+        })))),
+  };
 }
 
 export class KyselyStore implements Store, RateLimiter {
+  private readonly hot = hotQueries();
+  /** API keys, applications and templates as last read, while nothing changed them (config-cache.ts). */
+  private readonly config: ConfigReader;
   private readonly externalLimiter: ExternalRateLimiter | undefined;
   private readonly subscriptions = new Set<Subscription>();
   /** Webhook subscriptions and the event outbox; the methods below queue events in their own transactions. */
@@ -48,8 +116,9 @@ export class KyselyStore implements Store, RateLimiter {
 
   constructor(readonly db: Kysely<Database>, readonly dialect: 'sqlite' | 'postgres', private readonly onClose: () => Promise<void>, private readonly options: KyselyStoreOptions = {}) {
     this.externalLimiter = options.rateLimiter;
-    this.events = new KyselyEventStore(db, dialect);
-    this.security = new KyselySecurityStore(db);
+    this.config = options.configVersion ? new ConfigCache(options.configVersion) : UNCACHED;
+    this.events = new KyselyEventStore(db, dialect, this.config);
+    this.security = new KyselySecurityStore(db, this.config);
     this.audit = new KyselyAuditStore(db, dialect);
     this.console = new KyselyConsoleStore(db);
   }
@@ -100,19 +169,15 @@ export class KyselyStore implements Store, RateLimiter {
     }).onConflict((oc) => oc.column('key_hash').doNothing()).execute();
   }
 
-  private apiKeyQuery() {
-    return this.db.selectFrom('api_keys').innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
-      .select(['api_keys.id', 'api_keys.account_id', 'accounts.name as account_name', 'api_keys.key_prefix', 'api_keys.scopes',
-        'api_keys.label', 'api_keys.created_at', 'api_keys.revoked_at']);
-  }
-
   async findApiKeyByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
-    const row = await this.apiKeyQuery().where('api_keys.key_hash', '=', keyHash).executeTakeFirst();
-    return row && toApiKey(row);
+    return this.config.get(`key:${keyHash}`, async () => {
+      const row = await this.hot.apiKeyByHash.first(this.db, { keyHash });
+      return row && toApiKey(row);
+    });
   }
 
   async listApiKeys(): Promise<ApiKeyRecord[]> {
-    const rows = await this.apiKeyQuery().orderBy('api_keys.created_at').execute();
+    const rows = await apiKeySelect(this.db).orderBy('api_keys.created_at').execute();
     return rows.map(toApiKey);
   }
 
@@ -135,8 +200,10 @@ export class KyselyStore implements Store, RateLimiter {
   }
 
   async getApplication(accountId: string, id: string): Promise<ApplicationRecord | undefined> {
-    const row = await this.db.selectFrom('applications').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
-    return row && toApplication(row);
+    return this.config.get(`app:${accountId}:${id}`, async () => {
+      const row = await this.hot.application.first(this.db, { id, accountId });
+      return row && toApplication(row);
+    });
   }
 
   async listApplications(accountId: string): Promise<ApplicationRecord[]> {
@@ -157,9 +224,10 @@ export class KyselyStore implements Store, RateLimiter {
   }
 
   async getMessageTemplate(accountId: string, applicationId: string, id: string): Promise<MessageTemplateRecord | undefined> {
-    const row = await this.db.selectFrom('message_templates').selectAll()
-      .where('id', '=', id).where('application_id', '=', applicationId).where('account_id', '=', accountId).executeTakeFirst();
-    return row && toTemplate(row);
+    return this.config.get(`template:${accountId}:${applicationId}:${id}`, async () => {
+      const row = await this.hot.messageTemplate.first(this.db, { id, applicationId, accountId });
+      return row && toTemplate(row);
+    });
   }
 
   async listMessageTemplates(accountId: string, applicationId: string): Promise<MessageTemplateRecord[]> {
@@ -186,8 +254,10 @@ export class KyselyStore implements Store, RateLimiter {
   }
 
   async getEmailTemplate(accountId: string, id: number): Promise<EmailTemplateRecord | undefined> {
-    const row = await this.db.selectFrom('email_templates').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
-    return row && toEmailTemplate(row);
+    return this.config.get(`email-template:${accountId}:${id}`, async () => {
+      const row = await this.db.selectFrom('email_templates').selectAll().where('id', '=', id).where('account_id', '=', accountId).executeTakeFirst();
+      return row && toEmailTemplate(row);
+    });
   }
 
   async listEmailTemplates(accountId: string): Promise<EmailTemplateRecord[]> {
@@ -220,13 +290,13 @@ export class KyselyStore implements Store, RateLimiter {
       const outcome = await this.consumeWithin(trx, limits, now);
       if (!outcome.allowed) return outcome;
       const p = input.pin;
-      await trx.insertInto('pins').values({
+      await this.hot.insertPin.execute(trx, {
         id: p.id, account_id: p.accountId, application_id: p.applicationId, message_id: p.messageId, channel: p.channel,
         destination: p.destination, pin_hash: p.pinHash, pin_ciphertext: p.pinCiphertext, attempts_left: p.attemptsLeft,
         allow_multiple_verifications: p.allowMultipleVerifications ? 1 : 0, created_at: p.createdAt, expires_at: p.expiresAt,
         verified_at: null, locked_at: null, delivery_status: p.deliveryStatus, delivery_error: null, sent_at: null, send_count: 1,
         delivery_transport: null, provider_message_id: null, delivered_at: null, country: p.country ?? null,
-      }).execute();
+      });
       if (input.outbox) await this.insertOutbox(trx, input.outbox, p.id, p.accountId, p.channel, now);
       return outcome;
     });
@@ -250,10 +320,10 @@ export class KyselyStore implements Store, RateLimiter {
   }
 
   private async insertOutbox(trx: Db, outbox: { id: string; request: DeliveryRequest }, pinId: string, accountId: string, channel: Channel, now: number, eventAt = now): Promise<void> {
-    await trx.insertInto('outbox').values({
+    await this.hot.insertOutbox.execute(trx, {
       id: outbox.id, pin_id: pinId, account_id: accountId, channel, request: JSON.stringify(outbox.request), state: 'pending',
       attempts: 0, next_attempt_at: now, lease_until: 0, last_error: null, created_at: now, updated_at: now, transport: null, provider_message_id: null,
-    }).execute();
+    });
     await this.addEvent(trx, { pinId, accountId, at: eventAt, event: 'queued', channel });
     // Delivered to every listening node when (and only if) this transaction commits; PostgreSQL folds
     // the notifications of one transaction on one channel into one.
@@ -262,10 +332,10 @@ export class KyselyStore implements Store, RateLimiter {
 
   /** Appends to a PIN's delivery history; part of the transaction of the change it records. */
   private async addEvent(trx: Db, e: { pinId: string; accountId: string; at: number; event: DeliveryEventKind; channel?: string | null; transport?: string | null; providerMessageId?: string | null; error?: string | null }): Promise<void> {
-    await trx.insertInto('delivery_events').values({
+    await this.hot.insertEvent.execute(trx, {
       id: nextEventId(), pin_id: e.pinId, account_id: e.accountId, at: e.at, event: e.event, channel: e.channel ?? null,
       transport: e.transport ?? null, provider_message_id: e.providerMessageId ?? null, error: e.error ?? null,
-    }).execute();
+    });
   }
 
   /** Records an outcome of an outbox row in the history of its PIN. */
@@ -275,7 +345,7 @@ export class KyselyStore implements Store, RateLimiter {
   }
 
   async getPin(accountId: string, pinId: string): Promise<PinRecord | undefined> {
-    const row = await this.db.selectFrom('pins').selectAll().where('id', '=', pinId).where('account_id', '=', accountId).executeTakeFirst();
+    const row = await this.hot.pin.first(this.db, { id: pinId, accountId });
     return row && toPin(row);
   }
 
@@ -285,29 +355,13 @@ export class KyselyStore implements Store, RateLimiter {
   }
 
   async countVerificationAttempt(pinId: string, now: number): Promise<PinRecord | undefined> {
-    // Race gate: the attempt is written before the PIN is compared, so concurrent requests can
-    // neither exceed pinAttempts nor all see the same "attempts left".
-    const row = await this.db.updateTable('pins')
-      .set((eb) => ({ attempts_left: eb('attempts_left', '-', 1) }))
-      .where('id', '=', pinId)
-      .where('attempts_left', '>', 0)
-      .where('expires_at', '>', now)
-      .where('locked_at', 'is', null)
-      .where((eb) => eb.or([eb('verified_at', 'is', null), eb('allow_multiple_verifications', '=', 1)]))
-      .returningAll()
-      .executeTakeFirst();
+    const row = await this.hot.countAttempt.first(this.db, { id: pinId, now });
     return row && toPin(row);
   }
 
   async markPinVerified(pinId: string, now: number, allowMultiple: boolean): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
-      // Second race gate: without multiple verifications only the request that flips verified_at wins.
-      let query = trx.updateTable('pins')
-        .set((eb) => ({ verified_at: eb.fn.coalesce('verified_at', eb.val(now)), pin_ciphertext: null }))
-        .where('id', '=', pinId);
-      if (!allowMultiple) query = query.where('verified_at', 'is', null);
-      const result = await query.executeTakeFirst();
-      const won = Number(result.numUpdatedRows) > 0;
+      const won = (await (allowMultiple ? this.hot.markVerified : this.hot.markVerifiedOnce).affected(trx, { id: pinId, now })) > 0;
       if (won) await this.events.enqueuePinEvent(trx, 'pin.verified', pinId, now, { status: 'verified' });
       return won;
     });
@@ -315,9 +369,7 @@ export class KyselyStore implements Store, RateLimiter {
 
   async lockPin(pinId: string, now: number): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      const result = await trx.updateTable('pins').set({ locked_at: now, pin_ciphertext: null })
-        .where('id', '=', pinId).where('attempts_left', '=', 0).where('locked_at', 'is', null).executeTakeFirst();
-      if (Number(result.numUpdatedRows) > 0) await this.events.enqueuePinEvent(trx, 'pin.locked', pinId, now, { status: 'locked' });
+      if ((await this.hot.lock.affected(trx, { id: pinId, now })) > 0) await this.events.enqueuePinEvent(trx, 'pin.locked', pinId, now, { status: 'locked' });
     });
   }
 
@@ -355,23 +407,14 @@ export class KyselyStore implements Store, RateLimiter {
       }
     }
     for (const check of limits) {
-      const buckets = await trx.selectFrom('rate_limit_buckets').select(['hits', 'last_at'])
-        .where('key', '=', check.key).where('last_at', '>', now - check.windowMs).orderBy('last_at').execute();
+      const buckets = await this.hot.rateBuckets.all(trx, { key: check.key, since: now - check.windowMs });
       const total = buckets.reduce((sum, b) => sum + Number(b.hits), 0);
       if (total < check.limit) continue;
       const counted = buckets.map((b) => ({ hits: Number(b.hits), lastAt: Number(b.last_at) }));
       return { allowed: false, key: check.key, retryAfterMs: retryAfterMs(counted, total, check.limit, check.windowMs, now) };
     }
     for (const check of limits) {
-      const bucketStart = bucketStartOf(now, check.windowMs);
-      await trx.insertInto('rate_limit_buckets')
-        .values({ key: check.key, bucket_start: bucketStart, hits: 1, last_at: now, expires_at: now + check.windowMs })
-        .onConflict((oc) => oc.columns(['key', 'bucket_start']).doUpdateSet((eb) => ({
-          hits: eb('rate_limit_buckets.hits', '+', 1),
-          last_at: eb.ref('excluded.last_at'),
-          expires_at: eb.ref('excluded.expires_at'),
-        })))
-        .execute();
+      await this.hot.countRateHit.execute(trx, { key: check.key, bucketStart: bucketStartOf(now, check.windowMs), now, expiresAt: now + check.windowMs });
     }
     return { allowed: true };
   }
@@ -518,24 +561,43 @@ export class KyselyStore implements Store, RateLimiter {
 
   // --- housekeeping ---
 
-  async purge(now: number, retentionMs: number): Promise<{ erased: number; deleted: number }> {
+  /**
+   * Every step works in batches (src/store/purge-batches.ts) and seeks through an index of migration
+   * 0006, whose partial predicates the WHERE clauses repeat to the letter (`pin_ciphertext is not
+   * null`, `state <> 'pending'`): a run costs what expired or aged out since the last one, not what is
+   * stored. test/store/store-contract.ts checks the plans of every statement.
+   */
+  async purge(now: number, retentionMs: number, limits: PurgeLimits = PURGE_LIMITS): Promise<{ erased: number; deleted: number }> {
     // Accounts subscribed to pin.expired get an event per PIN (bounded per run); the rest are erased at once.
     const expired = await this.events.expirePins(now);
-    const erased = await this.db.updateTable('pins').set({ pin_ciphertext: null })
-      .where('expires_at', '<=', now).where('pin_ciphertext', 'is not', null)
-      .where('account_id', 'not in', this.events.expirySubscribers(this.db)).executeTakeFirst();
-    const cutoff = now - retentionMs;
-    await this.events.purgeEnded(cutoff);
-    const deleted = await this.db.deleteFrom('pins').where('expires_at', '<=', cutoff).executeTakeFirst();
-    await this.db.deleteFrom('outbox').where('state', '!=', 'pending').where('updated_at', '<=', cutoff).execute();
-    await this.db.deleteFrom('delivery_events').where('at', '<=', cutoff).execute();
-    // Messages of PINs that expired before they could be delivered are of no use to anyone.
-    await this.db.updateTable('outbox').set({ state: 'cancelled', last_error: 'PIN expired before delivery', updated_at: now })
+    const erased = await inBatches(limits, async (batch) => (await this.db.updateTable('pins').set({ pin_ciphertext: null })
+      .where('id', 'in', batchOf(this.db.selectFrom('pins').select('id')
+        .where('expires_at', '<=', now).where('pin_ciphertext', 'is not', null)
+        .where('account_id', 'not in', this.events.expirySubscribers(this.db))
+        .orderBy('expires_at').limit(batch), this.dialect))
+      .executeTakeFirst()).numUpdatedRows);
+    // Messages of PINs that expired before they could be delivered are of no use to anyone. Walks the
+    // pending messages (few), not the expired PINs (all but the live ones), and runs before PINs past
+    // the retention are deleted, so that none of theirs is left pending.
+    await inBatches(limits, async (batch) => (await this.db.updateTable('outbox').set({ state: 'cancelled', last_error: 'PIN expired before delivery', updated_at: now })
       .where('state', '=', 'pending')
-      .where('pin_id', 'in', (eb) => eb.selectFrom('pins').select('id').where('expires_at', '<=', now))
-      .execute();
-    await this.db.deleteFrom('rate_limit_buckets').where('expires_at', '<=', now).execute();
-    return { erased: expired + Number(erased.numUpdatedRows), deleted: Number(deleted.numDeletedRows) };
+      .where('id', 'in', batchOf(this.db.selectFrom('outbox as o').select('o.id').where('o.state', '=', 'pending')
+        .where(({ exists, selectFrom }) => exists(selectFrom('pins').select('pins.id').whereRef('pins.id', '=', 'o.pin_id').where('pins.expires_at', '<=', now)))
+        .limit(batch), this.dialect))
+      .executeTakeFirst()).numUpdatedRows);
+    const cutoff = now - retentionMs;
+    await this.events.purgeEnded(cutoff, limits);
+    const deleted = await deleteInBatches(this.db, this.dialect, limits, 'pins', (batch) =>
+      this.db.selectFrom('pins').select('id').where('expires_at', '<=', cutoff).orderBy('expires_at').limit(batch));
+    await deleteInBatches(this.db, this.dialect, limits, 'outbox', (batch) =>
+      this.db.selectFrom('outbox').select('id').where('state', '<>', sql.lit('pending')).where('updated_at', '<=', cutoff).orderBy('updated_at').limit(batch));
+    await deleteInBatches(this.db, this.dialect, limits, 'delivery_events', (batch) =>
+      this.db.selectFrom('delivery_events').select('id').where('at', '<=', cutoff).orderBy('at').limit(batch));
+    await inBatches(limits, async (batch) => (await this.db.deleteFrom('rate_limit_buckets')
+      .where(({ eb, refTuple }) => eb(refTuple('key', 'bucket_start'), 'in', batchOf(this.db.selectFrom('rate_limit_buckets').select(['key', 'bucket_start'])
+        .where('expires_at', '<=', now).orderBy('expires_at').limit(batch), this.dialect).$asTuple('key', 'bucket_start')))
+      .executeTakeFirst()).numDeletedRows);
+    return { erased: expired + erased, deleted };
   }
 }
 
@@ -555,7 +617,15 @@ function nullableNumber(value: number | string | null): number | null {
   return value === null ? null : Number(value);
 }
 
-function toApiKey(row: { id: string; account_id: string; account_name: string; key_prefix: string; scopes: string; label: string | null; created_at: number; revoked_at: number | null }): ApiKeyRecord {
+function apiKeySelect(db: Kysely<Database>) {
+  return db.selectFrom('api_keys').innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+    .select(['api_keys.id', 'api_keys.account_id', 'accounts.name as account_name', 'api_keys.key_prefix', 'api_keys.scopes',
+      'api_keys.label', 'api_keys.created_at', 'api_keys.revoked_at']);
+}
+
+interface ApiKeyRow { id: string; account_id: string; account_name: string; key_prefix: string; scopes: string; label: string | null; created_at: number; revoked_at: number | null }
+
+function toApiKey(row: ApiKeyRow): ApiKeyRecord {
   return {
     id: row.id, accountId: row.account_id, accountName: row.account_name, keyPrefix: row.key_prefix,
     scopes: row.scopes.split(' ').filter((s) => s.length > 0), label: row.label, createdAt: Number(row.created_at), revokedAt: nullableNumber(row.revoked_at),

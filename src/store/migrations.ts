@@ -244,6 +244,22 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         await db.schema.createIndex('pins_account_created').on('pins').columns(['account_id', 'created_at']).execute();
       },
     },
+    '0006_purge_indexes': {
+      async up(db: Kysely<unknown>) {
+        // Every statement of the purge job seeks to what it removes instead of walking every stored
+        // row (see KyselyStore.purge). The partial indexes hold only the rows the purge is after:
+        // PINs whose ciphertext is not erased yet (live ones, and those that expired since the last
+        // run), and messages and events no longer pending. The purge's WHERE clauses repeat these
+        // predicates to the letter, so that SQLite's planner (which matches them term by term) and
+        // PostgreSQL's use the indexes.
+        await db.schema.createIndex('pins_unerased_expiry').on('pins').column('expires_at').where(sql.ref('pin_ciphertext'), 'is not', null).execute();
+        await db.schema.createIndex('outbox_ended').on('outbox').column('updated_at').where(sql.ref('state'), '<>', 'pending').execute();
+        await db.schema.createIndex('event_outbox_ended').on('event_outbox').column('updated_at').where(sql.ref('state'), '<>', 'pending').execute();
+        await db.schema.createIndex('delivery_events_at').on('delivery_events').column('at').execute();
+        await db.schema.createIndex('security_blocks_until').on('security_blocks').column('blocked_until').execute();
+        await db.schema.createIndex('conversion_counts_bucket').on('conversion_counts').column('bucket_start').execute();
+      },
+    },
   };
 }
 

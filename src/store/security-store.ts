@@ -4,6 +4,8 @@
 // guards on (one primary-key read otherwise).
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
+import { PreparedQuery, type ParamOf } from './prepared-query.js';
+import { UNCACHED, type ConfigReader } from './config-cache.js';
 
 export interface SecuritySettingsRow {
   settings: string;
@@ -35,11 +37,17 @@ export interface SecurityStore {
 }
 
 export class KyselySecurityStore implements SecurityStore {
-  constructor(private readonly db: Kysely<Database>) {}
+  /** Read on every send and verification. */
+  private readonly settingsOf = new PreparedQuery((db: Kysely<Database>, p: ParamOf<{ applicationId: string }>) =>
+    db.selectFrom('security_settings').select(['settings', 'updated_at']).where('application_id', '=', p('applicationId')));
+
+  constructor(private readonly db: Kysely<Database>, private readonly config: ConfigReader = UNCACHED) {}
 
   async getSettings(applicationId: string): Promise<SecuritySettingsRow | undefined> {
-    const row = await this.db.selectFrom('security_settings').select(['settings', 'updated_at']).where('application_id', '=', applicationId).executeTakeFirst();
-    return row && { settings: row.settings, updatedAt: Number(row.updated_at) };
+    return this.config.get(`security:${applicationId}`, async () => {
+      const row = await this.settingsOf.first(this.db, { applicationId });
+      return row && { settings: row.settings, updatedAt: Number(row.updated_at) };
+    });
   }
 
   async putSettings(accountId: string, applicationId: string, settings: string, now: number): Promise<void> {

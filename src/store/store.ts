@@ -2,6 +2,7 @@
 // serves SQLite (and PostgreSQL) behind it, and test/store/ runs one conformance suite against each.
 import type { PinType } from '../domain/pin-generation.js';
 import type { AuditStore } from './audit-store.js';
+import type { PurgeLimits } from './purge-batches.js';
 import type { SecurityStore } from './security-store.js';
 import type { EventStore } from './event-store.js';
 import type { ConsoleStore } from './console-store.js';
@@ -282,6 +283,10 @@ export interface Store {
   listDeliveryEvents(accountId: string, pinId: string): Promise<DeliveryEvent[]>;
 
   // Housekeeping
-  /** Erases ciphertexts of expired PINs, deletes PINs expired longer than the retention, and stale rate-limit buckets. */
-  purge(now: number, retentionMs: number): Promise<{ erased: number; deleted: number }>;
+  /**
+   * Erases ciphertexts of expired PINs, deletes PINs expired longer than the retention, and stale
+   * rate-limit buckets; each step in batches (`limits`, by default PURGE_LIMITS), leaving what is
+   * beyond them to the next run.
+   */
+  purge(now: number, retentionMs: number, limits?: PurgeLimits): Promise<{ erased: number; deleted: number }>;
 }

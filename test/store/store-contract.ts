@@ -6,6 +6,8 @@ import { after, before, describe, it } from 'node:test';
 import { DEFAULT_CONFIGURATION } from '../../src/domain/application-rules.js';
 import { PinKeyring } from '../../src/domain/pin-secrets.js';
 import type { ApplicationRecord, NewPin, Store } from '../../src/store/store.js';
+import { KyselyStore } from '../../src/store/kysely-store.js';
+import { explain, StatementRecorder } from './query-plans.js';
 
 const keyring = new PinKeyring('conformance-secret-0123456789-0123456789');
 const T0 = 1_800_000_000_000;
@@ -291,6 +293,55 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       assert.deepEqual(expired.map((e) => e.type), ['pin.expired']);
       assert.equal(JSON.parse(expired[0]!.payload).data.status, 'expired');
       assert.deepEqual(await claimEvents(verified.pin.id, T0 + 400), [], 'a verified PIN does not expire');
+    });
+
+    // The purge tests below work long before T0, where nothing of the other tests is due yet.
+    it('purges in batches: at most `batch` rows a statement and `batchesPerRun` statements a step; later runs take the rest', async () => {
+      const B = T0 - 100 * 86_400_000;
+      const limits = { batch: 2, batchesPerRun: 2 };
+      const inputs = Array.from({ length: 5 }, (_, i) => newPin({ createdAt: B, expiresAt: B + 1000 + i }));
+      for (const input of inputs) await store.createPin(input, [], B);
+      const mine = async () => (await Promise.all(inputs.map((i) => store.getPin(accountId, i.pin.id)))).filter((p) => p !== undefined);
+      const history = async () => (await Promise.all(inputs.map((i) => store.listDeliveryEvents(accountId, i.pin.id)))).flat().length;
+
+      assert.equal((await store.purge(B + 10_000, 86_400_000, limits)).erased, 4);
+      assert.equal((await mine()).filter((p) => p.pinCiphertext === null).length, 4);
+      assert.equal((await store.purge(B + 10_001, 86_400_000, limits)).erased, 1);
+      assert.equal((await mine()).filter((p) => p.pinCiphertext === null).length, 5);
+      assert.deepEqual((await store.claimOutbox(B + 10_002, B + 20_000, 1000)).filter((c) => inputs.some((i) => i.pin.id === c.pinId)), [], 'every message cancelled');
+
+      const events = await history();
+      assert.ok(events >= 5);
+      assert.equal((await store.purge(B + 50_000, 10_000, limits)).deleted, 4);
+      assert.equal((await mine()).length, 1);
+      assert.equal(await history(), events - 4);
+      assert.equal((await store.purge(B + 50_001, 10_000, limits)).deleted, 1);
+      assert.equal((await mine()).length, 0);
+      assert.equal(await history(), Math.max(0, events - 8));
+      assert.equal((await store.purge(B + 50_002, 10_000, limits)).deleted, 0);
+      assert.equal(await history(), 0);
+    });
+
+    it('purges through indexes: no statement of the purge walks a whole table', async () => {
+      assert.ok(store instanceof KyselyStore, 'plans are checked on the Kysely store');
+      const recorder = new StatementRecorder();
+      const recording = new KyselyStore(store.db.withPlugin(recorder), store.dialect, async () => undefined);
+      const P = T0 - 50 * 86_400_000;
+      // Every step has something to do: an expired PIN of an account subscribed to pin.expired, and
+      // another one with its message still pending; a batch of one makes each step run twice.
+      const subscribed = (await store.findOrCreateAccount(`purge-plans-${randomUUID()}`, randomUUID(), P)).id;
+      await subscribe(subscribed, ['pin.expired']);
+      await store.createPin(newPin({ accountId: subscribed, createdAt: P, expiresAt: P + 1000 }, false), [], P);
+      await store.createPin(newPin({ createdAt: P, expiresAt: P + 1000 }), [], P);
+      await store.createPin(newPin({ createdAt: P, expiresAt: P + 1000 }), [], P);
+      await recording.purge(P + 2000, 500, { batch: 1, batchesPerRun: 2 });
+      await recording.security.purge(P + 2000, P);
+      const statements = recorder.compile(store.dialect).filter((q) => !/^\s*insert/i.test(q.sql));
+      assert.ok(statements.length >= 10, `the purge's statements were recorded (${statements.length})`);
+      for (const statement of statements) {
+        const plan = await explain(store, statement);
+        assert.deepEqual(plan.walks, [], `walks ${plan.walks.join(', ')}:\n${statement.sql}\n${plan.text}`);
+      }
     });
 
     it('fails over on an undelivered receipt: queues the message again for the members not yet tried, while the PIN is live', async () => {

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { deferWait, type DurabilityWaiter } from '../durability.js';
+import { SqliteChangeWatch } from './change-watch.js';
 import { SqliteDialect, type DatabaseConnection, type Driver, type SqliteDatabase, type SqliteDialectConfig, type SqliteStatement, type TransactionSettings, type QueryCompiler } from 'kysely';
 
 /** Prepared statements kept per connection; Kysely's own SQL has a few dozen shapes. */
@@ -81,7 +82,7 @@ function fsyncAsync(fd: number, thenClose: boolean): Promise<void> {
  * The connection as Kysely sees it: statements are prepared once per SQL text (Kysely compiles the
  * same few dozen shapes again and again), and any statement that can write is reported to `sync`.
  */
-function trackingDatabase(connection: BetterSqlite3.Database, sync: WalSync | undefined): SqliteDatabase {
+function trackingDatabase(connection: BetterSqlite3.Database, sync: WalSync | undefined, watch: SqliteChangeWatch): SqliteDatabase {
   const cache = new Map<string, BetterSqlite3.Statement>();
   return {
     close: () => connection.close(),
@@ -93,6 +94,7 @@ function trackingDatabase(connection: BetterSqlite3.Database, sync: WalSync | un
         cache.set(sql, statement);
       }
       if (sync && !statement.readonly) sync.noteWrite();
+      watch.noteStatement(sql, statement.readonly);
       return statement as unknown as SqliteStatement;
     },
   };
@@ -142,11 +144,15 @@ class GroupCommitDriver implements Driver {
 /** SQLite dialect with statement reuse and, for a file database, group commit. */
 export class GroupCommitSqliteDialect extends SqliteDialect {
   private readonly sync: WalSync | undefined;
+  /** When cached configuration may be stale (../config-cache.ts). */
+  readonly changes: SqliteChangeWatch;
 
   constructor(connection: BetterSqlite3.Database, file: string, config: Omit<SqliteDialectConfig, 'database'> = {}) {
     const sync = file === ':memory:' ? undefined : new WalSync(`${path.resolve(file)}-wal`);
-    super({ ...config, database: trackingDatabase(connection, sync) });
+    const changes = new SqliteChangeWatch(connection);
+    super({ ...config, database: trackingDatabase(connection, sync, changes) });
     this.sync = sync;
+    this.changes = changes;
   }
 
   override createDriver(): Driver {

@@ -7,7 +7,7 @@ import { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { GroupCommitSqliteDialect } from './group-commit.js';
 
-export function openSqlite(file: string): { db: Kysely<Database>; close: () => Promise<void> } {
+export function openSqlite(file: string): { db: Kysely<Database>; close: () => Promise<void>; configVersion: () => string } {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const connection = new BetterSqlite3(file);
   connection.pragma('journal_mode = WAL');
@@ -18,6 +18,7 @@ export function openSqlite(file: string): { db: Kysely<Database>; close: () => P
   connection.pragma('foreign_keys = ON');
   // Overwrite deleted content (erased PIN ciphertexts) instead of leaving it in free pages.
   connection.pragma('secure_delete = ON');
-  const db = new Kysely<Database>({ dialect: new GroupCommitSqliteDialect(connection, file) });
-  return { db, close: () => db.destroy() };
+  const dialect = new GroupCommitSqliteDialect(connection, file);
+  const db = new Kysely<Database>({ dialect });
+  return { db, close: () => db.destroy(), configVersion: () => dialect.changes.version() };
 }

@@ -1,0 +1,35 @@
+// Tells the configuration cache (../config-cache.ts) when the SQLite database's configuration may have
+// changed: PRAGMA data_version changes when any other connection (another process on the same file)
+// commits; this connection's own writes to configuration tables are counted as its statements run.
+import type BetterSqlite3 from 'better-sqlite3';
+
+/** Tables whose rows the configuration cache holds (directly or joined). */
+const CONFIG_TABLES = /\b(?:api_keys|accounts|applications|message_templates|email_templates|security_settings|webhook_subscriptions)\b/i;
+
+export class SqliteChangeWatch {
+  private localWrites = 0;
+  private readonly dataVersion: BetterSqlite3.Statement;
+  /** Whether a statement's SQL writes configuration, once per SQL text. */
+  private readonly writesConfig = new Map<string, boolean>();
+
+  constructor(connection: BetterSqlite3.Database) {
+    this.dataVersion = connection.prepare('PRAGMA data_version').pluck();
+  }
+
+  /** Called for every statement about to run on the connection. */
+  noteStatement(sql: string, readonly: boolean): void {
+    if (readonly) return;
+    let writes = this.writesConfig.get(sql);
+    if (writes === undefined) {
+      writes = CONFIG_TABLES.test(sql);
+      if (this.writesConfig.size >= 1000) this.writesConfig.clear();
+      this.writesConfig.set(sql, writes);
+    }
+    if (writes) this.localWrites += 1;
+  }
+
+  /** Changes whenever configuration may have changed since it was last read. */
+  version(): string {
+    return `${this.dataVersion.get() as number}:${this.localWrites}`;
+  }
+}
