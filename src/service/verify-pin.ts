@@ -31,18 +31,6 @@ export async function verifyPin(ctx: ServiceContext, principal: Principal, pinId
   const app = await ctx.store.getApplication(principal.accountId, pin.applicationId);
   const now = ctx.clock();
 
-  // verifyPinLimit counts verification requests per destination, before any attempt is spent.
-  const limit = app ? parseRateLimit(app.configuration.verifyPinLimit) : null;
-  if (limit) {
-    const check: RateLimitCheck = { key: `verify:${pin.applicationId}:${pin.destination}`, limit: limit.count, windowMs: limit.windowMs };
-    const outcome = await ctx.store.consumeRateLimits([check], now);
-    if (!outcome.allowed) {
-      ctx.metrics.rateLimited('verifyPinLimit');
-      await auditRequest(ctx, principal, { event: 'pin.verify.refused', applicationId: pin.applicationId, pinId, destination: pin.destination, reason: 'verifyPinLimit' });
-      return tooManyRequests(outcome, 'verifyPinLimit reached for this destination');
-    }
-  }
-
   const answer = async (verified: boolean, attemptsRemaining: number, pinError?: PinError): Promise<Result<VerifyOutcome>> => {
     ctx.metrics.verification(pin.channel, pinError ?? 'verified');
     // Every verify decision is audited (ASVS 7.2.1 / 16.3.1); the candidate PIN never is.
@@ -51,16 +39,22 @@ export async function verifyPin(ctx: ServiceContext, principal: Principal, pinId
     return ok({ pinId, msisdn: pin.destination, verified, attemptsRemaining, ...(pinError ? { pinError } : {}) });
   };
 
-  const counted = await ctx.store.countVerificationAttempt(pinId, now);
-  if (!counted) {
-    const current = (await ctx.store.getPin(principal.accountId, pinId)) ?? pin;
-    return answer(false, current.attemptsLeft, endedReason(current, now));
-  }
+  // verifyPinLimit counts verification requests per destination, before any attempt is spent.
+  const limit = app ? parseRateLimit(app.configuration.verifyPinLimit) : null;
+  const limits: RateLimitCheck[] = limit ? [{ key: `verify:${pin.applicationId}:${pin.destination}`, limit: limit.count, windowMs: limit.windowMs }] : [];
   // Any string is compared: a wrong length or alphabet is simply a wrong, counted attempt.
-  if (ctx.keyring.matches(counted.pinHash, pinId, candidate)) {
-    const won = await ctx.store.markPinVerified(pinId, now, counted.allowMultipleVerifications);
-    return won ? answer(true, counted.attemptsLeft) : answer(false, counted.attemptsLeft, 'ALREADY_VERIFIED');
+  const attempt = await ctx.store.verifyPinAttempt(pin, now, limits, (pinHash) => ctx.keyring.matches(pinHash, pinId, candidate));
+  switch (attempt.kind) {
+    case 'refused':
+      ctx.metrics.rateLimited('verifyPinLimit');
+      await auditRequest(ctx, principal, { event: 'pin.verify.refused', applicationId: pin.applicationId, pinId, destination: pin.destination, reason: 'verifyPinLimit' });
+      return tooManyRequests(attempt.outcome, 'verifyPinLimit reached for this destination');
+    case 'ended': {
+      const current = attempt.pin ?? pin;
+      return answer(false, current.attemptsLeft, endedReason(current, now));
+    }
+    case 'counted':
+      if (!attempt.matched) return answer(false, attempt.pin.attemptsLeft, 'WRONG_PIN');
+      return attempt.verified ? answer(true, attempt.pin.attemptsLeft) : answer(false, attempt.pin.attemptsLeft, 'ALREADY_VERIFIED');
   }
-  if (counted.attemptsLeft === 0) await ctx.store.lockPin(pinId, now);
-  return answer(false, counted.attemptsLeft, 'WRONG_PIN');
 }

@@ -17,7 +17,7 @@ import { ConfigCache, UNCACHED, type ConfigReader, type ConfigVersion } from './
 import type {
   AccountRecord, ApiKeyRecord, DeliveryEvent, DeliveryEventKind, ReceiptInput, ApplicationRecord, Channel, DeliveryRequest, DeliveryStatus, EmailTemplateFields,
   EmailTemplateRecord, MessageTemplateRecord, NewPin, OutboxRecord, PinRecord, RateLimitCheck, RateLimitOutcome,
-  ReceiptFailover, Store, VerificationRow,
+  ReceiptFailover, Store, VerificationRow, VerifyAttempt,
 } from './store.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -360,17 +360,43 @@ export class KyselyStore implements Store, RateLimiter {
   }
 
   async markPinVerified(pinId: string, now: number, allowMultiple: boolean): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
-      const won = (await (allowMultiple ? this.hot.markVerified : this.hot.markVerifiedOnce).affected(trx, { id: pinId, now })) > 0;
-      if (won) await this.events.enqueuePinEvent(trx, 'pin.verified', pinId, now, { status: 'verified' });
-      return won;
-    });
+    return this.db.transaction().execute((trx) => this.markVerifiedIn(trx, pinId, now, allowMultiple));
   }
 
   async lockPin(pinId: string, now: number): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      if ((await this.hot.lock.affected(trx, { id: pinId, now })) > 0) await this.events.enqueuePinEvent(trx, 'pin.locked', pinId, now, { status: 'locked' });
+    await this.db.transaction().execute((trx) => this.lockIn(trx, pinId, now));
+  }
+
+  async verifyPinAttempt(pin: Pick<PinRecord, 'id' | 'accountId'>, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean): Promise<VerifyAttempt> {
+    // One transaction, one commit, for what was four: the limit, the attempt, and the verified mark
+    // or the lock. The comparison is synchronous, so the transaction never waits on anything else.
+    return this.db.transaction().execute(async (trx): Promise<VerifyAttempt> => {
+      const outcome = await this.consumeWithin(trx, limits, now);
+      if (!outcome.allowed) return { kind: 'refused', outcome };
+      const row = await this.hot.countAttempt.first(trx, { id: pin.id, now });
+      if (!row) {
+        const current = await this.hot.pin.first(trx, { id: pin.id, accountId: pin.accountId });
+        return { kind: 'ended', pin: current && toPin(current) };
+      }
+      const counted = toPin(row);
+      if (matches(counted.pinHash)) {
+        const won = await this.markVerifiedIn(trx, pin.id, now, counted.allowMultipleVerifications);
+        return { kind: 'counted', pin: counted, matched: true, verified: won };
+      }
+      if (counted.attemptsLeft === 0) await this.lockIn(trx, pin.id, now);
+      return { kind: 'counted', pin: counted, matched: false, verified: false };
     });
+  }
+
+  /** The second race gate: without multiple verifications only the request that flips verified_at wins. */
+  private async markVerifiedIn(trx: Transaction<Database>, pinId: string, now: number, allowMultiple: boolean): Promise<boolean> {
+    const won = (await (allowMultiple ? this.hot.markVerified : this.hot.markVerifiedOnce).affected(trx, { id: pinId, now })) > 0;
+    if (won) await this.events.enqueuePinEvent(trx, 'pin.verified', pinId, now, { status: 'verified' });
+    return won;
+  }
+
+  private async lockIn(trx: Transaction<Database>, pinId: string, now: number): Promise<void> {
+    if ((await this.hot.lock.affected(trx, { id: pinId, now })) > 0) await this.events.enqueuePinEvent(trx, 'pin.locked', pinId, now, { status: 'locked' });
   }
 
   async erasePinCiphertext(pinId: string): Promise<void> {

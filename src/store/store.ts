@@ -178,6 +178,15 @@ export interface RateLimitCheck {
 
 export type RateLimitOutcome = { allowed: true } | { allowed: false; key: string; retryAfterMs: number };
 
+/** What one verification request did (Store.verifyPinAttempt). */
+export type VerifyAttempt =
+  /** A limit refused the request before any attempt was counted. */
+  | { kind: 'refused'; outcome: RateLimitOutcome & { allowed: false } }
+  /** No attempt could be counted (expired, locked, out of attempts, verified): the PIN as it is now. */
+  | { kind: 'ended'; pin: PinRecord | undefined }
+  /** An attempt was counted; `pin` as after it. `verified`: this request verified the PIN (won the race). */
+  | { kind: 'counted'; pin: PinRecord; matched: boolean; verified: boolean };
+
 export interface NewPin {
   pin: Omit<PinRecord, 'verifiedAt' | 'lockedAt' | 'deliveryError' | 'sentAt' | 'sendCount' | 'deliveryTransport' | 'providerMessageId' | 'deliveredAt'> & {
     /** ISO 3166-1 alpha-2 country of a phone destination, for the console's statistics. */
@@ -255,6 +264,12 @@ export interface Store {
    * could be counted.
    */
   countVerificationAttempt(pinId: string, now: number): Promise<PinRecord | undefined>;
+  /**
+   * One verification request, in one transaction: consumes `limits` (verifyPinLimit) and, if they
+   * allow it, counts an attempt (the race gate above), compares the candidate with `matches`, then
+   * marks the PIN verified (the second race gate) or, after its last wrong attempt, locks it.
+   */
+  verifyPinAttempt(pin: Pick<PinRecord, 'id' | 'accountId'>, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean): Promise<VerifyAttempt>;
   /** Marks the PIN verified; false when another request verified it first (the second race gate). */
   markPinVerified(pinId: string, now: number, allowMultiple: boolean): Promise<boolean>;
   /** Locks a PIN whose last attempt was wrong and erases its ciphertext. */

@@ -129,6 +129,32 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       assert.equal(await store.countVerificationAttempt(input.pin.id, T0 + 2), undefined, 'a verified single-use PIN takes no more attempts');
     });
 
+    it('verifies in one step: limit first, one winner among concurrent right PINs, a lock after the last wrong one', async () => {
+      const right = newPin({ attemptsLeft: 5 }, false);
+      await store.createPin(right, [], T0);
+      const hashOf = (candidate: string) => (pinHash: string) => keyring.matches(pinHash, right.pin.id, candidate);
+      const results = await Promise.all(Array.from({ length: 4 }, () => store.verifyPinAttempt(right.pin, T0 + 1, [], hashOf('123456'))));
+      assert.equal(results.filter((r) => r.kind === 'counted' && r.verified).length, 1, 'exactly one request verifies');
+      assert.equal(results.filter((r) => r.kind === 'ended').length, 3, 'the others find it verified, no attempt counted');
+      assert.equal((await store.getPin(accountId, right.pin.id))?.pinCiphertext, null);
+
+      const wrong = newPin({ attemptsLeft: 2 }, false);
+      await store.createPin(wrong, [], T0);
+      const guess = (pinHash: string) => keyring.matches(pinHash, wrong.pin.id, '000000');
+      const first = await store.verifyPinAttempt(wrong.pin, T0 + 1, [], guess);
+      assert.deepEqual(first.kind === 'counted' && [first.matched, first.pin.attemptsLeft], [false, 1]);
+      await store.verifyPinAttempt(wrong.pin, T0 + 2, [], guess);
+      assert.equal((await store.getPin(accountId, wrong.pin.id))?.lockedAt, T0 + 2, 'locked by its last wrong attempt');
+
+      const limited = newPin({}, false);
+      await store.createPin(limited, [], T0);
+      const limit = [{ key: `verify:${randomUUID()}`, limit: 1, windowMs: 60_000 }];
+      assert.equal((await store.verifyPinAttempt(limited.pin, T0 + 1, limit, () => false)).kind, 'counted');
+      const refused = await store.verifyPinAttempt(limited.pin, T0 + 2, limit, () => false);
+      assert.equal(refused.kind, 'refused');
+      assert.equal((await store.getPin(accountId, limited.pin.id))?.attemptsLeft, 2, 'a refused request spends no attempt');
+    });
+
     it('enforces rate limits over a sliding window, all-or-nothing, with a retry time', async () => {
       const key = `test:${randomUUID()}`;
       const other = `test:${randomUUID()}`;
