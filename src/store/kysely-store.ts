@@ -86,6 +86,23 @@ function hotQueries() {
       id: p('id'), pin_id: p('pin_id'), account_id: p('account_id'), at: p('at'), event: p('event'), channel: p('channel'),
       transport: p('transport'), provider_message_id: p('provider_message_id'), error: p('error'),
     })),
+    // The delivery worker's, once per message.
+    outboxDone: new PreparedQuery<{ id: string; now: number; transport: string | null; providerMessageId: string | null }, never>((db: Kysely<Database>, p) =>
+      db.updateTable('outbox').set({ state: 'done', updated_at: p('now'), last_error: null, transport: p('transport'), provider_message_id: p('providerMessageId') })
+        .where('id', '=', p('id'))),
+    pinSent: new PreparedQuery<{ id: string; now: number; transport: string | null; providerMessageId: string | null }, never>((db: Kysely<Database>, p) =>
+      db.updateTable('pins').set((eb) => ({
+        delivery_status: 'sent', delivery_error: null, sent_at: eb.fn.coalesce('sent_at', eb.val(p('now'))),
+        delivery_transport: p('transport'), provider_message_id: p('providerMessageId'),
+      })).where('id', '=', p('id'))),
+    // An outcome of an outbox row, in the history of its PIN (one statement: the row gives PIN, account and channel).
+    insertOutboxEvent: new PreparedQuery<{ id: string; outboxId: string; at: number; event: DeliveryEventKind; transport: string | null; providerMessageId: string | null; error: string | null }, never>((db: Kysely<Database>, p) =>
+      db.insertInto('delivery_events')
+        .columns(['id', 'pin_id', 'account_id', 'at', 'event', 'channel', 'transport', 'provider_message_id', 'error'])
+        .expression((eb) => eb.selectFrom('outbox').select((o) => [
+          o.val(p('id')).as('id'), 'pin_id', 'account_id', o.val(p('at')).as('at'), o.val(p('event')).as('event'), 'channel',
+          o.val(p('transport')).as('transport'), o.val(p('providerMessageId')).as('provider_message_id'), o.val(p('error')).as('error'),
+        ]).where('id', '=', p('outboxId')))),
     rateBuckets: new PreparedQuery<{ key: string; since: number }, { hits: number; last_at: number }>((db: Kysely<Database>, p) =>
       db.selectFrom('rate_limit_buckets').select(['hits', 'last_at']).where('key', '=', p('key')).where('last_at', '>', p('since')).orderBy('last_at')),
     countRateHit: new PreparedQuery<{ key: string; bucketStart: number; now: number; expiresAt: number }, never>((db: Kysely<Database>, p) =>
@@ -340,8 +357,9 @@ export class KyselyStore implements Store, RateLimiter {
 
   /** Records an outcome of an outbox row in the history of its PIN. */
   private async addOutboxEvent(trx: Db, outboxId: string, at: number, event: DeliveryEventKind, details: { transport?: string | null; providerMessageId?: string | null; error?: string | null } = {}): Promise<void> {
-    const row = await trx.selectFrom('outbox').select(['pin_id', 'account_id', 'channel']).where('id', '=', outboxId).executeTakeFirst();
-    if (row) await this.addEvent(trx, { pinId: row.pin_id, accountId: row.account_id, at, event, channel: row.channel, ...details });
+    await this.hot.insertOutboxEvent.execute(trx, {
+      id: nextEventId(), outboxId, at, event, transport: details.transport ?? null, providerMessageId: details.providerMessageId ?? null, error: details.error ?? null,
+    });
   }
 
   async getPin(accountId: string, pinId: string): Promise<PinRecord | undefined> {
@@ -475,11 +493,8 @@ export class KyselyStore implements Store, RateLimiter {
     const transport = accepted?.transport ?? null;
     const providerMessageId = accepted?.providerMessageId ?? null;
     await this.db.transaction().execute(async (trx) => {
-      await trx.updateTable('outbox').set({ state: 'done', updated_at: now, last_error: null, transport, provider_message_id: providerMessageId }).where('id', '=', id).execute();
-      await trx.updateTable('pins').set((eb) => ({
-        delivery_status: 'sent', delivery_error: null, sent_at: eb.fn.coalesce('sent_at', eb.val(now)),
-        delivery_transport: transport, provider_message_id: providerMessageId,
-      })).where('id', '=', pinId).execute();
+      await this.hot.outboxDone.execute(trx, { id, now, transport, providerMessageId });
+      await this.hot.pinSent.execute(trx, { id: pinId, now, transport, providerMessageId });
       await this.addOutboxEvent(trx, id, now, 'sent', { transport, providerMessageId });
       await this.events.enqueuePinEvent(trx, 'pin.sent', pinId, now, { status: 'sent', transport });
     });

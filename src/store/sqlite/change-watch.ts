@@ -8,6 +8,8 @@ const CONFIG_TABLES = /\b(?:api_keys|accounts|applications|message_templates|ema
 
 export class SqliteChangeWatch {
   private localWrites = 0;
+  /** PRAGMA data_version as read in this turn of the event loop. */
+  private seenDataVersion: number | undefined;
   private readonly dataVersion: BetterSqlite3.Statement;
   /** Whether a statement's SQL writes configuration, once per SQL text. */
   private readonly writesConfig = new Map<string, boolean>();
@@ -28,8 +30,19 @@ export class SqliteChangeWatch {
     if (writes) this.localWrites += 1;
   }
 
-  /** Changes whenever configuration may have changed since it was last read. */
+  /**
+   * Changes whenever configuration may have changed since it was last read. Other processes'
+   * commits are looked for once per turn of the event loop (the pragma is a statement of its own,
+   * and a turn runs many requests' lookups): a request that arrives after another process committed
+   * arrives in a later turn, so it sees the change. This connection's own writes count at once.
+   */
   version(): string {
-    return `${this.dataVersion.get() as number}:${this.localWrites}`;
+    if (this.seenDataVersion === undefined) {
+      this.seenDataVersion = this.dataVersion.get() as number;
+      setImmediate(() => {
+        this.seenDataVersion = undefined;
+      });
+    }
+    return `${this.seenDataVersion}:${this.localWrites}`;
   }
 }
