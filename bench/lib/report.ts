@@ -45,6 +45,19 @@ export interface BenchResults {
 
 const int = (n: number) => Math.round(n).toLocaleString('en');
 const ms = (n: number) => n.toFixed(n < 10 ? 2 : 1);
+/** The purge's first and steady runs, and its longest hold of the event loop (older runs: one figure). */
+const purgeColumns = (s: ScaleResult) => {
+  const parts = s.purgeParts ?? {};
+  const first = parts['first run (catching up)'];
+  const hold = parts['longest hold of the event loop'];
+  if (s.purgeMs === undefined) return '— | —';
+  return `${first === undefined ? '' : `${ms(first)} / `}${ms(s.purgeMs)} | ${hold === undefined ? '—' : ms(hold)}`;
+};
+/** The longest the purge held the event loop at once (one batch), when measured. */
+const purgeHold = (s: ScaleResult) => {
+  const hold = s.purgeParts?.['longest hold of the event loop'];
+  return hold === undefined ? '' : `; the longest it held the event loop at once: ${ms(hold)} ms`;
+};
 const ratio = (a: number, b: number) => (b > 0 ? a / b : 0);
 const x = (n: number, digits = 2) => `${n.toFixed(digits)}×`;
 const percent = (n: number) => `${Math.round(n * 100)} %`;
@@ -109,8 +122,8 @@ export function targets(r: BenchResults): Target[] {
     const small = r.scale[0]!;
     const big = r.scale[r.scale.length - 1]!;
     out.push({
-      what: `purge of ended PINs at ${int(big.fillerPins)} vs ${int(small.fillerPins)} stored (runs every minute on the event loop)`, goal: 'flat',
-      measured: `${int(big.purgeMs!)} ms vs ${int(small.purgeMs!)} ms (${x(ratio(big.purgeMs!, small.purgeMs!), 0)}): every request waits that long once a minute`, met: big.purgeMs! <= 1.5 * small.purgeMs!,
+      what: `purge of ended PINs at ${int(big.fillerPins)} vs ${int(small.fillerPins)} stored (the run every minute, once caught up)`, goal: 'flat: ≤ 1.5× or ≤ 5 ms more',
+      measured: `${ms(big.purgeMs!)} ms vs ${ms(small.purgeMs!)} ms (${x(ratio(big.purgeMs!, small.purgeMs!))})${purgeHold(big)}`, met: big.purgeMs! <= Math.max(1.5 * small.purgeMs!, small.purgeMs! + 5),
     });
   }
   const rss = [...r.scenarios, ...r.halfRate, ...r.scale.flatMap((s) => [s.verifyMax, s.sendMax, s.verifyFixed, s.sendFixed])].filter((s) => s.target === 'twofa');
@@ -224,11 +237,11 @@ export function writeReport(r: BenchResults, where: { projectRoot: string; resul
   }
 
   if (r.scale.length > 0) {
-    L.push('## Scale of data', '', `The same server on databases already holding many PINs (ended PINs of the last 30 days, as the default retention keeps them, seeded in bulk before the server starts). Besides them, each database holds the live PINs the verify runs use (${int(r.scale[0]!.storedPins - r.scale[0]!.fillerPins)}), and each ended PIN its outbox row and two delivery events. Maximum rate, then one fixed rate for every size (half of what the smallest database allowed). *purge ms*: one run of the periodic purge of ended PINs on that database (the server runs it every minute, on its event loop, so every request waits that long once a minute).`, '');
-    L.push('| ended PINs stored | file MB | seeding s | purge ms | verify req/s | send req/s | verify p50 / p99 ms at fixed rate | send p50 / p99 ms at fixed rate | peak RSS MB |', '|---:|---:|---:|---:|---:|---:|---|---|---:|');
+    L.push('## Scale of data', '', `The same server on databases already holding many PINs (ended PINs of the last 30 days, as the default retention keeps them, seeded in bulk before the server starts). Besides them, each database holds the live PINs the verify runs use (${int(r.scale[0]!.storedPins - r.scale[0]!.fillerPins)}), and each ended PIN its outbox row and two delivery events. Maximum rate, then one fixed rate for every size (half of what the smallest database allowed). *purge ms*: the periodic purge of ended PINs on that database (the server runs it every minute): its first run after seeding, which catches up with the seeded history in batches of 1,000 rows, then the next run, what it costs every minute once caught up; *hold ms*: the longest it kept the event loop at once (one batch: requests wait at most that long behind it).`, '');
+    L.push('| ended PINs stored | file MB | seeding s | purge ms: first / next | hold ms | verify req/s | send req/s | verify p50 / p99 ms at fixed rate | send p50 / p99 ms at fixed rate | peak RSS MB |', '|---:|---:|---:|---:|---:|---:|---:|---|---|---:|');
     for (const s of r.scale) {
       const rss = Math.max(s.verifyMax.peakRssMb, s.sendMax.peakRssMb, s.verifyFixed.peakRssMb, s.sendFixed.peakRssMb);
-      L.push(`| ${int(s.fillerPins)} | ${int(s.fileMb)} | ${s.seedSeconds.toFixed(0)} | ${s.purgeMs === undefined ? '—' : int(s.purgeMs)} | ${int(s.verifyMax.requestsPerSecond)} | ${int(s.sendMax.requestsPerSecond)} | ${ms(s.verifyFixed.latencyMs.p50)} / ${ms(s.verifyFixed.latencyMs.p99)} (${int(s.verifyFixed.overallRate ?? 0)}/s) | ${ms(s.sendFixed.latencyMs.p50)} / ${ms(s.sendFixed.latencyMs.p99)} (${int(s.sendFixed.overallRate ?? 0)}/s) | ${rss.toFixed(0)} |`);
+      L.push(`| ${int(s.fillerPins)} | ${int(s.fileMb)} | ${s.seedSeconds.toFixed(0)} | ${purgeColumns(s)} | ${int(s.verifyMax.requestsPerSecond)} | ${int(s.sendMax.requestsPerSecond)} | ${ms(s.verifyFixed.latencyMs.p50)} / ${ms(s.verifyFixed.latencyMs.p99)} (${int(s.verifyFixed.overallRate ?? 0)}/s) | ${ms(s.sendFixed.latencyMs.p50)} / ${ms(s.sendFixed.latencyMs.p99)} (${int(s.sendFixed.overallRate ?? 0)}/s) | ${rss.toFixed(0)} |`);
     }
     L.push('');
   }

@@ -16,10 +16,12 @@ export interface PurgeLimits {
 }
 
 /**
- * A batch of 1,000 deletions took 80 ms at most, on a cold database of 10^6 PINs (bench/purge-scale.ts);
- * 50 batches a step let one run keep up with 50,000 ended PINs a minute.
+ * Requests wait behind a batch. On a database of 10^5 to 10^6 PINs whose pages are not in SQLite's
+ * cache, deleting a delivery event took up to 0.4 ms (four b-trees, secure_delete): 100 rows a batch
+ * keep the wait near 40 ms at worst (bench/purge-scale.ts, the scale runs of `npm run bench`). 500
+ * batches a step let one run keep up with 50,000 ended PINs a minute.
  */
-export const PURGE_LIMITS: PurgeLimits = { batch: 1000, batchesPerRun: 50 };
+export const PURGE_LIMITS: PurgeLimits = { batch: 100, batchesPerRun: 500 };
 
 /** Runs `statement` (changing at most `batch` rows, returning how many) as the limits say; returns the rows changed. */
 export async function inBatches(limits: PurgeLimits, statement: (batch: number) => Promise<number | bigint>): Promise<number> {

@@ -6,6 +6,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { GroupCommitSqliteDialect } from './group-commit.js';
+import { WalCheckpointer } from './wal-checkpointer.js';
 
 export function openSqlite(file: string): { db: Kysely<Database>; close: () => Promise<void>; configVersion: () => string } {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
@@ -18,7 +19,13 @@ export function openSqlite(file: string): { db: Kysely<Database>; close: () => P
   connection.pragma('foreign_keys = ON');
   // Overwrite deleted content (erased PIN ciphertexts) instead of leaving it in free pages.
   connection.pragma('secure_delete = ON');
+  // Checkpoints run in a worker thread, not inside the commits of requests (wal-checkpointer.ts).
+  const checkpointer = file === ':memory:' ? undefined : new WalCheckpointer(connection, path.resolve(file));
   const dialect = new GroupCommitSqliteDialect(connection, file);
   const db = new Kysely<Database>({ dialect });
-  return { db, close: () => db.destroy(), configVersion: () => dialect.changes.version() };
+  const close = async () => {
+    await checkpointer?.stop();
+    await db.destroy();
+  };
+  return { db, close, configVersion: () => dialect.changes.version() };
 }
