@@ -88,6 +88,12 @@ export class KyselyAuditStore implements AuditStore {
   private readonly chainHead = new PreparedQuery((db: Kysely<Database>, p: ParamOf<{ accountId: string }>) =>
     db.selectFrom('audit_log').select(['seq', 'hash']).where('account_id', '=', p('accountId')).orderBy('seq', 'desc').limit(1));
 
+  private readonly insertEntry = new PreparedQuery((db: Kysely<Database>, p: ParamOf<AuditEntry>) => db.insertInto('audit_log').values({
+    account_id: p('accountId'), seq: p('seq'), at: p('at'), event: p('event'), application_id: p('applicationId'),
+    pin_id: p('pinId'), destination: p('destination'), source_ip: p('sourceIp'), actor: p('actor'), reason: p('reason'),
+    prev_hash: p('prevHash'), hash: p('hash'),
+  }));
+
   constructor(private readonly db: Kysely<Database>, private readonly dialect: 'sqlite' | 'postgres') {}
 
   /**
@@ -142,11 +148,8 @@ export class KyselyAuditStore implements AuditStore {
         entries.push(entry);
         prevHash = entry.hash;
       }
-      await trx.insertInto('audit_log').values(entries.map((entry) => ({
-        account_id: entry.accountId, seq: entry.seq, at: entry.at, event: entry.event, application_id: entry.applicationId,
-        pin_id: entry.pinId, destination: entry.destination, source_ip: entry.sourceIp, actor: entry.actor, reason: entry.reason,
-        prev_hash: entry.prevHash, hash: entry.hash,
-      }))).execute();
+      // One prepared INSERT per entry: a multi-row INSERT would be built and compiled afresh for each batch size.
+      for (const entry of entries) await this.insertEntry.execute(trx, entry);
       return entries;
     });
   }

@@ -16,7 +16,7 @@ interface Compiled<P> {
   slots: ({ name: keyof P & string } | { value: unknown })[];
 }
 
-export class PreparedQuery<P extends Record<string, unknown>, Row> {
+export class PreparedQuery<P extends object, Row> {
   private compiled: Compiled<P> | undefined;
 
   /**
