@@ -44,7 +44,7 @@ export function resolveSecret(config: Config, logger: Logger): string {
 
 const CHANNELS: Channel[] = ['sms', 'voice', 'email'];
 
-export function createTransports(config: Config, deps: TransportDeps): Partial<Record<Channel, Transport>> {
+export async function createTransports(config: Config, deps: TransportDeps): Promise<Partial<Record<Channel, Transport>>> {
   const dsns: Record<Channel, [string, string]> = {
     sms: ['TWOFA_SMS_DSN', config.smsDsn],
     voice: ['TWOFA_VOICE_DSN', config.voiceDsn],
@@ -53,7 +53,7 @@ export function createTransports(config: Config, deps: TransportDeps): Partial<R
   const transports: Partial<Record<Channel, Transport>> = {};
   for (const channel of CHANNELS) {
     const [variable, dsn] = dsns[channel];
-    const transport = createTransport(variable, dsn, deps);
+    const transport = await createTransport(variable, dsn, deps);
     if (transport) transports[channel] = transport;
   }
   return transports;
@@ -117,7 +117,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
   const inbox = new Inbox();
   // Receipts can arrive as soon as a transport connects; they are applied once the context exists.
   let onReceipt: (receipt: DeliveryReceipt, attempt?: number) => void = () => {};
-  const transports = createTransports(config, { inbox, logger, onReceipt: (receipt) => onReceipt(receipt) });
+  const transports = await createTransports(config, { inbox, logger, onReceipt: (receipt) => onReceipt(receipt) });
   // With several nodes the rate limits are shared through the database, or through Redis when configured.
   const rateLimiter = config.redisUrl === undefined ? undefined
     : await (await import('./store/redis/redis-rate-limiter.js')).RedisRateLimiter.open(config.redisUrl, { logger });

@@ -322,7 +322,7 @@ export async function checkChannels(config: Config): Promise<{ results: CheckRes
     const logger = pino({ level: 'warn' }, { write: (line: string) => { warnings.push(String((JSON.parse(line) as { msg?: string }).msg ?? line)); } });
     let transport;
     try {
-      transport = createTransport(variable, dsn, { inbox: new Inbox(), logger });
+      transport = await createTransport(variable, dsn, { inbox: new Inbox(), logger });
     } catch (err) {
       if (!(err instanceof DsnError)) throw err;
       results.push({ name, status: 'fail', variable, message: err.message, fix: `correct ${variable} (twofa serve --help lists the DSN forms; docs/ has examples)` });

@@ -1,15 +1,16 @@
 // Turns a channel's DSN (TWOFA_SMS_DSN, TWOFA_VOICE_DSN, TWOFA_EMAIL_DSN) into its transport, in the
 // style of Symfony Notifier/Mailer: one URL names the provider and carries its settings. Every
 // refusal names the variable and shows a working example, because an operator reads it at startup.
+//
+// The transports that only some deployments use (SMPP, SMTP, SIP voice, the HTTP providers) are
+// imported here when a DSN names them, not before: a node that configures none of them never loads
+// nodemailer, smpp or the voice stack.
 import type { Logger } from 'pino';
 import { Inbox } from './log/inbox.js';
 import { LogTransport } from './log/log-transport.js';
-import { createProviderTransport, isProviderScheme } from './providers/providers.js';
+import { isProviderScheme } from './providers/provider-callback.js';
 import { RoutedTransport, splitRouteMembers } from './routing/routed-transport.js';
-import { createSmppTransport } from './smpp/smpp-transport.js';
-import { createSmtpTransport } from './smtp/smtp-transport.js';
 import type { ReceiptListener, Transport } from './transport.js';
-import { createSipTransport } from './voice/sip-transport.js';
 import { parseWebhookSecret } from './webhook/webhook-signature.js';
 import { WebhookTransport } from './webhook/webhook-transport.js';
 
@@ -32,7 +33,7 @@ const SECRET_EXAMPLE = '?secret=whsec_... (generate one with: echo whsec_$(opens
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** The channel's transport, or null when the DSN switches the channel off (`none://`). */
-export function createTransport(variable: string, dsn: string, deps: TransportDeps): Transport | null {
+export async function createTransport(variable: string, dsn: string, deps: TransportDeps): Promise<Transport | null> {
   const route = /^\s*(failover|roundrobin)\((.*)\)\s*$/s.exec(dsn);
   if (route) return createRoute(variable, route[1] as 'failover' | 'roundrobin', route[2] ?? '', deps);
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(dsn.trim())?.[1]?.toLowerCase();
@@ -48,15 +49,24 @@ export function createTransport(variable: string, dsn: string, deps: TransportDe
     case 'webhook+https':
       return createWebhookTransport(variable, dsn.trim(), scheme === 'webhook+https' ? 'https' : 'http', deps.logger);
     case 'smpp':
-    case 'smpps':
+    case 'smpps': {
+      const { createSmppTransport } = await import('./smpp/smpp-transport.js');
       return createFromUrl(variable, dsn, (url) => createSmppTransport(variable, url, { logger: deps.logger, onReceipt: deps.onReceipt ?? (() => {}) }));
+    }
     case 'smtp':
-    case 'smtps':
+    case 'smtps': {
+      const { createSmtpTransport } = await import('./smtp/smtp-transport.js');
       return createFromUrl(variable, dsn, (url) => createSmtpTransport(variable, url, { logger: deps.logger }));
-    case 'sip':
+    }
+    case 'sip': {
+      const { createSipTransport } = await import('./voice/sip-transport.js');
       return createFromUrl(variable, dsn, (url) => createSipTransport(variable, url, { logger: deps.logger }));
+    }
     default:
-      if (isProviderScheme(scheme)) return createFromUrl(variable, dsn, (url) => createProviderTransport(scheme, variable, url, { logger: deps.logger }));
+      if (isProviderScheme(scheme)) {
+        const { createProviderTransport } = await import('./providers/providers.js');
+        return createFromUrl(variable, dsn, (url) => createProviderTransport(scheme, variable, url, { logger: deps.logger }));
+      }
       throw new DsnError(`${variable}: unsupported scheme ${scheme}:// (supported: ${SUPPORTED})`);
   }
 }
@@ -77,7 +87,7 @@ function createFromUrl(variable: string, dsn: string, build: (url: URL) => Trans
   }
 }
 
-function createRoute(variable: string, mode: 'failover' | 'roundrobin', inner: string, deps: TransportDeps): Transport {
+async function createRoute(variable: string, mode: 'failover' | 'roundrobin', inner: string, deps: TransportDeps): Promise<Transport> {
   let members: string[];
   try {
     members = splitRouteMembers(inner);
@@ -85,11 +95,13 @@ function createRoute(variable: string, mode: 'failover' | 'roundrobin', inner: s
     throw new DsnError(`${variable}: ${mode}(...) has ${(err as Error).message}; expected e.g. ${mode}(smpp://user:pass@smsc1:2775 twilio://SID:TOKEN@default?from=%2B15005550006)`);
   }
   if (members.length < 2) throw new DsnError(`${variable}: ${mode}(...) needs at least two transports separated by spaces`);
-  const transports = members.map((member) => {
-    const transport = createTransport(variable, member, deps);
+  // One after the other: the first member that is not usable is the one the error names.
+  const transports: Transport[] = [];
+  for (const member of members) {
+    const transport = await createTransport(variable, member, deps);
     if (transport === null) throw new DsnError(`${variable}: none:// cannot be part of ${mode}(...)`);
-    return transport;
-  });
+    transports.push(transport);
+  }
   return new RoutedTransport(mode, transports, { logger: deps.logger });
 }
 

@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 document is generated from the route schemas (never hand-written) and served at
 // /openapi.json, with interactive docs at /docs.
 import swagger from '@fastify/swagger';
-import swaggerUi from '@fastify/swagger-ui';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { ErrorEnvelopeSchema } from './error-envelope.js';
 import type { App } from './route-types.js';
 
@@ -126,8 +126,58 @@ export function registerOpenApi(app: App, version: string): void {
       return { schema: transformed as never, url };
     },
   });
-  app.register(swaggerUi, { routePrefix: '/docs' });
+  registerDocs(app);
   app.register(async (scoped) => {
     scoped.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   });
+}
+
+/** The message of a Fastify error answer (`{"statusCode":403,"message":"Forbidden",...}`), or none. */
+function errorMessage(body: string): string {
+  try {
+    const message = (JSON.parse(body) as { message?: unknown }).message;
+    return typeof message === 'string' ? message : '';
+  } catch {
+    return '';
+  }
+}
+
+/** Headers of the docs instance's answers that belong to its connection, not to the answer. */
+const CONNECTION_HEADERS = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'date']);
+
+/**
+ * Swagger UI at /docs, loaded at the first visit: most nodes never show it, and @fastify/swagger-ui
+ * with @fastify/static, its file server, is not loaded until then. It runs in a Fastify instance of
+ * its own, made at that visit from this app's finished document; every request under /docs is
+ * handed to it, and what it does not know is this app's 404.
+ */
+function registerDocs(app: App): void {
+  let docs: Promise<FastifyInstance> | undefined;
+  const createDocs = async () => {
+    const { default: swaggerUi } = await import('@fastify/swagger-ui');
+    const instance = Fastify({ routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true } });
+    // (The plugin's types know OpenAPI 2 and 3.0 documents; this one is 3.1.)
+    await instance.register(swagger, { mode: 'static', specification: { document: app.swagger() as never } });
+    await instance.register(swaggerUi, { routePrefix: '/docs' });
+    await instance.ready();
+    return instance;
+  };
+  const forward = async (request: FastifyRequest, reply: FastifyReply) => {
+    // A failed start is tried again at the next visit.
+    docs ??= createDocs().catch((err: unknown) => {
+      docs = undefined;
+      throw err;
+    });
+    // GET also for HEAD: Fastify leaves the body out of this app's HEAD answer itself.
+    const answer = await (await docs).inject({ method: 'GET', url: request.url, headers: request.headers });
+    if (answer.statusCode === 404) return reply.callNotFound();
+    // Its other refusals and failures are answered like every error of this app (error-envelope.ts).
+    if (answer.statusCode >= 400) throw Object.assign(new Error(errorMessage(answer.body)), { statusCode: answer.statusCode });
+    for (const [name, value] of Object.entries(answer.headers)) {
+      if (value !== undefined && !CONNECTION_HEADERS.has(name)) void reply.header(name, value);
+    }
+    return answer.rawPayload.length > 0 ? reply.code(answer.statusCode).send(answer.rawPayload) : reply.code(answer.statusCode).send();
+  };
+  app.get('/docs', { schema: { hide: true } }, forward);
+  app.get('/docs/*', { schema: { hide: true } }, forward);
 }

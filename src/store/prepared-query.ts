@@ -4,6 +4,7 @@
 // never changes, only their values. A PreparedQuery is written like any Kysely query, with `param(name)`
 // where a value varies; the first run compiles it, later runs only substitute the values.
 import { CompiledQuery, type Compilable, type Kysely, type QueryResult } from 'kysely';
+import type { Database } from './schema.js';
 
 /** Marks a parameter in the compiled query's parameter list; never a value a caller could send. */
 const MARK = '\u0000twofa-param\u0000';
@@ -23,29 +24,29 @@ export class PreparedQuery<P extends object, Row> {
    * `build` gets the store's Kysely instance and `param`; it must not branch on anything but its
    * arguments (it runs once). Values that change the SQL's shape (lists for `in`) cannot be params.
    */
-  constructor(private readonly build: (db: Kysely<any>, param: ParamOf<P>) => Compilable<Row>) {}
+  constructor(private readonly build: (db: Kysely<Database>, param: ParamOf<P>) => Compilable<Row>) {}
 
   /** Runs on `db` (the store's instance or a transaction of it). */
-  execute(db: Kysely<any>, params: P): Promise<QueryResult<Row>> {
+  execute(db: Kysely<Database>, params: P): Promise<QueryResult<Row>> {
     const compiled = (this.compiled ??= this.compile(db));
     const values = compiled.slots.map((slot) => ('name' in slot ? params[slot.name] : slot.value));
     return db.executeQuery(CompiledQuery.raw(compiled.sql, values) as CompiledQuery<Row>);
   }
 
-  async first(db: Kysely<any>, params: P): Promise<Row | undefined> {
+  async first(db: Kysely<Database>, params: P): Promise<Row | undefined> {
     return (await this.execute(db, params)).rows[0];
   }
 
-  async all(db: Kysely<any>, params: P): Promise<Row[]> {
+  async all(db: Kysely<Database>, params: P): Promise<Row[]> {
     return (await this.execute(db, params)).rows;
   }
 
   /** Rows changed by an UPDATE, INSERT or DELETE without RETURNING. */
-  async affected(db: Kysely<any>, params: P): Promise<number> {
+  async affected(db: Kysely<Database>, params: P): Promise<number> {
     return Number((await this.execute(db, params)).numAffectedRows ?? 0n);
   }
 
-  private compile(db: Kysely<any>): Compiled<P> {
+  private compile(db: Kysely<Database>): Compiled<P> {
     const param = ((name: string) => `${MARK}${name}`) as ParamOf<P>;
     const query = this.build(db, param).compile();
     const slots = query.parameters.map((value) =>

@@ -19,9 +19,9 @@ function deps() {
   return { inbox: new Inbox(), logger: captureLogger().logger };
 }
 
-function dsnError(dsn: string, variable = 'TWOFA_SMS_DSN'): string {
+async function dsnError(dsn: string, variable = 'TWOFA_SMS_DSN'): Promise<string> {
   try {
-    createTransport(variable, dsn, deps());
+    await createTransport(variable, dsn, deps());
   } catch (err) {
     assert.ok(err instanceof DsnError, `expected DsnError, got ${String(err)}`);
     assert.equal(err.name, 'DsnError');
@@ -31,47 +31,47 @@ function dsnError(dsn: string, variable = 'TWOFA_SMS_DSN'): string {
 }
 
 describe('createTransport', () => {
-  it('none:// switches the channel off', () => {
-    assert.equal(createTransport('TWOFA_VOICE_DSN', 'none://', deps()), null);
+  it('none:// switches the channel off', async () => {
+    assert.equal(await createTransport('TWOFA_VOICE_DSN', 'none://', deps()), null);
   });
 
   it('log:// delivers into the given inbox', async () => {
     const d = deps();
-    const transport = createTransport('TWOFA_SMS_DSN', 'log://', d);
+    const transport = await createTransport('TWOFA_SMS_DSN', 'log://', d);
     assert.ok(transport instanceof LogTransport);
     assert.equal(transport.name, 'log');
     await transport.send({ channel: 'sms', to: '41793026727', text: 'hi', pinId: 'P', applicationId: 'A', messageId: 'M', accountId: 'acct' });
     assert.equal(d.inbox.list('acct').length, 1);
   });
 
-  it('accepts the scheme in any case and surrounding whitespace', () => {
-    assert.ok(createTransport('TWOFA_SMS_DSN', ' LOG:// ', deps()) instanceof LogTransport);
+  it('accepts the scheme in any case and surrounding whitespace', async () => {
+    assert.ok((await createTransport('TWOFA_SMS_DSN', ' LOG:// ', deps())) instanceof LogTransport);
   });
 
-  it('webhook+https:// and webhook+http:// build a webhook transport', () => {
-    assert.ok(createTransport('TWOFA_SMS_DSN', `webhook+https://hooks.example.com/sms?secret=${secret}`, deps()) instanceof WebhookTransport);
-    assert.ok(createTransport('TWOFA_SMS_DSN', `webhook+http://127.0.0.1:8099/sms?secret=${encodeURIComponent(secret)}`, deps()) instanceof WebhookTransport);
+  it('webhook+https:// and webhook+http:// build a webhook transport', async () => {
+    assert.ok((await createTransport('TWOFA_SMS_DSN', `webhook+https://hooks.example.com/sms?secret=${secret}`, deps())) instanceof WebhookTransport);
+    assert.ok((await createTransport('TWOFA_SMS_DSN', `webhook+http://127.0.0.1:8099/sms?secret=${encodeURIComponent(secret)}`, deps())) instanceof WebhookTransport);
   });
 
-  it('keeps a raw + of the base64 secret (URLSearchParams would turn it into a space)', () => {
+  it('keeps a raw + of the base64 secret (URLSearchParams would turn it into a space)', async () => {
     const withPlus = `whsec_${'+'.repeat(24)}`;
-    assert.ok(createTransport('TWOFA_SMS_DSN', `webhook+https://h.example.com/?secret=${withPlus}`, deps()) instanceof WebhookTransport);
+    assert.ok((await createTransport('TWOFA_SMS_DSN', `webhook+https://h.example.com/?secret=${withPlus}`, deps())) instanceof WebhookTransport);
   });
 
-  it('warns about plain http to a non-loopback host, but not for loopback', () => {
+  it('warns about plain http to a non-loopback host, but not for loopback', async () => {
     const remote = captureLogger();
-    createTransport('TWOFA_SMS_DSN', `webhook+http://hooks.example.com/sms?secret=${secret}`, { inbox: new Inbox(), logger: remote.logger });
+    await createTransport('TWOFA_SMS_DSN', `webhook+http://hooks.example.com/sms?secret=${secret}`, { inbox: new Inbox(), logger: remote.logger });
     assert.equal(remote.lines.length, 1);
     assert.match(String(remote.lines[0]?.msg), /plain http/);
     assert.ok(!JSON.stringify(remote.lines).includes(secret.slice(6)), 'the secret is not logged');
 
     const local = captureLogger();
-    createTransport('TWOFA_SMS_DSN', `webhook+http://localhost:9000/sms?secret=${secret}`, { inbox: new Inbox(), logger: local.logger });
+    await createTransport('TWOFA_SMS_DSN', `webhook+http://localhost:9000/sms?secret=${secret}`, { inbox: new Inbox(), logger: local.logger });
     assert.equal(local.lines.length, 0);
   });
 
-  it('refuses an unknown scheme, naming the variable and the supported forms', () => {
-    const message = dsnError('pigeon://user:hunter2@loft.example.com:587', 'TWOFA_EMAIL_DSN');
+  it('refuses an unknown scheme, naming the variable and the supported forms', async () => {
+    const message = await dsnError('pigeon://user:hunter2@loft.example.com:587', 'TWOFA_EMAIL_DSN');
     assert.match(message, /^TWOFA_EMAIL_DSN: unsupported scheme pigeon:\/\//);
     assert.match(message, /log:\/\//);
     assert.match(message, /webhook\+http\(s\):\/\//);
@@ -79,39 +79,39 @@ describe('createTransport', () => {
     assert.ok(!message.includes('hunter2'), 'the password is never echoed');
   });
 
-  it('refuses text that is not a DSN at all', () => {
-    assert.match(dsnError('hooks.example.com/sms'), /^TWOFA_SMS_DSN: "hooks\.example\.com\/sms" is not a DSN; expected one of log:\/\//);
-    assert.match(dsnError(''), /^TWOFA_SMS_DSN: .*is not a DSN/);
+  it('refuses text that is not a DSN at all', async () => {
+    assert.match(await dsnError('hooks.example.com/sms'), /^TWOFA_SMS_DSN: "hooks\.example\.com\/sms" is not a DSN; expected one of log:\/\//);
+    assert.match(await dsnError(''), /^TWOFA_SMS_DSN: .*is not a DSN/);
   });
 
-  it('refuses a malformed webhook URL without echoing its secret', () => {
-    const message = dsnError(`webhook+https://bad host/sms?secret=${secret}`);
+  it('refuses a malformed webhook URL without echoing its secret', async () => {
+    const message = await dsnError(`webhook+https://bad host/sms?secret=${secret}`);
     assert.match(message, /^TWOFA_SMS_DSN: ".*" is not a valid URL; expected e\.g\. webhook\+https:\/\/hooks\.example\.com\/sms\?secret=whsec_/);
     assert.ok(!message.includes(secret.slice(6)));
   });
 
-  it('refuses a webhook without a host', () => {
-    assert.match(dsnError(`webhook+https:///sms?secret=${secret}`), /^TWOFA_SMS_DSN: the webhook DSN needs a host/);
+  it('refuses a webhook without a host', async () => {
+    assert.match(await dsnError(`webhook+https:///sms?secret=${secret}`), /^TWOFA_SMS_DSN: the webhook DSN needs a host/);
   });
 
-  it('refuses credentials in a webhook DSN', () => {
-    const message = dsnError(`webhook+https://user:pw@hooks.example.com/sms?secret=${secret}`);
+  it('refuses credentials in a webhook DSN', async () => {
+    const message = await dsnError(`webhook+https://user:pw@hooks.example.com/sms?secret=${secret}`);
     assert.match(message, /must not carry user:password@/);
     assert.ok(!message.includes('pw@'));
   });
 
-  it('refuses a webhook without a secret', () => {
+  it('refuses a webhook without a secret', async () => {
     assert.equal(
-      dsnError('webhook+https://hooks.example.com/sms').split(' (generate')[0],
+      (await dsnError('webhook+https://hooks.example.com/sms')).split(' (generate')[0],
       'TWOFA_SMS_DSN: webhook DSN needs a secret query parameter in the whsec_<base64> form, e.g. ?secret=whsec_...',
     );
-    assert.match(dsnError('webhook+https://hooks.example.com/sms?secret='), /needs a secret query parameter/);
+    assert.match(await dsnError('webhook+https://hooks.example.com/sms?secret='), /needs a secret query parameter/);
   });
 
-  it('refuses a secret that is not whsec_<base64> of at least 16 bytes', () => {
-    assert.match(dsnError(`webhook+https://h.example.com/?secret=${randomBytes(32).toString('base64')}`), /^TWOFA_SMS_DSN: webhook DSN secret is not usable: the secret must start with whsec_/);
-    assert.match(dsnError('webhook+https://h.example.com/?secret=whsec_***not-base64***'), /must be standard base64/);
-    const short = dsnError(`webhook+https://h.example.com/?secret=whsec_${randomBytes(12).toString('base64')}`);
+  it('refuses a secret that is not whsec_<base64> of at least 16 bytes', async () => {
+    assert.match(await dsnError(`webhook+https://h.example.com/?secret=${randomBytes(32).toString('base64')}`), /^TWOFA_SMS_DSN: webhook DSN secret is not usable: the secret must start with whsec_/);
+    assert.match(await dsnError('webhook+https://h.example.com/?secret=whsec_***not-base64***'), /must be standard base64/);
+    const short = await dsnError(`webhook+https://h.example.com/?secret=whsec_${randomBytes(12).toString('base64')}`);
     assert.match(short, /at least 16 bytes \(it has 12\)/);
     assert.match(short, /openssl rand -base64 32/);
   });

@@ -32,7 +32,7 @@ describe('README DSN examples', () => {
 
   for (const dsn of examples) {
     it(`accepts ${dsn.slice(0, 60)}`, async () => {
-      const transport = createTransport('TWOFA_SMS_DSN', dsn, { inbox: new Inbox(), logger: pino({ level: 'silent' }) });
+      const transport = await createTransport('TWOFA_SMS_DSN', dsn, { inbox: new Inbox(), logger: pino({ level: 'silent' }) });
       await transport?.close?.();
       if (dsn === 'none://') assert.equal(transport, null);
       else assert.ok(transport);

@@ -87,13 +87,13 @@ describe('failover and roundrobin routes', () => {
     assert.throws(() => splitRouteMembers('a://x (b'), /unbalanced/);
   });
 
-  it('builds routes from DSNs and refuses malformed ones', () => {
+  it('builds routes from DSNs and refuses malformed ones', async () => {
     const deps = { inbox: new Inbox(), logger };
-    const route = createTransport('TWOFA_SMS_DSN', 'failover(log:// roundrobin(log:// log://))', deps);
+    const route = await createTransport('TWOFA_SMS_DSN', 'failover(log:// roundrobin(log:// log://))', deps);
     assert.equal(route?.name, 'failover(log roundrobin(log log))');
-    assert.throws(() => createTransport('TWOFA_SMS_DSN', 'failover(log://)', deps), (e: unknown) => e instanceof DsnError && /TWOFA_SMS_DSN: failover\(\.\.\.\) needs at least two/.test(e.message));
-    assert.throws(() => createTransport('TWOFA_SMS_DSN', 'failover(log:// none://)', deps), /none:\/\/ cannot be part/);
-    assert.throws(() => createTransport('TWOFA_SMS_DSN', 'failover(log:// (log://)', deps), /unbalanced/);
+    await assert.rejects(() => createTransport('TWOFA_SMS_DSN', 'failover(log://)', deps), (e: unknown) => e instanceof DsnError && /TWOFA_SMS_DSN: failover\(\.\.\.\) needs at least two/.test(e.message));
+    await assert.rejects(() => createTransport('TWOFA_SMS_DSN', 'failover(log:// none://)', deps), /none:\/\/ cannot be part/);
+    await assert.rejects(() => createTransport('TWOFA_SMS_DSN', 'failover(log:// (log://)', deps), /unbalanced/);
   });
 
   it('fails over between two real webhook receivers when the first refuses', async () => {
@@ -108,7 +108,7 @@ describe('failover and roundrobin routes', () => {
     const secret = `whsec_${randomBytes(24).toString('base64')}`;
     const dsn = (s: http.Server) => `webhook+http://127.0.0.1:${(s.address() as AddressInfo).port}/sms?secret=${secret}`;
     try {
-      const route = createTransport('TWOFA_SMS_DSN', `failover(${dsn(first)} ${dsn(second)})`, { inbox: new Inbox(), logger })!;
+      const route = (await createTransport('TWOFA_SMS_DSN', `failover(${dsn(first)} ${dsn(second)})`, { inbox: new Inbox(), logger }))!;
       const result = await route.send(message);
       assert.equal(result.ok, true);
       assert.deepEqual(hits, ['first', 'second']);

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { SERVE_NODE_OPTIONS } from '../../src/cli/serve-command.js';
 import { CONFIG_OPTIONS } from '../../src/config.js';
 import { PROJECT_ROOT } from '../support/server-process.js';
 
@@ -93,6 +94,10 @@ describe('docs/deploy', () => {
     assert.match(dockerfile, /npm install \/tmp\/twofa-\*\.tgz --omit=dev/);
     assert.match(dockerfile, /^HEALTHCHECK .*\n?.*\/readyz/m);
     assert.match(dockerfile, /^CMD \["twofa", "serve"\]$/m);
+    // The heap settings of `twofa serve` are the same wherever it is started.
+    assert.equal(pkg.scripts['start'], `node ${SERVE_NODE_OPTIONS} dist/cli/twofa.js serve`);
+    assert.ok(unit.split('\n').includes(`Environment="NODE_OPTIONS=${SERVE_NODE_OPTIONS}"`), 'the unit sets NODE_OPTIONS');
+    assert.ok(dockerfile.includes(`NODE_OPTIONS="${SERVE_NODE_OPTIONS}"`), 'the image sets NODE_OPTIONS');
     // What it copies from the build context exists (the context is the project root), and is all
     // that `npm pack` needs: every packed path but the compiled dist/, and the build's inputs.
     const copied = [...dockerfile.matchAll(/^COPY (?!--from)(.+) \S+$/gm)].flatMap((m) => m[1]!.split(/\s+/));

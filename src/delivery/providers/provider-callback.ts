@@ -16,6 +16,13 @@ import type { DeliveryReceipt } from '../transport.js';
 
 export type ProviderName = 'twilio' | 'vonage' | 'infobip';
 
+/** The DSN schemes of the HTTP providers: known here, without loading their transports (see dsn.ts). */
+export const PROVIDER_SCHEMES: readonly ProviderName[] = ['twilio', 'vonage', 'infobip'];
+
+export function isProviderScheme(scheme: string): scheme is ProviderName {
+  return (PROVIDER_SCHEMES as readonly string[]).includes(scheme);
+}
+
 /** What the callback route knows about one incoming callback request. */
 export interface CallbackRequest {
   /**

@@ -10,7 +10,7 @@ import { createTwilioTransport, TWILIO_DSN_EXAMPLE } from './twilio/twilio-trans
 import { vonageCallback } from './vonage/vonage-callback.js';
 import { createVonageTransport, VONAGE_DSN_EXAMPLE } from './vonage/vonage-transport.js';
 
-export const PROVIDER_SCHEMES: readonly ProviderName[] = ['twilio', 'vonage', 'infobip'];
+export { isProviderScheme, PROVIDER_SCHEMES } from './provider-callback.js';
 
 export const PROVIDER_DSN_EXAMPLES: Readonly<Record<ProviderName, string>> = {
   twilio: TWILIO_DSN_EXAMPLE,
@@ -24,10 +24,6 @@ export const providerCallbacks: Readonly<Record<ProviderName, ProviderCallback<n
   vonage: vonageCallback,
   infobip: infobipCallback,
 };
-
-export function isProviderScheme(scheme: string): scheme is ProviderName {
-  return (PROVIDER_SCHEMES as readonly string[]).includes(scheme);
-}
 
 /**
  * The transport for a provider DSN (`twilio://`, `vonage://`, `infobip://`). Throws an Error

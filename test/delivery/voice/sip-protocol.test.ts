@@ -197,12 +197,12 @@ describe('G.711 and RTP', () => {
 describe('sip:// DSNs', () => {
   const deps = { inbox: new Inbox({ logger }), logger };
 
-  it('builds the transport from TWOFA_VOICE_DSN', () => {
-    const transport = createTransport('TWOFA_VOICE_DSN', 'sip://alice:s3cret@sip.example.net:5080?from=%2B15005550006&transport=tcp&timeout=20s&repeat=3&rtp_ports=20000-20999', deps);
+  it('builds the transport from TWOFA_VOICE_DSN', async () => {
+    const transport = await createTransport('TWOFA_VOICE_DSN', 'sip://alice:s3cret@sip.example.net:5080?from=%2B15005550006&transport=tcp&timeout=20s&repeat=3&rtp_ports=20000-20999', deps);
     assert.ok(transport instanceof SipTransport);
     assert.equal(transport.name, 'sip');
-    assert.ok(createTransport('TWOFA_VOICE_DSN', 'sip://10.0.0.5', deps) instanceof SipTransport, 'credentials and port are optional');
-    assert.ok(createTransport('TWOFA_VOICE_DSN', 'failover(sip://10.0.0.5 sip://10.0.0.6)', deps));
+    assert.ok((await createTransport('TWOFA_VOICE_DSN', 'sip://10.0.0.5', deps)) instanceof SipTransport, 'credentials and port are optional');
+    assert.ok(await createTransport('TWOFA_VOICE_DSN', 'failover(sip://10.0.0.5 sip://10.0.0.6)', deps));
   });
 
   const bad: Array<[string, RegExp]> = [
@@ -217,8 +217,8 @@ describe('sip:// DSNs', () => {
     ['sip://:pw@sip.example.net', /password but no user/],
   ];
   for (const [dsn, pattern] of bad) {
-    it(`refuses ${dsn}`, () => {
-      assert.throws(() => createTransport('TWOFA_VOICE_DSN', dsn, deps), (err: Error) => {
+    it(`refuses ${dsn}`, async () => {
+      await assert.rejects(() => createTransport('TWOFA_VOICE_DSN', dsn, deps), (err: Error) => {
         assert.ok(err instanceof DsnError);
         assert.match(err.message, /^TWOFA_VOICE_DSN: /);
         assert.match(err.message, pattern);
