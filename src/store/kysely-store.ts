@@ -13,6 +13,7 @@ import { KyselyAuditStore } from './audit-store.js';
 import { KyselySecurityStore } from './security-store.js';
 import { KyselyConsoleStore } from './console-store.js';
 import { PreparedQuery } from './prepared-query.js';
+import { WriteBatcher } from './write-batcher.js';
 import { ConfigCache, UNCACHED, type ConfigReader, type ConfigVersion } from './config-cache.js';
 import type {
   AccountRecord, ApiKeyRecord, DeliveryEvent, DeliveryEventKind, ReceiptInput, ApplicationRecord, Channel, DeliveryRequest, DeliveryStatus, EmailTemplateFields,
@@ -490,15 +491,19 @@ export class KyselyStore implements Store, RateLimiter {
   }
 
   async completeOutbox(id: string, pinId: string, now: number, accepted?: { transport: string; providerMessageId?: string | undefined }): Promise<void> {
-    const transport = accepted?.transport ?? null;
-    const providerMessageId = accepted?.providerMessageId ?? null;
-    await this.db.transaction().execute(async (trx) => {
-      await this.hot.outboxDone.execute(trx, { id, now, transport, providerMessageId });
-      await this.hot.pinSent.execute(trx, { id: pinId, now, transport, providerMessageId });
-      await this.addOutboxEvent(trx, id, now, 'sent', { transport, providerMessageId });
-      await this.events.enqueuePinEvent(trx, 'pin.sent', pinId, now, { status: 'sent', transport });
-    });
+    await this.completions.submit({ id, pinId, now, transport: accepted?.transport ?? null, providerMessageId: accepted?.providerMessageId ?? null });
   }
+
+  /** Records sent messages: those completed while an earlier batch was being written share one transaction. */
+  private readonly completions = new WriteBatcher<{ id: string; pinId: string; now: number; transport: string | null; providerMessageId: string | null }>((sent) =>
+    this.db.transaction().execute(async (trx) => {
+      for (const { id, pinId, now, transport, providerMessageId } of sent) {
+        await this.hot.outboxDone.execute(trx, { id, now, transport, providerMessageId });
+        await this.hot.pinSent.execute(trx, { id: pinId, now, transport, providerMessageId });
+        await this.addOutboxEvent(trx, id, now, 'sent', { transport, providerMessageId });
+        await this.events.enqueuePinEvent(trx, 'pin.sent', pinId, now, { status: 'sent', transport });
+      }
+    }));
 
   async retryOutbox(id: string, nextAttemptAt: number, error: string, now: number): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
