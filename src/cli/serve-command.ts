@@ -9,7 +9,7 @@ import { CONFIG_OPTIONS, loadConfig } from '../config.js';
  * the process's peak RSS under load near 140 MB instead of 160-225 MB, for a few percent more
  * collection time.
  */
-export const SERVE_NODE_OPTIONS = '--max-semi-space-size=8 --max-old-space-size=512';
+export const SERVE_NODE_OPTIONS = '--max-semi-space-size=16 --max-old-space-size=512';
 
 export function registerServeCommand(program: Command): void {
   program.command('serve')
