@@ -9,6 +9,7 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import { advisoryLockKey } from './postgres/advisory-lock.js';
 import type { AuditLogTable, Database } from './schema.js';
 import { PreparedQuery, type ParamOf } from './prepared-query.js';
+import { WriteBatcher } from './write-batcher.js';
 
 export interface AuditEntryInput {
   accountId: string;
@@ -73,16 +74,14 @@ function toEntry(row: Selectable<AuditLogTable>): AuditEntry {
 interface PendingAppend {
   input: AuditEntryInput;
   seal: AuditSeal;
-  resolve: (entry: AuditEntry) => void;
-  reject: (err: unknown) => void;
 }
 
 /** Most entries written by one transaction. */
 const BATCH_MAX = 500;
 
 export class KyselyAuditStore implements AuditStore {
-  /** Appends waiting for their account's next write, and whether one is under way (group commit). */
-  private readonly queues = new Map<string, { waiting: PendingAppend[]; writing: boolean }>();
+  /** Each account's chain with appends under way: those arriving meanwhile wait for its next write. */
+  private readonly chains = new Map<string, WriteBatcher<PendingAppend, AuditEntry>>();
 
   /** The account's last entry, which the next one follows. */
   private readonly chainHead = new PreparedQuery((db: Kysely<Database>, p: ParamOf<{ accountId: string }>) =>
@@ -98,37 +97,17 @@ export class KyselyAuditStore implements AuditStore {
 
   /**
    * Resolves once the entry is committed. Appends that arrive while an account's previous write is
-   * under way are written together by the next one (one lock, one read of the head, one multi-row
-   * insert), so a burst of concurrent requests costs a few transactions, not one each.
+   * under way are written together by the next one (one lock, one read of the head, in one
+   * transaction: write-batcher.ts), so a burst of concurrent requests costs a few transactions, not one each.
    */
   append(input: AuditEntryInput, seal: AuditSeal): Promise<AuditEntry> {
-    return new Promise((resolve, reject) => {
-      let queue = this.queues.get(input.accountId);
-      if (!queue) {
-        queue = { waiting: [], writing: false };
-        this.queues.set(input.accountId, queue);
-      }
-      queue.waiting.push({ input, seal, resolve, reject });
-      if (!queue.writing) void this.drain(input.accountId, queue);
-    });
-  }
-
-  private async drain(accountId: string, queue: { waiting: PendingAppend[]; writing: boolean }): Promise<void> {
-    queue.writing = true;
-    try {
-      while (queue.waiting.length > 0) {
-        const batch = queue.waiting.splice(0, BATCH_MAX);
-        try {
-          const entries = await this.write(accountId, batch);
-          batch.forEach((p, i) => p.resolve(entries[i]!));
-        } catch (err) {
-          for (const p of batch) p.reject(err);
-        }
-      }
-    } finally {
-      queue.writing = false;
-      if (queue.waiting.length === 0) this.queues.delete(accountId);
+    const accountId = input.accountId;
+    let chain = this.chains.get(accountId);
+    if (!chain) {
+      chain = new WriteBatcher((batch) => this.write(accountId, batch), { maxBatch: BATCH_MAX, onIdle: () => this.chains.delete(accountId) });
+      this.chains.set(accountId, chain);
     }
+    return chain.submit({ input, seal });
   }
 
   private async write(accountId: string, batch: PendingAppend[]): Promise<AuditEntry[]> {

@@ -2,7 +2,7 @@
 // to the few marked places (row locking for outbox claims and rate-limit keys, NOTIFY of new outbox
 // rows).
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { sql, type InferResult, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { PinType } from '../domain/pin-generation.js';
 import type { Database, MessageTemplatesTable, PinsTable, EmailTemplatesTable, ApplicationsTable } from './schema.js';
 import { bucketStartOf, retryAfterMs, type ExternalRateLimiter, type RateLimiter } from './rate-limiter.js';
@@ -373,19 +373,6 @@ export class KyselyStore implements Store, RateLimiter {
     return this.db.transaction().execute((trx) => this.consumeWithin(trx, limits, now));
   }
 
-  async countVerificationAttempt(pinId: string, now: number): Promise<PinRecord | undefined> {
-    const row = await this.hot.countAttempt.first(this.db, { id: pinId, now });
-    return row && toPin(row);
-  }
-
-  async markPinVerified(pinId: string, now: number, allowMultiple: boolean): Promise<boolean> {
-    return this.db.transaction().execute((trx) => this.markVerifiedIn(trx, pinId, now, allowMultiple));
-  }
-
-  async lockPin(pinId: string, now: number): Promise<void> {
-    await this.db.transaction().execute((trx) => this.lockIn(trx, pinId, now));
-  }
-
   async verifyPinAttempt(pin: Pick<PinRecord, 'id' | 'accountId'>, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean): Promise<VerifyAttempt> {
     // One transaction, one commit, for what was four: the limit, the attempt, and the verified mark
     // or the lock. The comparison is synchronous, so the transaction never waits on anything else.
@@ -669,7 +656,7 @@ function apiKeySelect(db: Kysely<Database>) {
       'api_keys.label', 'api_keys.created_at', 'api_keys.revoked_at']);
 }
 
-interface ApiKeyRow { id: string; account_id: string; account_name: string; key_prefix: string; scopes: string; label: string | null; created_at: number; revoked_at: number | null }
+type ApiKeyRow = InferResult<ReturnType<typeof apiKeySelect>>[number];
 
 function toApiKey(row: ApiKeyRow): ApiKeyRecord {
   return {

@@ -258,22 +258,15 @@ export interface Store {
   /** Consumes the limits atomically without any other write (verifyPinLimit). */
   consumeRateLimits(limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome>;
   /**
-   * The race gate of verification: takes one attempt off a PIN that is live (not expired, not locked,
-   * attempts left, and not verified unless multiple verifications are allowed), in one conditional
-   * UPDATE ... RETURNING. Returns the PIN as it is after the attempt, or undefined when no attempt
-   * could be counted.
-   */
-  countVerificationAttempt(pinId: string, now: number): Promise<PinRecord | undefined>;
-  /**
    * One verification request, in one transaction: consumes `limits` (verifyPinLimit) and, if they
-   * allow it, counts an attempt (the race gate above), compares the candidate with `matches`, then
-   * marks the PIN verified (the second race gate) or, after its last wrong attempt, locks it.
+   * allow it, counts an attempt, compares the candidate with `matches`, then marks the PIN verified
+   * or, after its last wrong attempt, locks it. The race gates are single conditional statements:
+   * the attempt is an UPDATE ... RETURNING of a PIN that is live (not expired, not locked, attempts
+   * left, not verified unless multiple verifications are allowed), so concurrent requests can neither
+   * exceed pinAttempts nor both verify a single-use PIN; the verified mark is guarded again by
+   * `verified_at IS NULL`.
    */
   verifyPinAttempt(pin: Pick<PinRecord, 'id' | 'accountId'>, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean): Promise<VerifyAttempt>;
-  /** Marks the PIN verified; false when another request verified it first (the second race gate). */
-  markPinVerified(pinId: string, now: number, allowMultiple: boolean): Promise<boolean>;
-  /** Locks a PIN whose last attempt was wrong and erases its ciphertext. */
-  lockPin(pinId: string, now: number): Promise<void>;
   erasePinCiphertext(pinId: string): Promise<void>;
   listVerifications(accountId: string, applicationId: string, destination: string, filter: { verified?: boolean; sent?: boolean }, limit: number): Promise<VerificationRow[]>;
 

@@ -105,28 +105,30 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
     it('counts verification attempts atomically and never below zero', async () => {
       const input = newPin({}, false);
       await store.createPin(input, [], T0);
-      const results = await Promise.all(Array.from({ length: 10 }, () => store.countVerificationAttempt(input.pin.id, T0 + 1)));
-      const counted = results.filter((r) => r !== undefined);
+      const results = await Promise.all(Array.from({ length: 10 }, () => store.verifyPinAttempt(input.pin, T0 + 1, [], () => false)));
+      const counted = results.flatMap((r) => (r.kind === 'counted' ? [r.pin] : []));
       assert.equal(counted.length, 3);
-      assert.deepEqual(counted.map((r) => r!.attemptsLeft).sort(), [0, 1, 2]);
-      assert.equal(await store.countVerificationAttempt(input.pin.id, T0 + 2), undefined);
+      assert.deepEqual(counted.map((p) => p.attemptsLeft).sort(), [0, 1, 2]);
+      assert.equal((await store.verifyPinAttempt(input.pin, T0 + 2, [], () => true)).kind, 'ended');
     });
 
     it('counts no attempt on an expired PIN', async () => {
       const input = newPin({}, false);
       await store.createPin(input, [], T0);
-      assert.equal(await store.countVerificationAttempt(input.pin.id, T0 + 60_000), undefined);
+      const attempt = await store.verifyPinAttempt(input.pin, T0 + 60_000, [], () => true);
+      assert.deepEqual(attempt.kind === 'ended' && attempt.pin?.attemptsLeft, 3);
     });
 
-    it('lets exactly one request mark a single-use PIN verified, and erases its ciphertext', async () => {
+    it('lets exactly one request verify a single-use PIN, and erases its ciphertext', async () => {
       const input = newPin({}, false);
       await store.createPin(input, [], T0);
-      const wins = await Promise.all(Array.from({ length: 10 }, () => store.markPinVerified(input.pin.id, T0 + 1, false)));
-      assert.equal(wins.filter(Boolean).length, 1);
+      const results = await Promise.all(Array.from({ length: 10 }, () => store.verifyPinAttempt(input.pin, T0 + 1, [], () => true)));
+      assert.equal(results.filter((r) => r.kind === 'counted' && r.verified).length, 1);
       const pin = await store.getPin(accountId, input.pin.id);
       assert.equal(pin?.verifiedAt, T0 + 1);
       assert.equal(pin?.pinCiphertext, null);
-      assert.equal(await store.countVerificationAttempt(input.pin.id, T0 + 2), undefined, 'a verified single-use PIN takes no more attempts');
+      assert.equal(pin?.attemptsLeft, 2, 'the losers spent no attempt');
+      assert.equal((await store.verifyPinAttempt(input.pin, T0 + 2, [], () => true)).kind, 'ended', 'a verified single-use PIN takes no more attempts');
     });
 
     it('verifies in one step: limit first, one winner among concurrent right PINs, a lock after the last wrong one', async () => {
@@ -189,7 +191,7 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       assert.equal(second.allowed, false);
       const claimed = (await store.claimOutbox(T0 + 3, T0 + 1000, 100)).filter((c) => c.pinId === input.pin.id);
       assert.deepEqual(claimed.map((c) => c.channel), ['voice']);
-      await store.markPinVerified(input.pin.id, T0 + 4, false);
+      await store.verifyPinAttempt(input.pin, T0 + 4, [], () => true);
       assert.deepEqual(await store.queueResend(input.pin.id, 'sms', { id: randomUUID(), request: { placeholders: {} } }, [], T0 + 5), { allowed: true, ended: true });
     });
 
@@ -199,7 +201,7 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       const newer = newPin({ destination, createdAt: T0 + 10 }, false);
       await store.createPin(older, [], T0);
       await store.createPin(newer, [], T0 + 10);
-      await store.markPinVerified(older.pin.id, T0 + 20, false);
+      await store.verifyPinAttempt(older.pin, T0 + 20, [], () => true);
       const all = await store.listVerifications(accountId, app.id, destination, {}, 10);
       assert.deepEqual(all.map((r) => r.verifiedAt), [null, T0 + 20]);
       assert.equal((await store.listVerifications(accountId, app.id, destination, { verified: true }, 10)).length, 1);
@@ -261,9 +263,9 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       const [item] = (await store.claimOutbox(T0, T0 + 1000, 1000)).filter((c) => c.pinId === input.pin.id);
       await store.completeOutbox(item!.id, input.pin.id, T0 + 10, { transport: 'smpp', providerMessageId: `ev-${input.pin.id}` });
       await store.recordReceipt({ transport: 'smpp', providerMessageId: `ev-${input.pin.id}`, status: 'delivered', at: T0 + 20 });
-      assert.equal(await store.countVerificationAttempt(input.pin.id, T0 + 30) !== undefined, true);
-      assert.equal(await store.markPinVerified(input.pin.id, T0 + 30, false), true);
-      assert.equal(await store.markPinVerified(input.pin.id, T0 + 31, false), false, 'a lost race queues nothing');
+      const won = await store.verifyPinAttempt(input.pin, T0 + 30, [], () => true);
+      assert.equal(won.kind === 'counted' && won.verified, true);
+      assert.equal((await store.verifyPinAttempt(input.pin, T0 + 31, [], () => true)).kind, 'ended', 'a second right PIN queues nothing');
 
       const events = await claimEvents(input.pin.id, T0 + 40);
       const seen = events.map((e) => `${e.subscriptionId === all ? 'all' : e.subscriptionId === sentOnly ? 'sentOnly' : 'other'}:${e.type}`).sort();
@@ -302,16 +304,15 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
 
       const locking = newPin({ accountId: account, attemptsLeft: 1 }, false);
       await store.createPin(locking, [], T0);
-      await store.countVerificationAttempt(locking.pin.id, T0 + 1);
-      await store.lockPin(locking.pin.id, T0 + 1);
-      await store.lockPin(locking.pin.id, T0 + 2);
+      await store.verifyPinAttempt(locking.pin, T0 + 1, [], () => false);
+      assert.equal((await store.verifyPinAttempt(locking.pin, T0 + 2, [], () => false)).kind, 'ended', 'a locked PIN is locked once');
       assert.deepEqual((await claimEvents(locking.pin.id, T0 + 3)).map((e) => e.type), ['pin.locked']);
 
       const expiring = newPin({ accountId: account, expiresAt: T0 + 100 }, false);
       const verified = newPin({ accountId: account, expiresAt: T0 + 100 }, false);
       await store.createPin(expiring, [], T0);
       await store.createPin(verified, [], T0);
-      await store.markPinVerified(verified.pin.id, T0 + 50, false);
+      await store.verifyPinAttempt(verified.pin, T0 + 50, [], () => true);
       await store.purge(T0 + 200, 10 * 60_000);
       await store.purge(T0 + 300, 10 * 60_000);
       assert.equal((await store.getPin(account, expiring.pin.id))?.pinCiphertext, null);
