@@ -2,7 +2,7 @@
 // transaction consumes the send limits and writes the PIN with its outbox row; the delivery worker
 // renders and delivers it afterwards, so a crash never loses an acknowledged send.
 import { randomUUID } from 'node:crypto';
-import { normalizeEmailAddress, normalizePhoneNumber, phoneCountry, validateEmailSender } from '../domain/destinations.js';
+import { limitKeyDestination, normalizeEmailAddress, normalizePhoneNumber, phoneCountry, validateEmailSender } from '../domain/destinations.js';
 import { parseDuration, parseRateLimit } from '../domain/durations.js';
 import { FieldErrors, fail, ok, type Result } from '../domain/errors.js';
 import { generatePin, generatePinId } from '../domain/pin-generation.js';
@@ -76,7 +76,7 @@ function sendLimits(app: ApplicationRecord, destination: string): RateLimitCheck
   const perApp = parseRateLimit(app.configuration.sendPinPerApplicationLimit);
   const perDestination = parseRateLimit(app.configuration.sendPinPerPhoneNumberLimit);
   const checks: RateLimitCheck[] = [];
-  if (perDestination) checks.push({ key: `send:to:${app.id}:${destination}`, limit: perDestination.count, windowMs: perDestination.windowMs });
+  if (perDestination) checks.push({ key: `send:to:${app.id}:${limitKeyDestination(destination)}`, limit: perDestination.count, windowMs: perDestination.windowMs });
   if (perApp) checks.push({ key: `send:app:${app.id}`, limit: perApp.count, windowMs: perApp.windowMs });
   return checks;
 }

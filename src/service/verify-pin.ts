@@ -1,5 +1,6 @@
 // Use case of verifying a PIN. Every outcome of a counted attempt is a 200 answer; only a request
 // refused before it is counted (unknown pinId, verifyPinLimit) is an error.
+import { limitKeyDestination } from '../domain/destinations.js';
 import { parseRateLimit } from '../domain/durations.js';
 import { ok, type Result } from '../domain/errors.js';
 import type { PinRecord, RateLimitCheck } from '../store/store.js';
@@ -41,7 +42,7 @@ export async function verifyPin(ctx: ServiceContext, principal: Principal, pinId
 
   // verifyPinLimit counts verification requests per destination, before any attempt is spent.
   const limit = app ? parseRateLimit(app.configuration.verifyPinLimit) : null;
-  const limits: RateLimitCheck[] = limit ? [{ key: `verify:${pin.applicationId}:${pin.destination}`, limit: limit.count, windowMs: limit.windowMs }] : [];
+  const limits: RateLimitCheck[] = limit ? [{ key: `verify:${pin.applicationId}:${limitKeyDestination(pin.destination)}`, limit: limit.count, windowMs: limit.windowMs }] : [];
   // Any string is compared: a wrong length or alphabet is simply a wrong, counted attempt.
   const attempt = await ctx.store.verifyPinAttempt(pin, now, limits, (pinHash) => ctx.keyring.matches(pinHash, pinId, candidate));
   switch (attempt.kind) {
