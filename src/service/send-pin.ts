@@ -11,7 +11,7 @@ import { missingPlaceholders, validatePlaceholderValues } from '../domain/templa
 import type { ApplicationRecord, Channel, DeliveryRequest, MessageTemplateRecord, PinRecord, RateLimitCheck, RateLimitOutcome } from '../store/store.js';
 import { auditRequest } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
-import { checkSendGuards, countBreakerSend, guardLimitRefusal } from './security.js';
+import { checkSendGuards, countBreakerSend, guardLimitRefusal, type GuardPass } from './security.js';
 
 export interface SendPinInput {
   applicationId: string;
@@ -96,6 +96,63 @@ function refused(ctx: ServiceContext, outcome: Extract<RateLimitOutcome, { allow
   return tooManyRequests(outcome, perDestination ? 'sendPinPerPhoneNumberLimit reached for this destination' : 'sendPinPerApplicationLimit reached for this application');
 }
 
+/** A send or a resend that passed every check: what it consumes with its write and counts after it. */
+interface Admission {
+  kind: 'send' | 'resend';
+  app: ApplicationRecord;
+  template: MessageTemplateRecord;
+  channel: Channel;
+  to: string;
+  /** The PIN a resend delivers again; a send has none yet. */
+  pinId?: string;
+  /** Infobip's send limits and the guards' own, consumed atomically with the write. */
+  limits: RateLimitCheck[];
+  guard: GuardPass;
+}
+
+/**
+ * The checks every send and every resend pass, in one order and with one set of answers: the
+ * application is enabled, the message can be rendered from the request, then the anti-fraud guards.
+ * A resend is a message the operator pays for like a send, so any check it skipped would be a way
+ * around that check. `template` is undefined when the request names none usable (its error is in
+ * `errors` already).
+ */
+async function admit(
+  ctx: ServiceContext, principal: Principal, attempt: Pick<Admission, 'kind' | 'app' | 'channel' | 'to' | 'pinId'>,
+  template: MessageTemplateRecord | undefined, placeholders: Record<string, string>, errors: FieldErrors,
+): Promise<Result<Admission>> {
+  const { kind, app, channel, to } = attempt;
+  if (!app.enabled) errors.add('applicationId', `application ${app.id} is disabled`);
+  if (template) await checkTemplateFilled(ctx, template, placeholders, errors);
+  if (!errors.empty || !template) return errors.result();
+
+  // The application's anti-fraud guards (off unless turned on): after the body, before the limits.
+  const guard = await checkSendGuards(ctx, principal, app, channel, to, ctx.clock());
+  if (!guard.ok) {
+    await auditRequest(ctx, principal, { event: `pin.${kind}.refused`, applicationId: app.id, ...(attempt.pinId !== undefined ? { pinId: attempt.pinId } : {}), destination: to, reason: guard.guard });
+    return { ok: false, failure: guard.failure };
+  }
+  return ok({ ...attempt, template, limits: [...sendLimits(app, to), ...guard.limits], guard });
+}
+
+/** The answer to an admitted send or resend once its write is done: a limit's refusal, or the message counted, audited and handed to the worker. */
+async function settle(
+  ctx: ServiceContext, principal: Principal, admission: Admission, outcome: RateLimitOutcome,
+  message: { pinId: string; queued: boolean; deliveryId: string | undefined }, now: number,
+): Promise<Result<SendOutcome>> {
+  const { kind, app, channel, to, guard } = admission;
+  const { pinId, queued, deliveryId } = message;
+  if (!outcome.allowed) {
+    await auditRequest(ctx, principal, { event: `pin.${kind}.refused`, applicationId: app.id, ...(admission.pinId !== undefined ? { pinId } : {}), destination: to, reason: outcome.key.split(':').slice(0, 2).join(':') });
+    return refused(ctx, outcome);
+  }
+  ctx.metrics.pinSent(channel, kind, queued);
+  if (guard.breakerCountry !== undefined && guard.settings) await countBreakerSend(ctx, app, guard.breakerCountry, guard.settings, now);
+  await auditRequest(ctx, principal, { event: `pin.${kind}`, applicationId: app.id, pinId, destination: to, reason: channel });
+  if (queued) ctx.messageQueued();
+  return ok({ pinId, to, queued, deliveryId });
+}
+
 export async function sendPin(ctx: ServiceContext, principal: Principal, channel: Channel, input: SendPinInput): Promise<Result<SendOutcome>> {
   const errors = new FieldErrors();
   const to = checkDestination(channel, input.to, errors);
@@ -103,53 +160,38 @@ export async function sendPin(ctx: ServiceContext, principal: Principal, channel
   checkPlaceholders(input, errors);
 
   const app = await ctx.store.getApplication(principal.accountId, input.applicationId);
-  if (!app) errors.add('applicationId', `application ${input.applicationId} does not exist`);
-  else if (!app.enabled) errors.add('applicationId', `application ${input.applicationId} is disabled`);
-  const template = app ? await ctx.store.getMessageTemplate(principal.accountId, app.id, input.messageId) : undefined;
-  if (app && !template) errors.add('messageId', `message ${input.messageId} does not exist in application ${input.applicationId}`);
-  if (template) {
-    const wanted = isPhoneChannel(channel) ? 'sms_voice' : 'email';
-    if (template.kind !== wanted) {
-      errors.add('messageId', wanted === 'email' ? 'is an SMS/voice message; send it with /2fa/2/pin or /2fa/2/pin/voice' : 'is an email message; send it with /2fa/2/pin/email');
-    } else {
-      await checkTemplateFilled(ctx, template, input.placeholders ?? {}, errors);
-    }
+  if (!app) {
+    errors.add('applicationId', `application ${input.applicationId} does not exist`);
+    return errors.result();
   }
-  if (!errors.empty || !app || !template) return errors.result();
-
-  // The application's anti-fraud guards (off unless turned on): after the body, before the limits.
-  const guard = await checkSendGuards(ctx, principal, app, channel, to, ctx.clock());
-  if (!guard.ok) {
-    await auditRequest(ctx, principal, { event: 'pin.send.refused', applicationId: app.id, destination: to, reason: guard.guard });
-    return { ok: false, failure: guard.failure };
+  const wanted = isPhoneChannel(channel) ? 'sms_voice' : 'email';
+  const template = await ctx.store.getMessageTemplate(principal.accountId, app.id, input.messageId);
+  if (!template) errors.add('messageId', `message ${input.messageId} does not exist in application ${input.applicationId}`);
+  else if (template.kind !== wanted) {
+    errors.add('messageId', wanted === 'email' ? 'is an SMS/voice message; send it with /2fa/2/pin or /2fa/2/pin/voice' : 'is an email message; send it with /2fa/2/pin/email');
   }
+  const admission = await admit(ctx, principal, { kind: 'send', app, channel, to }, template?.kind === wanted ? template : undefined, input.placeholders ?? {}, errors);
+  if (!admission.ok) return admission;
 
   const now = ctx.clock();
   const ttl = parseDuration(app.configuration.pinTimeToLive) ?? 15 * 60_000;
   const pinId = generatePinId();
-  const pin = generatePin(template.pinType, template.pinLength);
+  const { pinType, pinLength, id: messageId } = admission.value.template;
+  const pin = generatePin(pinType, pinLength);
   const queued = ctx.channelConfigured(channel);
   const deliveryId = queued ? randomUUID() : undefined;
   const request: DeliveryRequest = { placeholders: input.placeholders ?? {}, ...(input.from !== undefined ? { from: input.from } : {}) };
   const outcome = await ctx.store.createPin({
     pin: {
-      id: pinId, accountId: principal.accountId, applicationId: app.id, messageId: template.id, channel, destination: to,
+      id: pinId, accountId: principal.accountId, applicationId: app.id, messageId, channel, destination: to,
       pinHash: ctx.keyring.hashPin(pinId, pin), pinCiphertext: ctx.keyring.encryptPin(pinId, pin),
       attemptsLeft: app.configuration.pinAttempts, allowMultipleVerifications: app.configuration.allowMultiplePinVerifications,
       createdAt: now, expiresAt: now + ttl, deliveryStatus: queued ? 'queued' : 'not_sent',
       country: isPhoneChannel(channel) ? phoneCountry(to) ?? null : null,
     },
     ...(deliveryId ? { outbox: { id: deliveryId, request } } : {}),
-  }, [...sendLimits(app, to), ...guard.limits], now);
-  if (!outcome.allowed) {
-    await auditRequest(ctx, principal, { event: 'pin.send.refused', applicationId: app.id, destination: to, reason: outcome.key.split(':').slice(0, 2).join(':') });
-    return refused(ctx, outcome);
-  }
-  ctx.metrics.pinSent(channel, 'send', queued);
-  if (guard.breakerCountry !== undefined && guard.settings) await countBreakerSend(ctx, app, guard.breakerCountry, guard.settings, now);
-  await auditRequest(ctx, principal, { event: 'pin.send', applicationId: app.id, pinId, destination: to, reason: channel });
-  if (queued) ctx.messageQueued();
-  return ok({ pinId, to, queued, deliveryId });
+  }, admission.value.limits, now);
+  return settle(ctx, principal, admission.value, outcome, { pinId, queued, deliveryId }, now);
 }
 
 function pinEnded(pinId: string) {
@@ -177,21 +219,14 @@ export async function resendPin(ctx: ServiceContext, principal: Principal, pinId
   const app = await ctx.store.getApplication(principal.accountId, pin.applicationId);
   const template = await ctx.store.getMessageTemplate(principal.accountId, pin.applicationId, pin.messageId);
   if (!app || !template) return pinNotFound(pinId);
-  await checkTemplateFilled(ctx, template, input.placeholders ?? {}, errors);
-  if (!errors.empty) return errors.result();
+  const admission = await admit(ctx, principal, { kind: 'resend', app, channel, to: pin.destination, pinId }, template, input.placeholders ?? {}, errors);
+  if (!admission.ok) return admission;
 
   const now = ctx.clock();
   const queued = ctx.channelConfigured(channel);
   const deliveryId = queued ? randomUUID() : undefined;
   const request: DeliveryRequest = { placeholders: input.placeholders ?? {} };
-  const outcome = await ctx.store.queueResend(pinId, channel, deliveryId ? { id: deliveryId, request } : undefined, sendLimits(app, pin.destination), now);
+  const outcome = await ctx.store.queueResend(pinId, channel, deliveryId ? { id: deliveryId, request } : undefined, admission.value.limits, now);
   if ('ended' in outcome) return pinEnded(pinId);
-  if (!outcome.allowed) {
-    await auditRequest(ctx, principal, { event: 'pin.resend.refused', applicationId: pin.applicationId, pinId, destination: pin.destination, reason: outcome.key.split(':').slice(0, 2).join(':') });
-    return refused(ctx, outcome);
-  }
-  ctx.metrics.pinSent(channel, 'resend', queued);
-  await auditRequest(ctx, principal, { event: 'pin.resend', applicationId: pin.applicationId, pinId, destination: pin.destination, reason: channel });
-  if (queued) ctx.messageQueued();
-  return ok({ pinId, to: pin.destination, queued, deliveryId });
+  return settle(ctx, principal, admission.value, outcome, { pinId, queued, deliveryId }, now);
 }
