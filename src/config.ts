@@ -24,6 +24,8 @@ export interface Config {
   logLevel: LogLevel;
   pinRetentionMs: number;
   deliveryMaxAttempts: number;
+  /** Most SMS parts one rendered SMS message may take; a send or resend beyond it is refused. */
+  smsMaxSegments: number;
   purgeIntervalMs: number;
   bodyLimitBytes: number;
   nodeId: string;
@@ -202,6 +204,11 @@ export const CONFIG_OPTIONS = [
     parse: duration,
   }),
   option({ key: 'deliveryMaxAttempts', env: 'TWOFA_DELIVERY_MAX_ATTEMPTS', default: '8', doc: 'Delivery attempts per message before it is recorded as failed (exponential backoff with jitter, capped at 5 minutes, never past the PIN\'s expiry).', parse: integerIn(1, 100) }),
+  option({
+    key: 'smsMaxSegments', env: 'TWOFA_SMS_MAX_SEGMENTS', default: '3',
+    doc: 'Most SMS parts one PIN message may take once its placeholders are filled (GSM-7: 160 characters alone, 153 per part when concatenated; UCS-2: 70 / 67). A send or resend by SMS whose message would take more is refused with 400 and nothing is sent, so long placeholder values cannot multiply the cost of one send. Voice and email are not limited by it.',
+    parse: integerIn(1, 255),
+  }),
   option({
     key: 'trustedProxies', env: 'TWOFA_TRUSTED_PROXIES', default: '',
     doc: 'Comma-separated IP addresses or CIDR ranges (e.g. `10.0.0.0/8,::1`) of the reverse proxies in front of the service. Only a request coming from one of them has its `X-Forwarded-For` believed for the client address (per-IP send limits, audit log); from anyone else the header is ignored. Empty: the header is never believed.',

@@ -149,6 +149,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
     channelConfigured: (channel) => transports[channel] !== undefined,
     messageQueued: () => worker.wake(),
     metrics,
+    smsMaxSegments: config.smsMaxSegments,
     receiptFailover: receiptFailoverRoutes(transports),
   };
   // A fast SMSC's receipt can arrive before the worker has recorded the provider's id for the

@@ -12,6 +12,8 @@ export interface ServiceContext {
   /** Called after a message was queued, so the delivery worker starts at once. */
   messageQueued: () => void;
   metrics: Metrics;
+  /** Most SMS parts a rendered SMS may take (TWOFA_SMS_MAX_SEGMENTS): each part is billed. */
+  smsMaxSegments: number;
   /**
    * The member transport names of each channel whose transport is a failover route: an undelivered
    * receipt from one of them queues the message again for the next (see Store.recordReceipt).

@@ -7,7 +7,7 @@ import { parseDuration, parseRateLimit } from '../domain/durations.js';
 import { FieldErrors, fail, ok, type Result } from '../domain/errors.js';
 import { generatePin, generatePinId } from '../domain/pin-generation.js';
 import { validateSmsSender } from '../domain/sender-ids.js';
-import { missingPlaceholders, validatePlaceholderValues } from '../domain/template-rendering.js';
+import { missingPlaceholders, renderedSmsInfo, validatePlaceholderValues } from '../domain/template-rendering.js';
 import type { ApplicationRecord, Channel, DeliveryRequest, MessageTemplateRecord, PinRecord, RateLimitCheck, RateLimitOutcome } from '../store/store.js';
 import { auditRequest } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
@@ -71,6 +71,17 @@ async function checkTemplateFilled(ctx: ServiceContext, template: MessageTemplat
   for (const name of missing) errors.add('placeholders', `missing a value for {{${name}}} used by the message template`);
 }
 
+/**
+ * One send must not cost dozens of SMS: long placeholder values, or a placeholder the template repeats,
+ * can make the message many billed parts. Measured on the message rendered in memory, as delivery will.
+ */
+function checkSmsSize(ctx: ServiceContext, template: MessageTemplateRecord, channel: Channel, placeholders: Record<string, string>, errors: FieldErrors): void {
+  if (channel !== 'sms' || template.kind !== 'sms_voice' || missingPlaceholders(template.messageText, placeholders).length > 0) return;
+  const info = renderedSmsInfo(template.messageText, template.pinLength, placeholders);
+  if (info.segments <= ctx.smsMaxSegments) return;
+  errors.add('placeholders', `the SMS would take ${info.segments} parts (${info.units} ${info.encoding} characters with these values); at most ${ctx.smsMaxSegments} are sent per message`);
+}
+
 /** Infobip's two send limits: per application, and per application and destination. */
 function sendLimits(app: ApplicationRecord, destination: string): RateLimitCheck[] {
   const perApp = parseRateLimit(app.configuration.sendPinPerApplicationLimit);
@@ -112,7 +123,8 @@ interface Admission {
 
 /**
  * The checks every send and every resend pass, in one order and with one set of answers: the
- * application is enabled, the message can be rendered from the request, then the anti-fraud guards.
+ * application is enabled, the message can be rendered from the request at a bounded cost, then the
+ * anti-fraud guards.
  * A resend is a message the operator pays for like a send, so any check it skipped would be a way
  * around that check. `template` is undefined when the request names none usable (its error is in
  * `errors` already).
@@ -123,7 +135,10 @@ async function admit(
 ): Promise<Result<Admission>> {
   const { kind, app, channel, to } = attempt;
   if (!app.enabled) errors.add('applicationId', `application ${app.id} is disabled`);
-  if (template) await checkTemplateFilled(ctx, template, placeholders, errors);
+  if (template) {
+    await checkTemplateFilled(ctx, template, placeholders, errors);
+    checkSmsSize(ctx, template, channel, placeholders, errors);
+  }
   if (!errors.empty || !template) return errors.result();
 
   // The application's anti-fraud guards (off unless turned on): after the body, before the limits.
