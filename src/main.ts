@@ -8,17 +8,18 @@ import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { createTransport, type TransportDeps } from './delivery/dsn.js';
 import { Inbox } from './delivery/log/inbox.js';
+import { LogTransport } from './delivery/log/log-transport.js';
 import { EventWorker } from './delivery/events/event-worker.js';
 import { OutboxWorker } from './delivery/outbox-worker.js';
 import { hasProviderCallback, type BoundProviderCallback } from './delivery/providers/provider-callback.js';
-import { failoverMemberNames, RoutedTransport } from './delivery/routing/routed-transport.js';
+import { failoverMemberNames, RoutedTransport, routeLeaves } from './delivery/routing/routed-transport.js';
 import type { DeliveryReceipt, Transport } from './delivery/transport.js';
 import { PinKeyring } from './domain/pin-secrets.js';
 import type { App } from './http/route-types.js';
 import { bootstrapApiKeys } from './service/api-keys.js';
 import { recordDeliveryReceipt } from './service/delivery-tracking.js';
 import { reencryptWebhookSecrets } from './service/webhooks.js';
-import type { ServiceContext } from './service/context.js';
+import type { ChannelDelivery, ServiceContext } from './service/context.js';
 import { PrometheusMetrics } from './observability/metrics.js';
 import { openStore, postgresOptions } from './store/open-store.js';
 import type { Channel, Store } from './store/store.js';
@@ -98,6 +99,34 @@ export interface RunningServer extends TwofaNode {
   url: string;
 }
 
+/** Where each channel delivers: log:// (the inbox), real transports, or a route with both. */
+function channelDelivery(transports: Partial<Record<Channel, Transport>>): Partial<Record<Channel, ChannelDelivery>> {
+  const delivery: Partial<Record<Channel, ChannelDelivery>> = {};
+  for (const channel of CHANNELS) {
+    const transport = transports[channel];
+    if (transport === undefined) continue;
+    const members = routeLeaves(transport);
+    const inbox = members.some((t) => t instanceof LogTransport);
+    const real = members.some((t) => !(t instanceof LogTransport));
+    delivery[channel] = inbox && real ? 'both' : inbox ? 'inbox' : 'real';
+  }
+  return delivery;
+}
+
+/**
+ * log:// next to a real transport is a development setting left in production: a PIN delivered to a
+ * real phone must not also be readable in the inbox (resendPin refuses the resend that would do it).
+ */
+function warnAboutMixedDelivery(delivery: Partial<Record<Channel, ChannelDelivery>>, logger: Logger): void {
+  const channels = Object.keys(delivery) as Channel[];
+  const inbox = channels.filter((c) => delivery[c] !== 'real');
+  const real = channels.filter((c) => delivery[c] !== 'inbox');
+  if (inbox.length === 0 || real.length === 0) return;
+  logger.warn({ inboxChannels: inbox, realChannels: real },
+    `log:// delivers ${inbox.join(', ')} PINs to the local inbox, readable through the API, while ${real.join(', ')} use real transports: `
+    + 'a PIN sent through a real transport is never resent through log://; configure a real transport (or none://) for every channel in production');
+}
+
 export interface NodeOptions {
   /** Injectable for tests that move time forward; the server uses Date.now. */
   clock?: () => number;
@@ -118,6 +147,8 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
   // Receipts can arrive as soon as a transport connects; they are applied once the context exists.
   let onReceipt: (receipt: DeliveryReceipt, attempt?: number) => void = () => {};
   const transports = await createTransports(config, { inbox, logger, onReceipt: (receipt) => onReceipt(receipt) });
+  const delivery = channelDelivery(transports);
+  warnAboutMixedDelivery(delivery, logger);
   // With several nodes the rate limits are shared through the database, or through Redis when configured.
   const rateLimiter = config.redisUrl === undefined ? undefined
     : await (await import('./store/redis/redis-rate-limiter.js')).RedisRateLimiter.open(config.redisUrl, { logger });
@@ -151,6 +182,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
     metrics,
     smsMaxSegments: config.smsMaxSegments,
     receiptFailover: receiptFailoverRoutes(transports),
+    channelDelivery: delivery,
   };
   // A fast SMSC's receipt can arrive before the worker has recorded the provider's id for the
   // message, so an unmatched receipt is tried again a little later before it is given up.

@@ -19,7 +19,15 @@ export interface ServiceContext {
    * receipt from one of them queues the message again for the next (see Store.recordReceipt).
    */
   receiptFailover?: Partial<Record<Channel, readonly string[]>>;
+  /**
+   * Where each channel's transport delivers: `inbox` (log://, the local inbox that any manage key
+   * reads through the API), `real` (a provider or server), `both` (a route with members of each).
+   * A channel that is off is missing. Without it (unit tests), no resend is refused for it.
+   */
+  channelDelivery?: Partial<Record<Channel, ChannelDelivery>>;
 }
+
+export type ChannelDelivery = 'inbox' | 'real' | 'both';
 
 /** The caller, as authenticated from its API key. */
 export interface Principal {

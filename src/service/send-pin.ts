@@ -217,6 +217,18 @@ export function pinNotFound(pinId: string) {
   return fail('NOT_FOUND', `PIN ${pinId} not found`);
 }
 
+/**
+ * A PIN that may have reached a real phone is never copied into the local inbox, where any manage
+ * key reads it: a resend on another channel whose transport includes log:// is refused.
+ */
+function inboxResendRefusal(ctx: ServiceContext, pin: PinRecord, channel: Channel) {
+  const first = ctx.channelDelivery?.[pin.channel];
+  const next = ctx.channelDelivery?.[channel];
+  if (channel === pin.channel || first === undefined || first === 'inbox' || next === undefined || next === 'real') return undefined;
+  return fail('BAD_REQUEST', `PIN ${pin.id} was sent by ${pin.channel} through a real transport and cannot be resent by ${channel}: the ${channel} channel delivers through log://, `
+    + `which would put the PIN in the local inbox, readable through the API; configure a real ${channel} transport (or none://) to resend by ${channel}`);
+}
+
 /** Resend delivers the same PIN under the same pinId; it never resets the attempts or the expiry. */
 export async function resendPin(ctx: ServiceContext, principal: Principal, pinId: string, channel: Channel, input: ResendPinInput): Promise<Result<SendOutcome>> {
   const pin: PinRecord | undefined = await ctx.store.getPin(principal.accountId, pinId);
@@ -226,6 +238,8 @@ export async function resendPin(ctx: ServiceContext, principal: Principal, pinId
       ? `PIN ${pinId} was sent by email; resend it with /2fa/2/pin/${pinId}/resend/email`
       : `PIN ${pinId} was sent to a phone number; resend it with /2fa/2/pin/${pinId}/resend or /resend/voice`);
   }
+  const intoInbox = inboxResendRefusal(ctx, pin, channel);
+  if (intoInbox) return intoInbox;
   // An ended PIN is answered as such before its body is checked: no placeholder can make it resendable.
   // (The store checks again inside the resend's transaction, which is what makes it a race gate.)
   if (pin.pinCiphertext === null || pin.verifiedAt !== null || pin.lockedAt !== null || pin.expiresAt <= ctx.clock()) return pinEnded(pinId);
