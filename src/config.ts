@@ -5,6 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseDuration } from './domain/durations.js';
+import { SECURITY_PROFILES, type SecurityProfile } from './domain/security-profile.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -44,6 +45,8 @@ export interface Config {
   trustedProxies: string[];
   /** Longest time a client may take to send a whole request (slow bodies are cut off). */
   requestTimeoutMs: number;
+  /** Floors applied to every application and template (domain/security-profile.ts). */
+  securityProfile: SecurityProfile;
 }
 
 export class ConfigError extends Error {
@@ -213,6 +216,18 @@ export const CONFIG_OPTIONS = [
     key: 'trustedProxies', env: 'TWOFA_TRUSTED_PROXIES', default: '',
     doc: 'Comma-separated IP addresses or CIDR ranges (e.g. `10.0.0.0/8,::1`) of the reverse proxies in front of the service. Only a request coming from one of them has its `X-Forwarded-For` believed for the client address (per-IP send limits, audit log); from anyone else the header is ignored. Empty: the header is never believed.',
     parse: parseTrustedProxies,
+  }),
+  option({
+    key: 'securityProfile', env: 'TWOFA_SECURITY_PROFILE', default: 'compatible',
+    doc: '`compatible`: Infobip\'s defaults and ranges (10 attempts, several verifications of one PIN, 4-digit PINs, TTL up to a year, anti-fraud guards off). '
+      + '`strict`: floors on every application and template, old and new, used by send and verify and shown by GET/POST/PUT: PINs of at least 6 characters '
+      + '(20 bits: NIST SP 800-63B §5.1.3.2, ASVS 5.0 6.5.4), at most 5 attempts per PIN (ASVS 5.0 6.6.3; NIST §5.2.2 allows 100), pinTimeToLive at most 10m '
+      + '(NIST §5.1.3.2, ASVS 4.0.3 2.7.2, ASVS 5.0 6.5.5), one successful verification per PIN, allowMultiplePinVerifications false (NIST §5.1.3.2, ASVS 5.0 6.5.1), '
+      + 'and the anti-fraud guards on, with premium-rate numbers refused and the conversion breaker watching (ASVS 5.0 2.4.1). Stored values are kept: back to `compatible` restores them.',
+    parse: (raw) => {
+      if (!SECURITY_PROFILES.includes(raw as SecurityProfile)) throw new Error(`must be one of ${SECURITY_PROFILES.join(', ')}`);
+      return raw as SecurityProfile;
+    },
   }),
   option({ key: 'requestTimeoutMs', env: 'TWOFA_REQUEST_TIMEOUT', default: '30s', doc: 'Longest time a client may take to send a whole request, headers and body; a slower one (slowloris) is cut off with 408.', parse: duration }),
   option({ key: 'bodyLimitBytes', env: 'TWOFA_BODY_LIMIT', default: '65536', doc: 'Largest accepted request body in bytes; larger ones are answered 413.', parse: integerIn(1024, 10 * 1024 * 1024) }),

@@ -183,6 +183,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
     smsMaxSegments: config.smsMaxSegments,
     receiptFailover: receiptFailoverRoutes(transports),
     channelDelivery: delivery,
+    securityProfile: config.securityProfile,
   };
   // A fast SMSC's receipt can arrive before the worker has recorded the provider's id for the
   // message, so an unmatched receipt is tried again a little later before it is given up.
@@ -238,6 +239,6 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   if (usesLogTransport && !isLoopback(config.host)) {
     logger.warn({ host: config.host }, 'log:// delivers PINs to the local inbox, readable through the API, while the server listens beyond loopback: configure real transports (TWOFA_SMS_DSN, TWOFA_VOICE_DSN, TWOFA_EMAIL_DSN) for production');
   }
-  logger.info({ url, database: config.databaseUrl.split(':')[0] }, 'twofa is listening');
+  logger.info({ url, database: config.databaseUrl.split(':')[0], securityProfile: config.securityProfile }, 'twofa is listening');
   return { ...node, url };
 }

@@ -1,5 +1,6 @@
 // What every use case is given: ports in, nothing global. Tests build one with a fake clock.
 import type { PinKeyring } from '../domain/pin-secrets.js';
+import type { SecurityProfile } from '../domain/security-profile.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Channel, Store } from '../store/store.js';
 
@@ -25,6 +26,8 @@ export interface ServiceContext {
    * A channel that is off is missing. Without it (unit tests), no resend is refused for it.
    */
   channelDelivery?: Partial<Record<Channel, ChannelDelivery>>;
+  /** TWOFA_SECURITY_PROFILE; unset means `compatible` (Infobip's defaults). */
+  securityProfile?: SecurityProfile;
 }
 
 export type ChannelDelivery = 'inbox' | 'real' | 'both';

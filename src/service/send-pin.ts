@@ -11,6 +11,7 @@ import { missingPlaceholders, renderedSmsInfo, validatePlaceholderValues } from 
 import type { ApplicationRecord, Channel, DeliveryRequest, MessageTemplateRecord, PinRecord, RateLimitCheck, RateLimitOutcome } from '../store/store.js';
 import { auditRequest } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
+import { readApplication, readMessageTemplate } from './effective-records.js';
 import { checkSendGuards, countBreakerSend, guardLimitRefusal, type GuardPass } from './security.js';
 
 export interface SendPinInput {
@@ -174,13 +175,13 @@ export async function sendPin(ctx: ServiceContext, principal: Principal, channel
   if (input.from !== undefined) errors.add('from', isPhoneChannel(channel) ? validateSmsSender(input.from) : validateEmailSender(input.from));
   checkPlaceholders(input, errors);
 
-  const app = await ctx.store.getApplication(principal.accountId, input.applicationId);
+  const app = await readApplication(ctx, principal.accountId, input.applicationId);
   if (!app) {
     errors.add('applicationId', `application ${input.applicationId} does not exist`);
     return errors.result();
   }
   const wanted = isPhoneChannel(channel) ? 'sms_voice' : 'email';
-  const template = await ctx.store.getMessageTemplate(principal.accountId, app.id, input.messageId);
+  const template = await readMessageTemplate(ctx, principal.accountId, app.id, input.messageId);
   if (!template) errors.add('messageId', `message ${input.messageId} does not exist in application ${input.applicationId}`);
   else if (template.kind !== wanted) {
     errors.add('messageId', wanted === 'email' ? 'is an SMS/voice message; send it with /2fa/2/pin or /2fa/2/pin/voice' : 'is an email message; send it with /2fa/2/pin/email');
@@ -245,8 +246,8 @@ export async function resendPin(ctx: ServiceContext, principal: Principal, pinId
   if (pin.pinCiphertext === null || pin.verifiedAt !== null || pin.lockedAt !== null || pin.expiresAt <= ctx.clock()) return pinEnded(pinId);
   const errors = new FieldErrors();
   checkPlaceholders(input, errors);
-  const app = await ctx.store.getApplication(principal.accountId, pin.applicationId);
-  const template = await ctx.store.getMessageTemplate(principal.accountId, pin.applicationId, pin.messageId);
+  const app = await readApplication(ctx, principal.accountId, pin.applicationId);
+  const template = await readMessageTemplate(ctx, principal.accountId, pin.applicationId, pin.messageId);
   if (!app || !template) return pinNotFound(pinId);
   const admission = await admit(ctx, principal, { kind: 'resend', app, channel, to: pin.destination, pinId }, template, input.placeholders ?? {}, errors);
   if (!admission.ok) return admission;

@@ -6,6 +6,7 @@ import { ok, type Result } from '../domain/errors.js';
 import type { PinRecord, RateLimitCheck } from '../store/store.js';
 import { auditRequest } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
+import { readApplication } from './effective-records.js';
 import { countBreakerVerify } from './security.js';
 import { pinNotFound, tooManyRequests } from './send-pin.js';
 
@@ -29,7 +30,7 @@ function endedReason(pin: PinRecord, now: number): PinError {
 export async function verifyPin(ctx: ServiceContext, principal: Principal, pinId: string, candidate: string): Promise<Result<VerifyOutcome>> {
   const pin = await ctx.store.getPin(principal.accountId, pinId);
   if (!pin) return pinNotFound(pinId);
-  const app = await ctx.store.getApplication(principal.accountId, pin.applicationId);
+  const app = await readApplication(ctx, principal.accountId, pin.applicationId);
   const now = ctx.clock();
 
   const answer = async (verified: boolean, attemptsRemaining: number, pinError?: PinError): Promise<Result<VerifyOutcome>> => {
