@@ -47,6 +47,8 @@ export interface Config {
   requestTimeoutMs: number;
   /** Floors applied to every application and template (domain/security-profile.ts). */
   securityProfile: SecurityProfile;
+  /** How often each account's audit chain head is signed and recorded. */
+  auditHeadIntervalMs: number;
 }
 
 export class ConfigError extends Error {
@@ -228,6 +230,11 @@ export const CONFIG_OPTIONS = [
       if (!SECURITY_PROFILES.includes(raw as SecurityProfile)) throw new Error(`must be one of ${SECURITY_PROFILES.join(', ')}`);
       return raw as SecurityProfile;
     },
+  }),
+  option({
+    key: 'auditHeadIntervalMs', env: 'TWOFA_AUDIT_HEAD_INTERVAL', default: '5m',
+    doc: 'How often the server signs the newest entry of each account\'s audit chain and records it outside the audit table (table `audit_heads`, file `<TWOFA_DATA_DIR>/audit-heads.json`, and an `audit chain head recorded` log line); it also does on shutdown. `twofa audit verify` reports a chain that lost entries recorded in a head. Entries written since the last head can be deleted undetected: a shorter interval narrows that window.',
+    parse: duration,
   }),
   option({ key: 'requestTimeoutMs', env: 'TWOFA_REQUEST_TIMEOUT', default: '30s', doc: 'Longest time a client may take to send a whole request, headers and body; a slower one (slowloris) is cut off with 408.', parse: duration }),
   option({ key: 'bodyLimitBytes', env: 'TWOFA_BODY_LIMIT', default: '65536', doc: 'Largest accepted request body in bytes; larger ones are answered 413.', parse: integerIn(1024, 10 * 1024 * 1024) }),

@@ -17,10 +17,12 @@ import type { DeliveryReceipt, Transport } from './delivery/transport.js';
 import { PinKeyring } from './domain/pin-secrets.js';
 import type { App } from './http/route-types.js';
 import { bootstrapApiKeys } from './service/api-keys.js';
+import { recordAuditHeads } from './service/audit-heads.js';
 import { recordDeliveryReceipt } from './service/delivery-tracking.js';
 import { reencryptWebhookSecrets } from './service/webhooks.js';
 import type { ChannelDelivery, ServiceContext } from './service/context.js';
 import { PrometheusMetrics } from './observability/metrics.js';
+import { auditHeadFilePath } from './store/audit-head-file.js';
 import { openStore, postgresOptions } from './store/open-store.js';
 import type { Channel, Store } from './store/store.js';
 
@@ -91,6 +93,8 @@ export interface TwofaNode {
   events: EventWorker;
   /** Erases ended PINs' ciphertexts and purges old PINs now (the server also does this on a timer). */
   purge(): Promise<void>;
+  /** Signs and records the head of every audit chain that grew (the server also does this on a timer and on shutdown). */
+  recordAuditHeads(): Promise<void>;
   /** Stops accepting, finishes in-flight requests and deliveries, hands unsent messages back, closes the store. */
   stop(): Promise<void>;
 }
@@ -211,14 +215,32 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
   const purgeTimer = setInterval(() => void purge(), config.purgeIntervalMs);
   purgeTimer.unref();
 
+  // One recording at a time: the shutdown's waits for the timer's, then takes the last heads.
+  let headsRecorded: Promise<void> = Promise.resolve();
+  const recordHeads = () => {
+    headsRecorded = headsRecorded.then(async () => {
+      try {
+        await recordAuditHeads({ store, keyring, clock, logger, headFile: auditHeadFilePath(config.dataDir) });
+      } catch (err) {
+        logger.error({ err }, 'recording the audit chain heads failed');
+      }
+    });
+    return headsRecorded;
+  };
+  const headTimer = setInterval(() => void recordHeads(), config.auditHeadIntervalMs);
+  headTimer.unref();
+
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
       shuttingDown = true;
       clearInterval(purgeTimer);
+      clearInterval(headTimer);
       await app.close();
       await worker.stop();
       await events.stop();
+      // After the last request and delivery have written their audit entries.
+      await recordHeads();
       await notifications.close();
       for (const transport of Object.values(transports)) await transport?.close?.();
       await store.close();
@@ -226,7 +248,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
     })();
     return stopping;
   };
-  return { app, store, inbox, worker, events, purge, stop };
+  return { app, store, inbox, worker, events, purge, recordAuditHeads: recordHeads, stop };
 }
 
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {

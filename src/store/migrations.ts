@@ -260,6 +260,18 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         await db.schema.createIndex('conversion_counts_bucket').on('conversion_counts').column('bucket_start').execute();
       },
     },
+    '0007_audit_heads': {
+      async up(db: Kysely<unknown>) {
+        // Outside audit_log, so that deleting a chain's newest entries leaves a head that names them.
+        await db.schema.createTable('audit_heads')
+          .addColumn('account_id', 'text', (c) => c.primaryKey())
+          .addColumn('seq', bigint, (c) => c.notNull())
+          .addColumn('hash', 'text', (c) => c.notNull())
+          .addColumn('signed_at', bigint, (c) => c.notNull())
+          .addColumn('signature', 'text', (c) => c.notNull())
+          .execute();
+      },
+    },
   };
 }
 
