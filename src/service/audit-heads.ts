@@ -25,8 +25,8 @@ function describe(h: SourcedHead): string {
  * What is wrong with the chains in the light of `heads`: a head whose signature does not verify, and
  * a chain that lost the entry a head names (deleted whole, truncated, or rewritten past it).
  */
-export async function headProblems(store: Store, keyring: PinKeyring, heads: SourcedHead[], knownTips?: ChainTip[]): Promise<ChainProblem[]> {
-  const tips = new Map((knownTips ?? await store.audit.heads.tips()).map((t) => [t.accountId, t]));
+export async function headProblems(store: Store, keyring: PinKeyring, heads: SourcedHead[], knownTips: ChainTip[] = []): Promise<ChainProblem[]> {
+  const tips = new Map(knownTips.map((t) => [t.accountId, t]));
   const problems: ChainProblem[] = [];
   for (const sourced of heads) {
     const { head } = sourced;
@@ -35,7 +35,7 @@ export async function headProblems(store: Store, keyring: PinKeyring, heads: Sou
       problems.push({ ...at, problem: `${describe(sourced)} has an invalid signature: forged, altered, or signed under a secret not configured` });
       continue;
     }
-    const tip = tips.get(head.accountId);
+    const tip = tips.get(head.accountId) ?? await store.audit.heads.tip(head.accountId);
     if (tip === undefined) {
       problems.push({ ...at, problem: `chain deleted: no entry is left, but ${describe(sourced)} names entry ${head.seq}` });
     } else if (tip.seq < head.seq) {

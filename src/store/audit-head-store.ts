@@ -16,6 +16,8 @@ export interface ChainTip {
 export interface AuditHeadStore {
   /** The newest entry of every account's chain. */
   tips(): Promise<ChainTip[]>;
+  /** The newest entry of one account's chain, if it has any. */
+  tip(accountId: string): Promise<ChainTip | undefined>;
   /** The entry `seq` of an account's chain, if it is there. */
   entryHash(accountId: string, seq: number): Promise<string | undefined>;
   /** Every recorded head (signatures not checked). */
@@ -27,11 +29,23 @@ export interface AuditHeadStore {
 export class KyselyAuditHeadStore implements AuditHeadStore {
   constructor(private readonly db: Kysely<Database>) {}
 
+  /**
+   * One primary-key seek per account (the last entry of its chain) rather than a query over every
+   * entry: the cost follows the number of accounts, not the size of the log.
+   */
   async tips(): Promise<ChainTip[]> {
-    const rows = await this.db.selectFrom('audit_log as a').select(['a.account_id', 'a.seq', 'a.hash'])
-      .where('a.seq', '=', (eb) => eb.selectFrom('audit_log as b').select((b) => b.fn.max('b.seq').as('seq')).whereRef('b.account_id', '=', 'a.account_id'))
-      .orderBy('a.account_id').execute();
-    return rows.map((r) => ({ accountId: r.account_id, seq: Number(r.seq), hash: r.hash }));
+    const accounts = await this.db.selectFrom('accounts').select('id').orderBy('id').execute();
+    const tips: ChainTip[] = [];
+    for (const { id } of accounts) {
+      const tip = await this.tip(id);
+      if (tip) tips.push(tip);
+    }
+    return tips;
+  }
+
+  async tip(accountId: string): Promise<ChainTip | undefined> {
+    const last = await this.db.selectFrom('audit_log').select(['seq', 'hash']).where('account_id', '=', accountId).orderBy('seq', 'desc').limit(1).executeTakeFirst();
+    return last && { accountId, seq: Number(last.seq), hash: last.hash };
   }
 
   async entryHash(accountId: string, seq: number): Promise<string | undefined> {
