@@ -184,9 +184,10 @@ export const CONFIG_OPTIONS = [
   }),
   option({
     key: 'bootstrapApiKey', env: 'TWOFA_BOOTSTRAP_API_KEY', default: undefined,
-    doc: 'An API key (any string of 16 or more characters) created at start, with all scopes, in the account `default`, if it does not exist yet.',
+    doc: 'An API key (any string of 32 or more characters, e.g. `openssl rand -hex 24`) created at start, with all scopes, in the account `default`, if it does not exist yet.',
     parse: (raw) => {
-      if (raw.length < 16) throw new Error('must be at least 16 characters long');
+      // Keys are stored as unsalted SHA-256 and listed by their first characters: a short key could be guessed offline.
+      if (raw.length < 32) throw new Error('must be at least 32 characters long (generate one with: openssl rand -hex 24)');
       return raw;
     },
   }),

@@ -272,6 +272,16 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0008_short_key_prefixes': {
+      async up(db: Kysely<unknown>) {
+        // Stored prefixes were the first 12 characters of a key; now they are never more than a
+        // quarter of it (service/api-keys.ts apiKeyPrefix). Only the hash is stored, so the length is
+        // known only for generated keys (tfa_ + 43 characters: 11 shown). A key given in
+        // TWOFA_BOOTSTRAP_API_KEY may have been as short as 16 characters: 4 shown.
+        await sql`update api_keys set key_prefix = substr(key_prefix, 1, 4) where label = 'TWOFA_BOOTSTRAP_API_KEY' and length(key_prefix) > 4`.execute(db);
+        await sql`update api_keys set key_prefix = substr(key_prefix, 1, 11) where length(key_prefix) > 11`.execute(db);
+      },
+    },
   };
 }
 

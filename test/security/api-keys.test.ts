@@ -106,4 +106,15 @@ describe('API key handling', () => {
     results.add('badKeysTried', samples * 2);
     results.note('T21: a flood of bad keys from one address is answered 401 each time but not throttled by the service itself; put a rate limit in front (reverse proxy) — left open.');
   });
+
+  it('T21: a listed key shows at most a quarter of itself (8 characters of a 32-character bootstrap key)', async () => {
+    const bootstrap = 'harness-bootstrap-key-0123456789';
+    const me = await h.request('GET', '/api/v1/me', { key: bootstrap });
+    assert.equal(me.status, 200);
+    assert.equal(me.body.key.prefix, bootstrap.slice(0, 8));
+    const listed = await h.request('GET', '/api/v1/keys');
+    assert.equal(listed.status, 200);
+    for (const key of listed.body.keys as { prefix: string }[]) assert.ok(key.prefix.length <= 12 && key.prefix.length * 4 <= h.keys.a.length, key.prefix);
+    assert.equal(me.body.key.prefix.length * 4 <= bootstrap.length, true);
+  });
 });
