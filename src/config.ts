@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { parseDuration } from './domain/durations.js';
+import { parseDuration, validateLimit, ONE_DAY_MS, parseRateLimit, type RateLimit } from './domain/durations.js';
 import { SECURITY_PROFILES, type SecurityProfile } from './domain/security-profile.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -51,6 +51,8 @@ export interface Config {
   auditHeadIntervalMs: number;
   /** Let accounts' webhooks reach loopback, private and link-local addresses (tests, trusted private networks). */
   webhookAllowPrivate: boolean;
+  /** Failed authentications per client address, and per presented key prefix, before 429. */
+  authFailureLimit: RateLimit;
 }
 
 export class ConfigError extends Error {
@@ -245,6 +247,15 @@ export const CONFIG_OPTIONS = [
     key: 'webhookAllowPrivate', env: 'TWOFA_WEBHOOK_ALLOW_PRIVATE', default: 'false',
     doc: 'Let accounts\' webhook subscriptions (POST /api/v1/webhooks) reach loopback, private, link-local, unique-local and other non-public addresses, and http:// on this machine. Off, such URLs are refused when saved and checked again at every connection (DNS rebinding). Risk when on: any account can make the service send requests into its own network (cloud metadata, admin ports, databases). Only for tests or a private network whose every account is trusted. Operator DSNs (TWOFA_*_DSN) are never checked.',
     parse: trueOrFalse,
+  }),
+  option({
+    key: 'authFailureLimit', env: 'TWOFA_AUTH_FAILURE_LIMIT', default: '20/1m',
+    doc: 'Failed authentications (401 to a request that presented credentials) allowed per client address (X-Forwarded-For only from TWOFA_TRUSTED_PROXIES; IPv6 per /64) and per presented key prefix, as `{attempts}/{timeLength}{timeUnit}` (sliding window). Past it the address gets 429 with Retry-After before its key is looked up; a prefix past it is refused from addresses that failed themselves, so the key\'s owner elsewhere is unaffected. Counted in each node\'s memory (several nodes: up to nodes × the limit).',
+    parse: (raw) => {
+      const problem = validateLimit(raw, ONE_DAY_MS);
+      if (problem !== null) throw new Error(problem);
+      return parseRateLimit(raw)!;
+    },
   }),
   option({ key: 'requestTimeoutMs', env: 'TWOFA_REQUEST_TIMEOUT', default: '30s', doc: 'Longest time a client may take to send a whole request, headers and body; a slower one (slowloris) is cut off with 408.', parse: duration }),
   option({ key: 'bodyLimitBytes', env: 'TWOFA_BODY_LIMIT', default: '65536', doc: 'Largest accepted request body in bytes; larger ones are answered 413.', parse: integerIn(1024, 10 * 1024 * 1024) }),

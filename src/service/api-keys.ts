@@ -53,15 +53,20 @@ export async function createApiKey(store: Store, options: { accountName?: string
   };
 }
 
+/** The key of `Authorization: App <key>` or `Bearer <key>` (scheme case-insensitive), or undefined. */
+export function presentedApiKey(authorization: string | undefined): string | undefined {
+  if (!authorization) return undefined;
+  return /^(App|Bearer)\s+(\S+)\s*$/i.exec(authorization)?.[2];
+}
+
 /**
  * Reads `Authorization: App <key>` (Infobip's scheme) or `Bearer <key>`, scheme case-insensitive.
  * Returns undefined for anything else, an unknown key or a revoked one: callers answer all of them alike.
  */
 export async function authenticate(store: Store, authorization: string | undefined): Promise<Principal | undefined> {
-  if (!authorization) return undefined;
-  const match = /^(App|Bearer)\s+(\S+)\s*$/i.exec(authorization);
-  if (!match || match[2] === undefined) return undefined;
-  const record = await store.findApiKeyByHash(hashApiKey(match[2]));
+  const key = presentedApiKey(authorization);
+  if (key === undefined) return undefined;
+  const record = await store.findApiKeyByHash(hashApiKey(key));
   if (!record || record.revokedAt !== null) return undefined;
   return { accountId: record.accountId, keyId: record.id, scopes: record.scopes };
 }
