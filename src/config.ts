@@ -22,6 +22,8 @@ export interface Config {
   smsDsn: string;
   voiceDsn: string;
   emailDsn: string;
+  whatsappDsn: string;
+  telegramDsn: string;
   logLevel: LogLevel;
   pinRetentionMs: number;
   deliveryMaxAttempts: number;
@@ -200,6 +202,8 @@ export const CONFIG_OPTIONS = [
   option({ key: 'smsDsn', env: 'TWOFA_SMS_DSN', default: 'log://', doc: 'Where SMS PINs go: `log://` (local inbox), `webhook+https://host/path?secret=whsec_...`, or `none://` (channel off).', parse: (raw) => raw }),
   option({ key: 'voiceDsn', env: 'TWOFA_VOICE_DSN', default: 'log://', doc: 'Where voice PINs go (same forms as TWOFA_SMS_DSN; the text to speak is sent).', parse: (raw) => raw }),
   option({ key: 'emailDsn', env: 'TWOFA_EMAIL_DSN', default: 'log://', doc: 'Where email PINs go (same forms as TWOFA_SMS_DSN).', parse: (raw) => raw }),
+  option({ key: 'whatsappDsn', env: 'TWOFA_WHATSAPP_DSN', default: 'none://', doc: 'Where WhatsApp PINs go (POST /2fa/2/pin/whatsapp): `whatsapp://ACCESS_TOKEN@PHONE_NUMBER_ID?template=NAME&language=en_US&app_secret=SECRET` (Meta\'s WhatsApp Cloud API, an authentication template; optional `version`, `verify_token`, `base_url`, `timeout`), `log://`, a route, or `none://` (off, the default). Status webhooks: /api/v1/callbacks/whatsapp.', parse: (raw) => raw }),
+  option({ key: 'telegramDsn', env: 'TWOFA_TELEGRAM_DSN', default: 'none://', doc: 'Where Telegram PINs go (POST /2fa/2/pin/telegram): `telegram://TOKEN@default?sender_username=NAME&callback_url=https://twofa.example.com/api/v1/callbacks/telegram` (the Telegram Gateway API; optional `check_send_ability`, `base_url`, `timeout`), `log://`, a route, or `none://` (off, the default).', parse: (raw) => raw }),
   option({
     key: 'logLevel', env: 'TWOFA_LOG_LEVEL', default: 'info',
     doc: `Log level: ${LOG_LEVELS.join(', ')}. Logs are JSON lines on stdout; destinations are masked and PINs, keys and secrets are never written.`,

@@ -10,6 +10,7 @@ import { createTransport, type TransportDeps } from './delivery/dsn.js';
 import { Inbox } from './delivery/log/inbox.js';
 import { LogTransport } from './delivery/log/log-transport.js';
 import { EventWorker } from './delivery/events/event-worker.js';
+import { createMessageRevoker } from './delivery/message-revocation.js';
 import { OutboxWorker } from './delivery/outbox-worker.js';
 import { systemResolver, type HostResolver, type WebhookAddressPolicy } from './delivery/webhook/webhook-address-guard.js';
 import { hasProviderCallback, type BoundProviderCallback } from './delivery/providers/provider-callback.js';
@@ -25,7 +26,7 @@ import type { ChannelDelivery, ServiceContext } from './service/context.js';
 import { PrometheusMetrics } from './observability/metrics.js';
 import { auditHeadFilePath } from './store/audit-head-file.js';
 import { openStore, postgresOptions } from './store/open-store.js';
-import type { Channel, Store } from './store/store.js';
+import { CHANNELS, type Channel, type Store } from './store/store.js';
 
 /**
  * TWOFA_SECRET, or the one kept in `<dataDir>/secret`, created on first start. The file is only a
@@ -46,13 +47,13 @@ export function resolveSecret(config: Config, logger: Logger): string {
   return secret;
 }
 
-const CHANNELS: Channel[] = ['sms', 'voice', 'email'];
-
 export async function createTransports(config: Config, deps: TransportDeps): Promise<Partial<Record<Channel, Transport>>> {
   const dsns: Record<Channel, [string, string]> = {
     sms: ['TWOFA_SMS_DSN', config.smsDsn],
     voice: ['TWOFA_VOICE_DSN', config.voiceDsn],
     email: ['TWOFA_EMAIL_DSN', config.emailDsn],
+    whatsapp: ['TWOFA_WHATSAPP_DSN', config.whatsappDsn],
+    telegram: ['TWOFA_TELEGRAM_DSN', config.telegramDsn],
   };
   const transports: Partial<Record<Channel, Transport>> = {};
   for (const channel of CHANNELS) {
@@ -153,7 +154,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
   const inbox = new Inbox();
   // Receipts can arrive as soon as a transport connects; they are applied once the context exists.
   let onReceipt: (receipt: DeliveryReceipt, attempt?: number) => void = () => {};
-  const transports = await createTransports(config, { inbox, logger, onReceipt: (receipt) => onReceipt(receipt) });
+  const transports = await createTransports(config, { inbox, logger, clock, onReceipt: (receipt) => onReceipt(receipt) });
   const delivery = channelDelivery(transports);
   warnAboutMixedDelivery(delivery, logger);
   // With several nodes the rate limits are shared through the database, or through Redis when configured.
@@ -183,6 +184,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
   const webhookAddresses: WebhookAddressPolicy = { allowPrivate: config.webhookAllowPrivate, resolve: options.resolveHost ?? systemResolver };
   const events = new EventWorker({ events: store.events, keyring, clock, logger, leaseMs: config.deliveryLeaseMs, addresses: webhookAddresses });
   let shuttingDown = false;
+  const revoker = createMessageRevoker(Object.values(transports), store, logger);
   const ctx: ServiceContext = {
     store, keyring, clock,
     channelConfigured: (channel) => transports[channel] !== undefined,
@@ -193,6 +195,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
     channelDelivery: delivery,
     securityProfile: config.securityProfile,
     webhookAddresses,
+    ...(revoker !== undefined && { pinEnded: revoker.pinEnded }),
   };
   // A fast SMSC's receipt can arrive before the worker has recorded the provider's id for the
   // message, so an unmatched receipt is tried again a little later before it is given up.
@@ -244,6 +247,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
       await app.close();
       await worker.stop();
       await events.stop();
+      await revoker?.drain();
       // After the last request and delivery have written their audit entries.
       await recordHeads();
       await notifications.close();
@@ -262,7 +266,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   node.worker.start();
   node.events.start();
   void node.purge();
-  const usesLogTransport = [config.smsDsn, config.voiceDsn, config.emailDsn].some((dsn) => dsn.startsWith('log:'));
+  const usesLogTransport = [config.smsDsn, config.voiceDsn, config.emailDsn, config.whatsappDsn, config.telegramDsn].some((dsn) => dsn.startsWith('log:'));
   if (usesLogTransport && !isLoopback(config.host)) {
     logger.warn({ host: config.host }, 'log:// delivers PINs to the local inbox, readable through the API, while the server listens beyond loopback: configure real transports (TWOFA_SMS_DSN, TWOFA_VOICE_DSN, TWOFA_EMAIL_DSN) for production');
   }

@@ -11,8 +11,10 @@ import { createTwofaClient } from '../client/index.js';
 import { createTransport, describeDsn, DsnError } from '../delivery/dsn.js';
 import { Inbox } from '../delivery/log/inbox.js';
 import type { SecurityProfile } from '../domain/security-profile.js';
+import { TELEGRAM_GATEWAY_BASE_URL } from '../delivery/providers/telegram/telegram-transport.js';
 import { TWILIO_BASE_URL } from '../delivery/providers/twilio/twilio-transport.js';
 import { VONAGE_BASE_URL } from '../delivery/providers/vonage/vonage-transport.js';
+import { GRAPH_API_BASE_URL } from '../delivery/providers/whatsapp/whatsapp-transport.js';
 import { splitRouteMembers } from '../delivery/routing/routed-transport.js';
 import type { KyselyStore } from '../store/kysely-store.js';
 import { openStore, postgresOptions } from '../store/open-store.js';
@@ -37,7 +39,12 @@ const TCP_TIMEOUT_MS = 3000;
 /** /readyz answers at once when the server is well; a busy one gets a little longer than a TCP connect. */
 const READY_TIMEOUT_MS = 5000;
 const MIN_SECRET_LENGTH = 32;
-const CHANNEL_VARIABLES = [['sms', 'TWOFA_SMS_DSN', 'smsDsn'], ['voice', 'TWOFA_VOICE_DSN', 'voiceDsn'], ['email', 'TWOFA_EMAIL_DSN', 'emailDsn']] as const;
+const CHANNEL_VARIABLES = [
+  ['sms', 'TWOFA_SMS_DSN', 'smsDsn'], ['voice', 'TWOFA_VOICE_DSN', 'voiceDsn'], ['email', 'TWOFA_EMAIL_DSN', 'emailDsn'],
+  ['whatsapp', 'TWOFA_WHATSAPP_DSN', 'whatsappDsn'], ['telegram', 'TWOFA_TELEGRAM_DSN', 'telegramDsn'],
+] as const;
+/** Channels off unless configured: left out of the report while their DSN is the default none://. */
+const OPTIONAL_CHANNELS: ReadonlySet<string> = new Set(['whatsapp', 'telegram']);
 
 export function isLoopbackHost(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '');
@@ -285,7 +292,7 @@ export interface DeliveryPeer {
 }
 
 const DEFAULT_PORTS: Record<string, number> = { 'webhook+http': 80, 'webhook+https': 443, smtp: 587, smtps: 465, smpp: 2775, smpps: 3550 };
-const PROVIDER_DEFAULT_URLS: Record<string, string> = { twilio: TWILIO_BASE_URL, vonage: VONAGE_BASE_URL };
+const PROVIDER_DEFAULT_URLS: Record<string, string> = { twilio: TWILIO_BASE_URL, vonage: VONAGE_BASE_URL, whatsapp: GRAPH_API_BASE_URL, telegram: TELEGRAM_GATEWAY_BASE_URL };
 
 /** The hosts a (valid) DSN makes the server connect to; a failover/roundrobin route has several. */
 export function deliveryPeers(channel: string, variable: string, dsn: string): DeliveryPeer[] {
@@ -319,6 +326,7 @@ export async function checkChannels(config: Config): Promise<{ results: CheckRes
   const peers: DeliveryPeer[] = [];
   for (const [channel, variable, key] of CHANNEL_VARIABLES) {
     const dsn = config[key];
+    if (OPTIONAL_CHANNELS.has(channel) && /^\s*none:\/\/\s*$/i.test(dsn)) continue;
     const name = `${channel} channel`;
     const warnings: string[] = [];
     // The transports' own warnings (plain-http webhooks) come through their logger: collect them.

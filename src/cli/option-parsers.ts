@@ -5,8 +5,8 @@ import { ONE_DAY_MS, ONE_YEAR_MS, validateLimit, validateTimeToLive } from '../d
 import { LANGUAGES, normalizeLanguage } from '../domain/languages.js';
 import { PIN_LENGTH_MAX, PIN_LENGTH_MIN, PIN_TYPES } from '../domain/pin-generation.js';
 
-export const CHANNELS = ['sms', 'voice', 'email'] as const;
-export type CliChannel = (typeof CHANNELS)[number];
+export { CHANNELS } from '../store/store.js';
+export type { Channel as CliChannel } from '../store/store.js';
 
 export function integerBetween(min: number, max: number): (value: string) => number {
   return (value) => {

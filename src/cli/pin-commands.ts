@@ -61,7 +61,7 @@ export function registerPinCommands(program: Command): void {
     .requiredOption('--app <appId>', 'applicationId')
     .requiredOption('--message <msgId>', 'messageId of the template (an email template for --channel email)')
     .requiredOption('--to <destination>', 'phone number in international form (41793026727) or, for email, an address')
-    .addOption(channelOption('how to deliver: sms, voice or email'))
+    .addOption(channelOption('how to deliver: sms, voice, email, whatsapp or telegram'))
     .option('--from <sender>', 'overrides the template\'s sender')
     .addOption(placeholderOption())
     .option('--no-nc', 'skip the number lookup (ncNeeded=false; SMS only)')
@@ -74,7 +74,7 @@ Examples:
   $ twofa send --app $APP_ID --message $EMAIL_MSG_ID --to jane@example.com --channel email --json`)
     .action(async (options: SendOptions) => {
       if (!options.nc && options.channel !== 'sms') throw new UsageError('--no-nc applies to --channel sms only');
-      if (options.trackDelivery && options.channel === 'email') throw new UsageError('--track-delivery applies to --channel sms and voice only');
+      if (options.trackDelivery && options.channel === 'email') throw new UsageError('--track-delivery applies to the phone channels only (sms, voice, whatsapp, telegram)');
       const body = {
         applicationId: options.app,
         messageId: options.message,
@@ -86,6 +86,8 @@ Examples:
       const answer = await connect(options).run((client) => {
         if (options.channel === 'email') return client.pins.sendEmail(body);
         if (options.channel === 'voice') return client.pins.sendVoice({ ...body, ...tracking });
+        if (options.channel === 'whatsapp') return client.pins.sendWhatsapp({ ...body, ...tracking });
+        if (options.channel === 'telegram') return client.pins.sendTelegram({ ...body, ...tracking });
         return client.pins.sendSms({ ...body, ...tracking }, options.nc ? {} : { ncNeeded: false });
       });
       reportSend('sent', options.channel, answer, options.json);
@@ -94,7 +96,7 @@ Examples:
   withConnectionOptions(program.command('resend')
     .description('Deliver the same PIN again under the same pinId (attempts and expiry are not reset)')
     .argument('<pinId>', 'the pinId that send printed')
-    .addOption(channelOption('how to deliver: sms, voice (either for a PIN sent by SMS or voice) or email'))
+    .addOption(channelOption('how to deliver: sms, voice, whatsapp, telegram (any of them for a PIN sent to a phone number) or email'))
     .addOption(placeholderOption())
     .option('--json', 'print the server\'s answer as JSON'))
     .addHelpText('after', `
@@ -106,6 +108,8 @@ Examples:
       const answer = await connect(options).run((client) => {
         if (options.channel === 'email') return client.pins.resendEmail(pinId, body);
         if (options.channel === 'voice') return client.pins.resendVoice(pinId, body);
+        if (options.channel === 'whatsapp') return client.pins.resendWhatsapp(pinId, body);
+        if (options.channel === 'telegram') return client.pins.resendTelegram(pinId, body);
         return client.pins.resendSms(pinId, body);
       });
       reportSend('resent', options.channel, answer, options.json);

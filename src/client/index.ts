@@ -49,10 +49,15 @@ export interface TwofaClient {
     sendSms(body: SendPinRequest, options?: { ncNeeded?: boolean }): Promise<SendPinResponse>;
     sendVoice(body: SendPinRequest): Promise<SendPinResponse>;
     sendEmail(body: SendEmailPinRequest): Promise<SendEmailPinResponse>;
+    /** twofa's own extensions: only the code travels (a WhatsApp authentication template, the Telegram Gateway). */
+    sendWhatsapp(body: SendPinRequest): Promise<SendPinResponse>;
+    sendTelegram(body: SendPinRequest): Promise<SendPinResponse>;
     /** Delivers the same PIN again under the same pinId; the body is only for placeholders/tracking. */
     resendSms(pinId: string, body?: ResendPinRequest): Promise<SendPinResponse>;
     resendVoice(pinId: string, body?: ResendPinRequest): Promise<SendPinResponse>;
     resendEmail(pinId: string, body?: ResendEmailPinRequest): Promise<SendEmailPinResponse>;
+    resendWhatsapp(pinId: string, body?: ResendPinRequest): Promise<SendPinResponse>;
+    resendTelegram(pinId: string, body?: ResendPinRequest): Promise<SendPinResponse>;
     /** A wrong PIN is an answer, not an error: `verified: false` with a `pinError`. */
     verify(pinId: string, pin: string): Promise<VerifyPinResponse>;
     verificationStatus(appId: string, query: VerificationStatusQuery): Promise<VerificationStatusResponse>;
@@ -194,10 +199,14 @@ export function createTwofaClient(options: TwofaClientOptions): TwofaClient {
       sendSms: (body, sendOptions) => call('pins.sendSms', none, { body, query: { ncNeeded: sendOptions?.ncNeeded } }),
       sendVoice: (body) => call('pins.sendVoice', none, { body }),
       sendEmail: (body) => call('pins.sendEmail', none, { body }),
+      sendWhatsapp: (body) => call('pins.sendWhatsapp', none, { body }),
+      sendTelegram: (body) => call('pins.sendTelegram', none, { body }),
       // No body at all when none is given: the resend body is optional on the wire too.
       resendSms: (pinId, body) => call('pins.resendSms', { pinId }, { body }),
       resendVoice: (pinId, body) => call('pins.resendVoice', { pinId }, { body }),
       resendEmail: (pinId, body) => call('pins.resendEmail', { pinId }, { body }),
+      resendWhatsapp: (pinId, body) => call('pins.resendWhatsapp', { pinId }, { body }),
+      resendTelegram: (pinId, body) => call('pins.resendTelegram', { pinId }, { body }),
       verify: (pinId, pin) => call('pins.verify', { pinId }, { body: { pin } }),
       verificationStatus: (appId, query) =>
         call('pins.verificationStatus', { appId }, { query: { msisdn: query.msisdn, verified: query.verified, sent: query.sent } }),

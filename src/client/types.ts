@@ -89,7 +89,7 @@ export interface PinListQuery {
   /** Destinations containing this text (a phone number's digits, or part of an email address). */
   to?: string;
   applicationId?: string;
-  channel?: 'sms' | 'voice' | 'email';
+  channel?: 'sms' | 'voice' | 'email' | 'whatsapp' | 'telegram';
   status?: 'pending' | 'verified' | 'expired' | 'locked';
   /** Created at or after. */
   since?: number;

@@ -1,4 +1,5 @@
-// Turns a channel's DSN (TWOFA_SMS_DSN, TWOFA_VOICE_DSN, TWOFA_EMAIL_DSN) into its transport, in the
+// Turns a channel's DSN (TWOFA_SMS_DSN, TWOFA_VOICE_DSN, TWOFA_EMAIL_DSN, TWOFA_WHATSAPP_DSN,
+// TWOFA_TELEGRAM_DSN) into its transport, in the
 // style of Symfony Notifier/Mailer: one URL names the provider and carries its settings. Every
 // refusal names the variable and shows a working example, because an operator reads it at startup.
 //
@@ -29,9 +30,11 @@ export interface TransportDeps {
   logger: Logger;
   /** Where transports that receive delivery receipts (SMPP) report them. */
   onReceipt?: ReceiptListener;
+  /** The node's clock, for transports that tell a provider how long a PIN lives; default Date.now. */
+  clock?: () => number;
 }
 
-const SUPPORTED = 'log://, none://, webhook+http(s)://host/path?secret=whsec_..., smpp(s)://user:pass@host:port, smtp(s)://user:pass@host:port, twilio://SID:TOKEN@default, vonage://KEY:SECRET@default, infobip://KEY@host, sip://user:pass@host:port, failover(a b ...) or roundrobin(a b ...)';
+const SUPPORTED = 'log://, none://, webhook+http(s)://host/path?secret=whsec_..., smpp(s)://user:pass@host:port, smtp(s)://user:pass@host:port, twilio://SID:TOKEN@default, vonage://KEY:SECRET@default, infobip://KEY@host, whatsapp://TOKEN@PHONE_NUMBER_ID?template=NAME&app_secret=..., telegram://TOKEN@default, sip://user:pass@host:port, failover(a b ...) or roundrobin(a b ...)';
 const SECRET_EXAMPLE = '?secret=whsec_... (generate one with: echo whsec_$(openssl rand -base64 32))';
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -68,7 +71,7 @@ export async function createTransport(variable: string, dsn: string, deps: Trans
     default:
       if (isProviderScheme(scheme)) {
         const { createProviderTransport } = await import('./providers/providers.js');
-        return createFromUrl(variable, dsn, (url) => createProviderTransport(scheme, variable, url, { logger: deps.logger }));
+        return createFromUrl(variable, dsn, (url) => createProviderTransport(scheme, variable, url, { logger: deps.logger, ...(deps.clock !== undefined && { clock: deps.clock }) }));
       }
       throw new DsnError(`${variable}: unsupported scheme ${scheme}:// (supported: ${SUPPORTED})`);
   }

@@ -67,6 +67,11 @@ export async function composeMessage(store: Store, keyring: PinKeyring, item: Ou
           placeholders,
         };
       }
+      if (item.channel !== 'voice') {
+        // WhatsApp and Telegram transports send the code alone, also as a member of the SMS channel's route.
+        message.code = code;
+        message.expiresAt = pin.expiresAt;
+      }
       return { ok: true, message, expiresAt: pin.expiresAt };
     }
 

@@ -33,6 +33,13 @@ export interface OutgoingMessage {
    * time like `text`. Absent for SMS and email.
    */
   voice?: VoiceContent;
+  /**
+   * For whatsapp and telegram: the PIN alone, which is all that travels (Meta's authentication
+   * template and the Telegram Gateway write the text around it). `text` is still rendered, for log://.
+   */
+  code?: string;
+  /** When the PIN expires (UNIX ms): the Telegram Gateway is told how long the message is worth delivering. */
+  expiresAt?: number;
 }
 
 /** The parts of an SMS/voice template a voice transport speaks, plus the PIN (see voice/spoken-text.ts). */

@@ -31,6 +31,11 @@ export interface ServiceContext {
   securityProfile?: SecurityProfile;
   /** Which addresses accounts' webhook URLs may point at (TWOFA_WEBHOOK_ALLOW_PRIVATE), and how names are resolved to check them. */
   webhookAddresses: WebhookAddressPolicy;
+  /**
+   * Called when a PIN ends by verification or lock, so providers that can take back an undelivered
+   * message do (the Telegram Gateway). Must return at once: the work happens after the answer.
+   */
+  pinEnded?: (accountId: string, pinId: string) => void;
 }
 
 export type ChannelDelivery = 'inbox' | 'real' | 'both';

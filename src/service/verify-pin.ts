@@ -56,6 +56,8 @@ export async function verifyPin(ctx: ServiceContext, principal: Principal, pinId
       return answer(false, current.attemptsLeft, endedReason(current, now));
     }
     case 'counted':
+      // Verified, or locked by this last wrong attempt: nothing left to deliver.
+      if (attempt.verified || (!attempt.matched && attempt.pin.attemptsLeft === 0)) ctx.pinEnded?.(principal.accountId, pinId);
       if (!attempt.matched) return answer(false, attempt.pin.attemptsLeft, 'WRONG_PIN');
       return attempt.verified ? answer(true, attempt.pin.attemptsLeft) : answer(false, attempt.pin.attemptsLeft, 'ALREADY_VERIFIED');
   }

@@ -77,7 +77,7 @@ export interface PinsTable {
   account_id: string;
   application_id: string;
   message_id: string;
-  channel: 'sms' | 'voice' | 'email';
+  channel: 'sms' | 'voice' | 'email' | 'whatsapp' | 'telegram';
   destination: string;
   /** `<keyId>:<HMAC>` of pinId||pin. */
   pin_hash: string;
@@ -108,7 +108,7 @@ export interface OutboxTable {
   id: string;
   pin_id: string;
   account_id: string;
-  channel: 'sms' | 'voice' | 'email';
+  channel: 'sms' | 'voice' | 'email' | 'whatsapp' | 'telegram';
   /** JSON: placeholders and sender override of the request; never the PIN or rendered text. */
   request: string;
   /** pending | done | failed | cancelled */

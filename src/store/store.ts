@@ -7,7 +7,9 @@ import type { SecurityStore } from './security-store.js';
 import type { EventStore } from './event-store.js';
 import type { ConsoleStore } from './console-store.js';
 
-export type Channel = 'sms' | 'voice' | 'email';
+/** Every channel a PIN can travel by; whatsapp and telegram take phone numbers, like sms and voice. */
+export const CHANNELS = ['sms', 'voice', 'email', 'whatsapp', 'telegram'] as const;
+export type Channel = (typeof CHANNELS)[number];
 
 export interface AccountRecord {
   id: string;

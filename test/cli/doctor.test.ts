@@ -143,6 +143,30 @@ describe('twofa doctor', () => {
     for (const secret of passwords) assert.ok(!result.stdout.includes(secret) && !result.stderr.includes(secret), `no ${secret.slice(0, 8)}... in the report`);
   });
 
+  it('checks TWOFA_WHATSAPP_DSN and TWOFA_TELEGRAM_DSN once set: the DSN parses, the Graph API host answers, and a bad DSN is named without its token', async () => {
+    const closed = await freePort();
+    const result = await doctor(['--json'], {
+      ...env,
+      TWOFA_WHATSAPP_DSN: `whatsapp://EAAG-doctor-token-123@106540352242922?template=verify_code&app_secret=doctor-app-secret&base_url=${encodeURIComponent(server.url)}`,
+      TWOFA_TELEGRAM_DSN: `failover(telegram://tg-doctor-token-456@default?sender_username=AcmeCodes&base_url=http://127.0.0.1:${closed} log://)`,
+    });
+    const { checks } = report(result);
+    assert.equal(check(checks, 'whatsapp channel').status, 'ok', JSON.stringify(checks));
+    assert.match(check(checks, 'whatsapp channel').message, /whatsapp:\/\/\*\*\*@106540352242922\?template=verify_code&app_secret=\*\*\*/);
+    assert.equal(check(checks, 'whatsapp whatsapp').status, 'ok', 'the Graph API base URL accepts connections');
+    assert.deepEqual([check(checks, 'telegram telegram').status, check(checks, 'telegram telegram').variable], ['fail', 'TWOFA_TELEGRAM_DSN']);
+    assert.equal(result.code, 1);
+
+    const bad = await doctor(['--json'], { ...env, TWOFA_WHATSAPP_DSN: 'whatsapp://EAAG-doctor-token-123@106540352242922?template=verify_code' });
+    const whatsapp = check(report(bad).checks, 'whatsapp channel');
+    assert.deepEqual([whatsapp.status, whatsapp.variable], ['fail', 'TWOFA_WHATSAPP_DSN']);
+    assert.match(whatsapp.message, /app_secret/);
+    assert.equal(report(bad).checks.some((c) => c.name === 'telegram channel'), false, 'a channel left off (none://) is not reported');
+    for (const output of [result.stdout, result.stderr, bad.stdout, bad.stderr]) {
+      for (const secret of ['EAAG-doctor-token-123', 'doctor-app-secret', 'tg-doctor-token-456']) assert.ok(!output.includes(secret), `no ${secret} in the report`);
+    }
+  });
+
   it('reports TWOFA_PORT=abc as a failed configuration check (exit 1) and skips what depends on it', async () => {
     const badEnv = { ...env, TWOFA_PORT: 'abc', TWOFA_LOG_LEVEL: 'loud' };
     const [json, human] = await Promise.all([doctor(['--json'], badEnv), doctor([], badEnv)]);

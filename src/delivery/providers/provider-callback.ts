@@ -8,16 +8,21 @@
 //              account's signature secret, when one is configured; otherwise a shared token in the
 //              query string (vonage/vonage-callback.ts);
 //   - infobip: Infobip does not sign delivery reports, so the notify URL carries a shared token
-//              (`?token=...`) that is compared in constant time (infobip/infobip-callback.ts).
+//              (`?token=...`) that is compared in constant time (infobip/infobip-callback.ts);
+//   - whatsapp: X-Hub-Signature-256, `sha256=` + the hex HMAC-SHA256 of the raw body keyed with the
+//              Meta app's secret; a GET with hub.verify_token is the subscription handshake
+//              (whatsapp/whatsapp-callback.ts);
+//   - telegram: X-Request-Signature, the hex HMAC-SHA256 of `timestamp + "\n" + body` keyed with the
+//              SHA-256 of the Gateway token, with X-Request-Timestamp recent (telegram/telegram-callback.ts).
 // A callback that no configured mechanism authenticates is refused: an unauthenticated receipt
 // could mark a PIN undelivered and push a failover pair into sending it again.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { DeliveryReceipt } from '../transport.js';
 
-export type ProviderName = 'twilio' | 'vonage' | 'infobip';
+export type ProviderName = 'twilio' | 'vonage' | 'infobip' | 'whatsapp' | 'telegram';
 
 /** The DSN schemes of the HTTP providers: known here, without loading their transports (see dsn.ts). */
-export const PROVIDER_SCHEMES: readonly ProviderName[] = ['twilio', 'vonage', 'infobip'];
+export const PROVIDER_SCHEMES: readonly ProviderName[] = ['twilio', 'vonage', 'infobip', 'whatsapp', 'telegram'];
 
 export function isProviderScheme(scheme: string): scheme is ProviderName {
   return (PROVIDER_SCHEMES as readonly string[]).includes(scheme);
@@ -39,6 +44,10 @@ export interface CallbackRequest {
    * parsed value for `application/json`, undefined when there is none (GET).
    */
   body: unknown;
+  /** The body exactly as received (JSON bodies only), for signatures computed over its bytes. */
+  rawBody?: string;
+  /** When the request arrived (UNIX ms), for signatures that carry a timestamp (refused without it). */
+  receivedAt?: number;
 }
 
 export type CallbackParseResult =
@@ -61,6 +70,11 @@ export interface ProviderCallback<Config> {
   verify(request: CallbackRequest, config: Config): boolean;
   /** The receipts in a verified request; `now` (UNIX ms) stands in when the provider gives no time. */
   parse(request: CallbackRequest, now: number): CallbackParseResult;
+  /**
+   * A subscription handshake (Meta's GET with hub.challenge): the text to answer with when the
+   * request proves it comes from whoever configured the subscription, otherwise undefined.
+   */
+  handshake?(request: CallbackRequest, config: Config): string | undefined;
 }
 
 /** A ProviderCallback bound to one transport's configuration: what the route actually calls. */
@@ -70,6 +84,7 @@ export interface BoundProviderCallback {
   readonly contentTypes: readonly ('form' | 'json')[];
   verify(request: CallbackRequest): boolean;
   parse(request: CallbackRequest, now: number): CallbackParseResult;
+  handshake?(request: CallbackRequest): string | undefined;
 }
 
 export function bindCallback<Config>(callback: ProviderCallback<Config>, config: Config): BoundProviderCallback {
@@ -85,6 +100,7 @@ export function bindCallback<Config>(callback: ProviderCallback<Config>, config:
       }
     },
     parse: (request, now) => callback.parse(request, now),
+    ...(callback.handshake !== undefined && { handshake: (request: CallbackRequest) => callback.handshake?.(request, config) }),
   };
 }
 

@@ -11,7 +11,9 @@ export function checkSmsMessage(provider: string, message: OutgoingMessage, defa
     // Voice through these providers is planned; until then the channel needs another transport.
     return refuse('voice not supported by this transport yet');
   }
-  if (message.channel !== 'sms') return refuse(`the ${provider} transport sends SMS only, not ${message.channel}`);
+  // A WhatsApp or Telegram PIN reaches an SMS provider as the fallback of a failover route: it goes
+  // as the SMS its template renders.
+  if (message.channel === 'email') return refuse(`the ${provider} transport sends SMS only, not ${message.channel}`);
   if (message.text === undefined || message.text === '') return refuse('the SMS has no text');
   // International digits, as the API stores them; a leading + is tolerated.
   const to = message.to.startsWith('+') ? message.to.slice(1) : message.to;

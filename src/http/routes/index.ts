@@ -28,6 +28,7 @@ import updateApplication from './infobip/update-application.js';
 import updateEmailMessageTemplate from './infobip/update-email-message-template.js';
 import updateMessageTemplate from './infobip/update-message-template.js';
 import verifyPin from './infobip/verify-pin.js';
+import sendPinMessagingApp from './messaging/send-pin-messaging-app.js';
 import createWebhook from './api-v1/create-webhook.js';
 import deleteWebhook from './api-v1/delete-webhook.js';
 import getWebhook from './api-v1/get-webhook.js';
@@ -51,6 +52,8 @@ export const ALL_ROUTES: RegisterRoute[] = [
   createEmailMessageTemplate, updateEmailMessageTemplate,
   sendPinSms, sendPinVoice, sendPinEmail, resendPinSms, resendPinVoice, resendPinEmail,
   verifyPin, getVerificationStatus,
+  // twofa's channels beyond Infobip's: WhatsApp and Telegram, in the shape of the SMS send
+  sendPinMessagingApp,
   // the service's own API
   createEmailTemplate, listEmailTemplates, getEmailTemplate, updateEmailTemplate, deleteEmailTemplate,
   getPin, listInbox, providerCallback, health, metrics,

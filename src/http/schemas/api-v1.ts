@@ -85,7 +85,7 @@ export const PinDetailsResponseSchema = Type.Object({
 // --- the console's operations ---
 
 const EpochMs = (description: string) => Type.String({ pattern: '^[0-9]{1,15}$', description: `${description} (UNIX time in milliseconds).` });
-const ChannelSchema = Type.Union([Type.Literal('sms'), Type.Literal('voice'), Type.Literal('email')]);
+const ChannelSchema = Type.Union([Type.Literal('sms'), Type.Literal('voice'), Type.Literal('email'), Type.Literal('whatsapp'), Type.Literal('telegram')]);
 const PinStateSchema = Type.Union([Type.Literal('pending'), Type.Literal('verified'), Type.Literal('expired'), Type.Literal('locked')]);
 
 export const PinListQuerySchema = Type.Object({

@@ -21,6 +21,8 @@ describe('provider registry', () => {
       twilio: 'twilio://AC0123456789abcdef0123456789abcdef:token@default?from=+15005550006',
       vonage: 'vonage://key:secret@default?from=Acme',
       infobip: 'infobip://KEY@xyz.api.infobip.com?from=Acme&callback_token=t',
+      whatsapp: 'whatsapp://TOKEN@106540352242922?template=verify_code&app_secret=s',
+      telegram: 'telegram://TOKEN@default?sender_username=AcmeCodes',
     };
     for (const scheme of PROVIDER_SCHEMES) {
       assert.ok(isProviderScheme(scheme));

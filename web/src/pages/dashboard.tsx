@@ -19,6 +19,9 @@ export const CHANNELS = [
   { channel: 'sms', name: 'SMS', className: 'series-sms' },
   { channel: 'voice', name: 'Voice', className: 'series-voice' },
   { channel: 'email', name: 'Email', className: 'series-email' },
+  // Off unless configured: drawn only when the range holds some of their PINs.
+  { channel: 'whatsapp', name: 'WhatsApp', className: 'series-whatsapp', optional: true },
+  { channel: 'telegram', name: 'Telegram', className: 'series-telegram', optional: true },
 ] as const;
 
 const countryNames = typeof Intl.DisplayNames === 'function' ? new Intl.DisplayNames(undefined, { type: 'region' }) : undefined;
@@ -51,8 +54,8 @@ function timeline(stats: Stats, metric: 'sends' | 'deliveries' | 'verifications'
       const i = index.get(point.start);
       if (point.channel === c.channel && i !== undefined) values[i] = point[metric];
     }
-    return { name: c.name, className: c.className, values };
-  });
+    return { name: c.name, className: c.className, values, optional: 'optional' in c };
+  }).filter((s) => !s.optional || s.values.some((v) => v > 0)).map(({ name, className, values }) => ({ name, className, values }));
   return { labels: starts.map((t) => shortTime(t, stats.bucketMs)), series };
 }
 

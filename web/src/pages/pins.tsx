@@ -12,7 +12,7 @@ const STATES = [
   { value: '', label: 'Any status' }, { value: 'pending', label: 'Pending' }, { value: 'verified', label: 'Verified' },
   { value: 'expired', label: 'Expired' }, { value: 'locked', label: 'Locked (no attempts left)' },
 ];
-const CHANNELS = [{ value: '', label: 'Any channel' }, { value: 'sms', label: 'SMS' }, { value: 'voice', label: 'Voice' }, { value: 'email', label: 'Email' }];
+const CHANNELS = [{ value: '', label: 'Any channel' }, { value: 'sms', label: 'SMS' }, { value: 'voice', label: 'Voice' }, { value: 'email', label: 'Email' }, { value: 'whatsapp', label: 'WhatsApp' }, { value: 'telegram', label: 'Telegram' }];
 
 export function StateBadge({ state }: { state: string }) {
   return <span class={`badge state-${state}`}>{state}</span>;

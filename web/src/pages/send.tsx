@@ -20,7 +20,7 @@ function SendForm({ apps, emailTemplates }: { apps: Application[]; emailTemplate
   const [applicationId, setApplicationId] = useState(query.get('applicationId') ?? apps[0]?.applicationId ?? '');
   const [messages, setMessages] = useState<Message[]>([]);
   const [messageId, setMessageId] = useState('');
-  const [channel, setChannel] = useState<'sms' | 'voice'>('sms');
+  const [channel, setChannel] = useState<'sms' | 'voice' | 'whatsapp' | 'telegram'>('sms');
   const [to, setTo] = useState('');
   const [values, setValues] = useState<Record<string, string>>({});
   const [problem, setProblem] = useState<Problem | null>(null);
@@ -51,7 +51,10 @@ function SendForm({ apps, emailTemplates }: { apps: Application[]; emailTemplate
     const placeholders = Object.fromEntries(names.map((n) => [n, values[n] ?? '']));
     const body = { applicationId, messageId, to: to.trim(), ...(names.length > 0 ? { placeholders } : {}) };
     try {
-      const answer = email ? await client.pins.sendEmail(body) : channel === 'voice' ? await client.pins.sendVoice(body) : await client.pins.sendSms(body);
+      const answer = email ? await client.pins.sendEmail(body)
+        : channel === 'voice' ? await client.pins.sendVoice(body)
+          : channel === 'whatsapp' ? await client.pins.sendWhatsapp(body)
+            : channel === 'telegram' ? await client.pins.sendTelegram(body) : await client.pins.sendSms(body);
       setSent({ pinId: answer.pinId, to: answer.to });
       setProblem(null);
     } catch (e) {
@@ -78,6 +81,8 @@ function SendForm({ apps, emailTemplates }: { apps: Application[]; emailTemplate
           <div class="radios">
             <label><input type="radio" name="channel" value="sms" checked={channel === 'sms'} onChange={() => setChannel('sms')} /> SMS</label>
             <label><input type="radio" name="channel" value="voice" checked={channel === 'voice'} onChange={() => setChannel('voice')} /> Voice call</label>
+            <label><input type="radio" name="channel" value="whatsapp" checked={channel === 'whatsapp'} onChange={() => setChannel('whatsapp')} /> WhatsApp</label>
+            <label><input type="radio" name="channel" value="telegram" checked={channel === 'telegram'} onChange={() => setChannel('telegram')} /> Telegram</label>
           </div>
         </fieldset>
       ) : null}
