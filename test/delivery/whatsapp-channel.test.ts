@@ -153,13 +153,16 @@ describe('the whatsapp transport against the Graph API peer', () => {
   });
 });
 
-describe('failover(whatsapp sms): a WhatsApp refusal falls back to SMS', () => {
+describe('failover(whatsapp sms): a WhatsApp refusal or failed status falls back to SMS', () => {
   const graph = new GraphApiPeer(peerOptions());
   let h: Harness;
+  let callbackUrl: string;
   before(async () => {
     await graph.start();
     // log:// stands for the SMS gateway here: the fallback delivers the rendered SMS text to the inbox.
-    h = await createHarness({ TWOFA_WHATSAPP_DSN: `failover(${graph.dsn()} log://)` });
+    const started = await listening({ TWOFA_WHATSAPP_DSN: `failover(${graph.dsn()} log://)` }, await freePort());
+    h = started.h;
+    callbackUrl = `${started.url}/api/v1/callbacks/whatsapp`;
   });
   after(async () => {
     await h.close();
@@ -178,5 +181,18 @@ describe('failover(whatsapp sms): a WhatsApp refusal falls back to SMS', () => {
     assert.equal(details.body.delivery.transport, 'log');
     const verified = await h.request('POST', `/2fa/2/pin/${sent.body.pinId}/verify`, { body: { pin } });
     assert.equal(verified.body.verified, true);
+    graph.failure = undefined;
+  });
+
+  it('sends the same PIN as an SMS when Meta accepted the message and its status webhook says failed', async () => {
+    const ids = await createAppAndTemplate(h);
+    const sent = await h.request('POST', '/2fa/2/pin/whatsapp', { body: { ...ids, to: TO } });
+    await h.node.worker.drain();
+    const message = graph.messages.at(-1)!;
+    assert.equal((await h.request('GET', `/api/v1/pins/${sent.body.pinId}`)).body.delivery.transport, 'whatsapp');
+    assert.equal(await graph.sendStatus(callbackUrl, message.id, 'failed'), 204);
+    const pin = await deliveredPin(h, sent.body.pinId);
+    assert.equal(pin, message.code, 'the same PIN, not a new one');
+    assert.equal((await h.request('GET', `/api/v1/pins/${sent.body.pinId}`)).body.delivery.transport, 'log');
   });
 });
