@@ -113,7 +113,7 @@ export function Dashboard() {
                   label: CHANNELS.find((x) => x.channel === c.channel)?.name ?? c.channel, value: c.rate,
                   text: `${percent(c.rate)} (${count(c.verified)} of ${count(c.sent)})`, className: `series-${c.channel}`,
                 }))} />
-              <BarChart id="chart-conversion-country" title="Conversion per country (SMS and voice)" max={1} empty="No PIN sent to a phone in this range."
+              <BarChart id="chart-conversion-country" title="Conversion per country (phone channels)" max={1} empty="No PIN sent to a phone in this range."
                 bars={stats.conversion.byCountry.slice(0, 12).map((c) => ({
                   label: countryName(c.country), value: c.rate, text: `${percent(c.rate)} (${count(c.verified)} of ${count(c.sent)})`,
                 }))} />
