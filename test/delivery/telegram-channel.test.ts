@@ -75,6 +75,17 @@ describe('the telegram channel (Telegram Gateway)', () => {
     assert.deepEqual(gateway.calls('revokeVerificationMessage').filter((c) => c.request_id === requestId), [{ request_id: requestId }]);
   });
 
+  it('revokes the Telegram message when the last wrong attempt locks the PIN', async () => {
+    const locking = await createAppAndTemplate(h, { configuration: { pinAttempts: 2 } });
+    const sent = await h.request('POST', '/2fa/2/pin/telegram', { body: { ...locking, to: TO } });
+    await h.node.worker.drain();
+    const { code, requestId } = gateway.sent.at(-1)!;
+    const wrong = code === '000000' ? '111111' : '000000';
+    assert.equal((await h.request('POST', `/2fa/2/pin/${sent.body.pinId}/verify`, { body: { pin: wrong } })).body.attemptsRemaining, 1);
+    assert.equal((await h.request('POST', `/2fa/2/pin/${sent.body.pinId}/verify`, { body: { pin: wrong } })).body.attemptsRemaining, 0);
+    await waitFor(() => gateway.sent.find((s) => s.requestId === requestId)?.revoked === true, 'revokeVerificationMessage after the lock');
+  });
+
   it('records signed delivery reports as receipts in the PIN\'s details and history', async () => {
     const { pinId, requestId } = await sendPin();
     assert.equal(await gateway.report(requestId, 'delivered'), 204);
