@@ -3,7 +3,8 @@
 // Gateway does, and posts signed delivery reports to the callback_url it was given.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { telegramTtl } from '../../src/delivery/providers/telegram/telegram-transport.js';
+import { pino } from 'pino';
+import { createTelegramTransport, telegramTtl } from '../../src/delivery/providers/telegram/telegram-transport.js';
 import { createAppAndTemplate, createHarness, type Harness } from '../support/harness.js';
 import { freePort } from '../support/server-process.js';
 import { TelegramGatewayPeer } from './peers/telegram-gateway-peer.js';
@@ -111,6 +112,30 @@ describe('the telegram channel (Telegram Gateway)', () => {
     const details = await h.request('GET', `/api/v1/pins/${sent.body.pinId}`);
     assert.equal(details.body.delivery.status, 'failed');
     assert.match(details.body.delivery.error, /PHONE_NUMBER_INVALID/);
+  });
+});
+
+describe('the telegram transport against the Gateway peer', () => {
+  const gateway = new TelegramGatewayPeer(TOKEN, new Set([`+${TO}`]));
+  before(() => gateway.start());
+  after(() => gateway.stop());
+  const transport = (token: string) => createTelegramTransport('TWOFA_TELEGRAM_DSN', new URL(`telegram://${token}@default?base_url=${encodeURIComponent(gateway.baseUrl)}`), { logger: pino({ level: 'silent' }) });
+  const message = { channel: 'telegram' as const, to: TO, text: 'Your code is 482913', code: '482913', expiresAt: Date.now() + 60_000, pinId: 'P', applicationId: 'A', messageId: 'M', accountId: 'X' };
+
+  it('is refused permanently for a wrong token (401 ACCESS_TOKEN_INVALID), never showing the code', async () => {
+    const result = await transport('revoked-token').send(message);
+    assert.ok(!result.ok && !result.retryable, JSON.stringify(result));
+    assert.match(!result.ok ? result.error : '', /HTTP 401: ACCESS_TOKEN_INVALID/);
+    assert.equal(gateway.sent.length, 0);
+  });
+
+  it('refuses a code the Gateway cannot take (letters, or more than 8 digits) before calling it', async () => {
+    for (const code of ['AB12CD', '123456789']) {
+      const result = await transport(TOKEN).send({ ...message, code });
+      assert.ok(!result.ok && !result.retryable);
+      assert.match(!result.ok ? result.error : '', /NUMERIC template with pinLength 4 to 8/);
+    }
+    assert.equal(gateway.requests.filter((r) => r.headers.authorization === `Bearer ${TOKEN}`).length, 0);
   });
 });
 
