@@ -8,6 +8,7 @@ import type { Database, MessageTemplatesTable, PinsTable, EmailTemplatesTable, A
 import { bucketStartOf, retryAfterMs, type ExternalRateLimiter, type RateLimiter } from './rate-limiter.js';
 import { advisoryLockKey } from './postgres/advisory-lock.js';
 import { KyselyEventStore } from './event-store.js';
+import { KyselyIdempotencyStore } from './idempotency-store.js';
 import { batchOf, deleteInBatches, inBatches, PURGE_LIMITS, type PurgeLimits } from './purge-batches.js';
 import { KyselyAuditStore } from './audit-store.js';
 import { KyselySecurityStore } from './security-store.js';
@@ -131,6 +132,7 @@ export class KyselyStore implements Store, RateLimiter {
   readonly audit: KyselyAuditStore;
   /** The console's read queries and the account-scoped API key operations. */
   readonly console: KyselyConsoleStore;
+  readonly idempotency: KyselyIdempotencyStore;
 
   constructor(readonly db: Kysely<Database>, readonly dialect: 'sqlite' | 'postgres', private readonly onClose: () => Promise<void>, private readonly options: KyselyStoreOptions = {}) {
     this.externalLimiter = options.rateLimiter;
@@ -139,6 +141,7 @@ export class KyselyStore implements Store, RateLimiter {
     this.security = new KyselySecurityStore(db, this.config);
     this.audit = new KyselyAuditStore(db, dialect);
     this.console = new KyselyConsoleStore(db);
+    this.idempotency = new KyselyIdempotencyStore(db, dialect);
   }
 
   async close(): Promise<void> {
@@ -630,6 +633,7 @@ export class KyselyStore implements Store, RateLimiter {
       .where(({ eb, refTuple }) => eb(refTuple('key', 'bucket_start'), 'in', batchOf(this.db.selectFrom('rate_limit_buckets').select(['key', 'bucket_start'])
         .where('expires_at', '<=', now).orderBy('expires_at').limit(batch), this.dialect).$asTuple('key', 'bucket_start')))
       .executeTakeFirst()).numDeletedRows);
+    await this.idempotency.purge(now, limits);
     return { erased: expired + erased, deleted };
   }
 }

@@ -6,6 +6,7 @@ import type { PurgeLimits } from './purge-batches.js';
 import type { SecurityStore } from './security-store.js';
 import type { EventStore } from './event-store.js';
 import type { ConsoleStore } from './console-store.js';
+import type { IdempotencyStore } from './idempotency-store.js';
 
 export type Channel = 'sms' | 'voice' | 'email';
 
@@ -212,6 +213,8 @@ export interface Store {
   readonly audit: AuditStore;
   /** The console's queries: paged PIN search, statistics aggregated in the database, the account's API keys. */
   readonly console: ConsoleStore;
+  /** Idempotency-Key requests and their answers (src/store/idempotency-store.ts); purged with the rest by `purge`. */
+  readonly idempotency: IdempotencyStore;
   close(): Promise<void>;
   /** Liveness of the database, for /readyz and `twofa doctor`. */
   ping(): Promise<void>;
@@ -292,8 +295,8 @@ export interface Store {
 
   // Housekeeping
   /**
-   * Erases ciphertexts of expired PINs, deletes PINs expired longer than the retention, and stale
-   * rate-limit buckets; each step in batches (`limits`, by default PURGE_LIMITS), leaving what is
+   * Erases ciphertexts of expired PINs, deletes PINs expired longer than the retention, stale
+   * rate-limit buckets and idempotency keys past their window; each step in batches (`limits`, by default PURGE_LIMITS), leaving what is
    * beyond them to the next run.
    */
   purge(now: number, retentionMs: number, limits?: PurgeLimits): Promise<{ erased: number; deleted: number }>;

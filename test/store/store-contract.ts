@@ -350,6 +350,54 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       assert.equal(await history(), 0);
     });
 
+    describe('idempotency keys', () => {
+      const claim = (id: string, token: string, now: number, fingerprint = 'f1') =>
+        store.idempotency.claim({ id, accountId, fingerprint, token, now, leaseUntil: now + 1000, expiresAt: now + 60_000 });
+
+      it('lets one request hold a key, then answers repeats with its stored answer; another request with the key is a mismatch', async () => {
+        const id = `idem-${randomUUID()}`;
+        assert.deepEqual(await claim(id, 't1', T0), { kind: 'claimed' });
+        assert.deepEqual(await claim(id, 't2', T0 + 1), { kind: 'running' });
+        assert.deepEqual(await claim(id, 't2', T0 + 1, 'f2'), { kind: 'mismatch' });
+        assert.equal(await store.idempotency.complete(id, 't2', 200, 'other'), false, 'only the holder completes');
+        assert.equal(await store.idempotency.complete(id, 't1', 200, 'sealed'), true);
+        assert.deepEqual(await claim(id, 't3', T0 + 5000), { kind: 'answered', status: 200, answer: 'sealed' }, 'answered even after the lease');
+        assert.deepEqual(await claim(id, 't3', T0 + 5000, 'f2'), { kind: 'mismatch' });
+      });
+
+      it('lets exactly one of concurrent claims hold a key', async () => {
+        const id = `idem-${randomUUID()}`;
+        const claims = await Promise.all(Array.from({ length: 10 }, (_, i) => claim(id, `t${i}`, T0)));
+        assert.equal(claims.filter((c) => c.kind === 'claimed').length, 1);
+        assert.equal(claims.filter((c) => c.kind === 'running').length, 9);
+      });
+
+      it('a holder that died leaves a lease that runs out: a repeat takes the key over, and the old holder can no longer complete it', async () => {
+        const id = `idem-${randomUUID()}`;
+        await claim(id, 'dead', T0);
+        assert.deepEqual(await claim(id, 'next', T0 + 999), { kind: 'running' });
+        const takeovers = await Promise.all([claim(id, 'next', T0 + 1000), claim(id, 'other', T0 + 1000)]);
+        assert.equal(takeovers.filter((c) => c.kind === 'claimed').length, 1, 'one repeat takes it over');
+        assert.equal(await store.idempotency.complete(id, 'dead', 200, 'late'), false);
+      });
+
+      it('a released key runs again; a key past its window is claimed anew, and purged', async () => {
+        const id = `idem-${randomUUID()}`;
+        await claim(id, 't1', T0);
+        await store.idempotency.release(id, 't1');
+        assert.deepEqual(await claim(id, 't2', T0 + 1, 'f2'), { kind: 'claimed' }, 'a released key keeps nothing of its request');
+        await store.idempotency.complete(id, 't2', 201, 'a');
+        await store.idempotency.release(id, 't2');
+        assert.equal((await claim(id, 't3', T0 + 2, 'f2')).kind, 'answered', 'an answered key is not released');
+        assert.deepEqual(await claim(id, 't4', T0 + 60_001, 'f3'), { kind: 'claimed' }, 'past the window, the key is free');
+        const purged = `idem-${randomUUID()}`;
+        await claim(purged, 't1', T0);
+        await store.idempotency.purge(T0 + 60_000, { batch: 100, batchesPerRun: 100 });
+        assert.deepEqual(await claim(purged, 't2', T0 + 60_000, 'f9'), { kind: 'claimed' }, 'the purged key is gone');
+        assert.equal((await claim(id, 't5', T0 + 60_002, 'f3')).kind, 'running', 'the key claimed anew was not purged');
+      });
+    });
+
     it('purges through indexes: no statement of the purge walks a whole table', async () => {
       assert.ok(store instanceof KyselyStore, 'plans are checked on the Kysely store');
       const recorder = new StatementRecorder();
