@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type InferResult, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { PinType } from '../domain/pin-generation.js';
 import type { Database, MessageTemplatesTable, PinsTable, EmailTemplatesTable, ApplicationsTable } from './schema.js';
-import { bucketStartOf, retryAfterMs, type ExternalRateLimiter, type RateLimiter } from './rate-limiter.js';
+import { bucketStartOf, nextAllowedAfterHit, nextAllowedAt, retryAfterMs, type ExternalRateLimiter, type RateLimiter } from './rate-limiter.js';
 import { advisoryLockKey } from './postgres/advisory-lock.js';
 import { KyselyEventStore } from './event-store.js';
 import { KyselyIdempotencyStore } from './idempotency-store.js';
@@ -371,6 +371,12 @@ export class KyselyStore implements Store, RateLimiter {
     return row && toPin(row);
   }
 
+  async peekRateLimit(check: RateLimitCheck, now: number): Promise<number> {
+    if (this.externalLimiter) return this.externalLimiter.peekRateLimit(check, now);
+    const buckets = await this.hot.rateBuckets.all(this.db, { key: check.key, since: now - check.windowMs });
+    return nextAllowedAt(buckets.map((b) => ({ hits: Number(b.hits), lastAt: Number(b.last_at) })), check.limit, check.windowMs, now);
+  }
+
   async consumeRateLimits(limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome> {
     if (this.externalLimiter) return this.externalLimiter.consumeRateLimits(limits, now);
     return this.db.transaction().execute((trx) => this.consumeWithin(trx, limits, now));
@@ -441,17 +447,22 @@ export class KyselyStore implements Store, RateLimiter {
         await sql`select pg_advisory_xact_lock(${advisoryLockKey(key)}::bigint)`.execute(trx);
       }
     }
+    const read: { hits: number; lastAt: number }[][] = [];
     for (const check of limits) {
       const buckets = await this.hot.rateBuckets.all(trx, { key: check.key, since: now - check.windowMs });
-      const total = buckets.reduce((sum, b) => sum + Number(b.hits), 0);
-      if (total < check.limit) continue;
       const counted = buckets.map((b) => ({ hits: Number(b.hits), lastAt: Number(b.last_at) }));
+      read.push(counted);
+      const total = counted.reduce((sum, b) => sum + b.hits, 0);
+      if (total < check.limit) continue;
       return { allowed: false, key: check.key, retryAfterMs: retryAfterMs(counted, total, check.limit, check.windowMs, now) };
     }
-    for (const check of limits) {
+    const nextAllowed: Record<string, number> = {};
+    for (const [i, check] of limits.entries()) {
       await this.hot.countRateHit.execute(trx, { key: check.key, bucketStart: bucketStartOf(now, check.windowMs), now, expiresAt: now + check.windowMs });
+      // From the buckets just read: the caller learns when the next request fits at no extra query.
+      nextAllowed[check.key] = nextAllowedAfterHit(read[i]!, check.limit, check.windowMs, now);
     }
-    return { allowed: true };
+    return { allowed: true, nextAllowedAt: nextAllowed };
   }
 
   // --- outbox ---

@@ -177,7 +177,10 @@ export interface RateLimitCheck {
   windowMs: number;
 }
 
-export type RateLimitOutcome = { allowed: true } | { allowed: false; key: string; retryAfterMs: number };
+export type RateLimitOutcome =
+  /** `nextAllowedAt`: per limit key, when its next hit will be allowed (the request's hit counted); `now` while there is room. */
+  | { allowed: true; nextAllowedAt?: Record<string, number> }
+  | { allowed: false; key: string; retryAfterMs: number };
 
 /** What one verification request did (Store.verifyPinAttempt). */
 export type VerifyAttempt =
@@ -260,6 +263,8 @@ export interface Store {
   getPin(accountId: string, pinId: string): Promise<PinRecord | undefined>;
   /** Consumes the limits atomically without any other write (verifyPinLimit). */
   consumeRateLimits(limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome>;
+  /** When one more hit on `check` would be allowed (`now` while there is room), counting nothing. */
+  peekRateLimit(check: RateLimitCheck, now: number): Promise<number>;
   /**
    * One verification request, in one transaction: consumes `limits` (verifyPinLimit) and, if they
    * allow it, counts an attempt, compares the candidate with `matches`, then marks the PIN verified

@@ -176,6 +176,22 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       assert.equal((await store.consumeRateLimits(limits, T0 + 62_000)).allowed, true, 'allowed again once the window has passed');
     });
 
+    it('says when each limit admits its next hit (the hit that takes the last slot included), and peeks without counting', async () => {
+      const key = `next:${randomUUID()}`;
+      const roomy = `next:${randomUUID()}`;
+      const limits = [{ key, limit: 2, windowMs: 60_000 }, { key: roomy, limit: 10, windowMs: 60_000 }];
+      assert.equal(await store.peekRateLimit(limits[0]!, T0), T0, 'an empty window has room now');
+      assert.deepEqual(await store.consumeRateLimits(limits, T0), { allowed: true, nextAllowedAt: { [key]: T0, [roomy]: T0 } });
+      assert.deepEqual(await store.consumeRateLimits(limits, T0 + 1000), { allowed: true, nextAllowedAt: { [key]: T0 + 60_000, [roomy]: T0 + 1000 } },
+        'the second hit fills the window: the next fits when the first leaves it');
+      assert.equal(await store.peekRateLimit(limits[0]!, T0 + 2000), T0 + 60_000);
+      assert.equal(await store.peekRateLimit(limits[0]!, T0 + 2000), T0 + 60_000, 'peeking counts nothing');
+      const refused = await store.consumeRateLimits([limits[0]!], T0 + 2000);
+      assert.deepEqual(refused, { allowed: false, key, retryAfterMs: 58_000 }, 'the refusal agrees');
+      assert.equal(await store.peekRateLimit(limits[0]!, T0 + 60_000), T0 + 60_000);
+      assert.equal((await store.consumeRateLimits([limits[0]!], T0 + 60_000)).allowed, true);
+    });
+
     it('lets no concurrency exceed a rate limit', async () => {
       const key = `race:${randomUUID()}`;
       const outcomes = await Promise.all(Array.from({ length: 30 }, () => store.consumeRateLimits([{ key, limit: 4, windowMs: 60_000 }], T0)));
@@ -187,7 +203,7 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       await store.createPin(input, [], T0);
       const key = `resend:${randomUUID()}`;
       const first = await store.queueResend(input.pin.id, 'voice', { id: randomUUID(), request: { placeholders: {} } }, [{ key, limit: 1, windowMs: 60_000 }], T0 + 1);
-      assert.deepEqual(first, { allowed: true });
+      assert.deepEqual(first, { allowed: true, nextAllowedAt: { [key]: T0 + 1 + 60_000 } });
       const second = await store.queueResend(input.pin.id, 'voice', { id: randomUUID(), request: { placeholders: {} } }, [{ key, limit: 1, windowMs: 60_000 }], T0 + 2);
       assert.equal(second.allowed, false);
       const claimed = (await store.claimOutbox(T0 + 3, T0 + 1000, 100)).filter((c) => c.pinId === input.pin.id);
