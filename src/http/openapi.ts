@@ -20,6 +20,10 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
   500: 'Unexpected failure; the body never carries details.',
 };
 
+const NEXT_RESEND = {
+  'X-Next-Resend-At': { type: 'string', description: 'When sendPinPerPhoneNumberLimit lets the next resend to this destination through (ISO 8601; now: at once), for a countdown.' },
+};
+
 const RETRY_AFTER = { 'Retry-After': { type: 'integer', minimum: 1, description: 'Seconds to wait before retrying.' } };
 
 /** Response declarations as the document shows them: every one described. */
@@ -166,6 +170,8 @@ export function registerOpenApi(app: App, version: string): void {
       const transformed = { ...(schema as Record<string, unknown>) };
       if (needsKey) transformed['security'] = [{ APIKeyHeader: [] }, { BearerKey: [] }];
       transformed['response'] = documentedResponses(transformed['response'] as Record<string, unknown> | undefined);
+      const answered = (transformed['response'] as Record<string, Record<string, unknown>> | undefined)?.['200'];
+      if (route.config?.nextResendAt === true && answered) answered['headers'] = NEXT_RESEND;
       if (!schema || (schema as { hide?: boolean }).hide) transformed['hide'] = true;
       return { schema: transformed as never, url };
     },

@@ -35,6 +35,8 @@ export interface SendOutcome {
   queued: boolean;
   /** The outbox row's id: Infobip's externalMessageId for delivery tracking. */
   deliveryId: string | undefined;
+  /** When sendPinPerPhoneNumberLimit lets the next resend to this destination through (epoch ms; now while it has room). */
+  nextResendAt: number;
 }
 
 const isPhoneChannel = (channel: Channel) => channel !== 'email';
@@ -83,12 +85,21 @@ function checkSmsSize(ctx: ServiceContext, template: MessageTemplateRecord, chan
   errors.add('placeholders', `the SMS would take ${info.segments} parts (${info.units} ${info.encoding} characters with these values); at most ${ctx.smsMaxSegments} are sent per message`);
 }
 
+const DESTINATION_LIMIT_PREFIX = 'send:to:';
+
+/** sendPinPerPhoneNumberLimit for one destination of the application, if it has one. */
+export function destinationSendLimit(app: ApplicationRecord, destination: string): RateLimitCheck | undefined {
+  const perDestination = parseRateLimit(app.configuration.sendPinPerPhoneNumberLimit);
+  if (!perDestination) return undefined;
+  return { key: `${DESTINATION_LIMIT_PREFIX}${app.id}:${limitKeyDestination(destination)}`, limit: perDestination.count, windowMs: perDestination.windowMs };
+}
+
 /** Infobip's two send limits: per application, and per application and destination. */
 function sendLimits(app: ApplicationRecord, destination: string): RateLimitCheck[] {
   const perApp = parseRateLimit(app.configuration.sendPinPerApplicationLimit);
-  const perDestination = parseRateLimit(app.configuration.sendPinPerPhoneNumberLimit);
+  const perDestination = destinationSendLimit(app, destination);
   const checks: RateLimitCheck[] = [];
-  if (perDestination) checks.push({ key: `send:to:${app.id}:${limitKeyDestination(destination)}`, limit: perDestination.count, windowMs: perDestination.windowMs });
+  if (perDestination) checks.push(perDestination);
   if (perApp) checks.push({ key: `send:app:${app.id}`, limit: perApp.count, windowMs: perApp.windowMs });
   return checks;
 }
@@ -103,7 +114,7 @@ function refused(ctx: ServiceContext, outcome: Extract<RateLimitOutcome, { allow
     ctx.metrics.securityRefusal(guard.guard);
     return tooManyRequests(outcome, guard.text);
   }
-  const perDestination = outcome.key.startsWith('send:to:');
+  const perDestination = outcome.key.startsWith(DESTINATION_LIMIT_PREFIX);
   ctx.metrics.rateLimited(perDestination ? 'sendPinPerPhoneNumberLimit' : 'sendPinPerApplicationLimit');
   return tooManyRequests(outcome, perDestination ? 'sendPinPerPhoneNumberLimit reached for this destination' : 'sendPinPerApplicationLimit reached for this application');
 }
@@ -166,7 +177,10 @@ async function settle(
   if (guard.breakerCountry !== undefined && guard.settings) await countBreakerSend(ctx, app, guard.breakerCountry, guard.settings, now);
   await auditRequest(ctx, principal, { event: `pin.${kind}`, applicationId: app.id, pinId, destination: to, reason: channel });
   if (queued) ctx.messageQueued();
-  return ok({ pinId, to, queued, deliveryId });
+  // From the write that consumed the limits: no query of its own.
+  const destinationLimit = admission.limits.find((l) => l.key.startsWith(DESTINATION_LIMIT_PREFIX));
+  const nextResendAt = (destinationLimit && outcome.nextAllowedAt?.[destinationLimit.key]) ?? now;
+  return ok({ pinId, to, queued, deliveryId, nextResendAt });
 }
 
 export async function sendPin(ctx: ServiceContext, principal: Principal, channel: Channel, input: SendPinInput): Promise<Result<SendOutcome>> {

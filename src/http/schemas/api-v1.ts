@@ -80,6 +80,10 @@ export const PinDetailsResponseSchema = Type.Object({
     error: Type.Union([Type.String(), Type.Null()]),
   }),
   history: Type.Array(DeliveryEventSchema),
+  nextResendAt: Type.Union([Type.String(), Type.Null()], {
+    description: 'When the application\'s sendPinPerPhoneNumberLimit lets the next resend of this PIN through (ISO 8601; now or earlier: at once), '
+      + 'for a countdown; null once the PIN can no longer be resent (verified, expired or locked).',
+  }),
 }, { description: 'A PIN\'s state and delivery history; never the PIN.' });
 
 // --- the console's operations ---
