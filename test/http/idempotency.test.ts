@@ -99,6 +99,16 @@ describe('Idempotency-Key', () => {
     assert.equal((await post('/2fa/2/pin', { ...sms, to: freshPhone() }, 'x'.repeat(255))).status, 200);
   });
 
+  it('the IETF draft\'s quoted form ("key", a Structured Field string) names the same key as the bare form', async () => {
+    const key = freshKey();
+    const body = { ...sms, to: freshPhone() };
+    const bare = await post('/2fa/2/pin', body, key);
+    const quoted = await post('/2fa/2/pin', body, `"${key}"`);
+    assert.equal(quoted.headers['idempotent-replayed'], 'true');
+    assert.deepEqual(quoted.body, bare.body);
+    assertEnvelope(await post('/2fa/2/pin', body, '""'), 400, 'BAD_REQUEST');
+  });
+
   it('a request without the header stores nothing', async () => {
     const before = await storedKeys();
     assert.equal((await post('/2fa/2/pin', { ...sms, to: freshPhone() }, undefined)).status, 200);

@@ -21,6 +21,17 @@ export const REPLAYED_HEADER = 'idempotent-replayed';
 /** 1 to 255 printable ASCII characters (space to tilde). */
 export const IDEMPOTENCY_KEY_PATTERN = '^[\\x20-\\x7E]{1,255}$';
 const VALID_KEY = new RegExp(IDEMPOTENCY_KEY_PATTERN);
+/** The IETF draft's form, a Structured Field string ("..." with backslash escapes); Stripe's is the bare key. */
+const SF_STRING = /^"((?:[\x20\x21\x23-\x5B\x5D-\x7E]|\\["\\])*)"$/;
+
+/** The key a header value names: the draft's quoted form and the bare form are one key. Undefined when malformed. */
+export function idempotencyKeyOf(value: string | string[]): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  const quoted = SF_STRING.exec(value);
+  const key = quoted ? quoted[1]!.replace(/\\(.)/g, '$1') : value;
+  return VALID_KEY.test(key) ? key : undefined;
+}
+
 export const DEFAULT_IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
 
 /** The answer headers a replay carries again: those a client acts on. */
@@ -80,21 +91,18 @@ export function registerIdempotency(app: App, options: IdempotencyOptions): void
   const { ctx, windowMs, leaseMs } = options;
   app.decorateRequest('idempotency', null);
 
-  // After authentication and body validation (a malformed request is answered as such, and not kept).
-  app.addHook('preHandler', async (request, reply) => {
-    const presented = request.headers[IDEMPOTENCY_HEADER];
-    if (presented === undefined || request.method !== 'POST' || !request.principal) return;
-    if (typeof presented !== 'string' || !VALID_KEY.test(presented)) {
-      throw httpError(400, 'Idempotency-Key must be one value of 1 to 255 printable ASCII characters');
-    }
-    const id = sha256(`${request.principal.accountId}\n${presented}`);
+  /** Claims the key; true when the request was answered here (a replay) and must go no further. */
+  async function claimKey(request: FastifyRequest, reply: FastifyReply, presented: string | string[]): Promise<boolean> {
+    const key = idempotencyKeyOf(presented);
+    if (key === undefined) throw httpError(400, 'Idempotency-Key must be one value of 1 to 255 printable ASCII characters');
+    const id = sha256(`${request.principal.accountId}\n${key}`);
     const token = randomUUID();
     const now = ctx.clock();
     const claim = await ctx.store.idempotency.claim({ id, accountId: request.principal.accountId, fingerprint: fingerprint(request), token, now, leaseUntil: now + leaseMs, expiresAt: now + windowMs });
     switch (claim.kind) {
       case 'claimed':
         request.idempotency = { id, token };
-        return;
+        return false;
       case 'mismatch':
         throw httpError(422, 'This Idempotency-Key was already used with another request (method, path or body); use a new key for a new request');
       case 'running':
@@ -103,20 +111,16 @@ export function registerIdempotency(app: App, options: IdempotencyOptions): void
         const text = ctx.keyring.decryptAnswer(id, claim.answer);
         // An answer stored under a secret no longer configured cannot be replayed, and the request must not run twice.
         if (text === null) throw httpError(409, 'The answer stored for this Idempotency-Key cannot be read (TWOFA_SECRET changed); use a new key');
-        return replay(reply, claim.status, JSON.parse(text) as StoredAnswer);
+        replay(reply, claim.status, JSON.parse(text) as StoredAnswer);
+        return true;
       }
     }
-  });
+  }
 
-  app.addHook('onSend', async (request, reply, payload) => {
-    const held = request.idempotency;
-    if (held === null) return payload;
-    request.idempotency = null;
+  /** Stores the answer worth repeating, or gives the key back. */
+  async function settleKey(held: Held, reply: FastifyReply, payload: unknown): Promise<void> {
     const status = reply.statusCode;
-    if (status >= 500 || status === 429 || typeof payload !== 'string') {
-      await ctx.store.idempotency.release(held.id, held.token);
-      return payload;
-    }
+    if (status >= 500 || status === 429 || typeof payload !== 'string') return ctx.store.idempotency.release(held.id, held.token);
     const headers: Record<string, string> = {};
     for (const name of REPLAYED_HEADERS) {
       const value = reply.getHeader(name);
@@ -124,15 +128,32 @@ export function registerIdempotency(app: App, options: IdempotencyOptions): void
     }
     const answer: StoredAnswer = { headers, body: payload };
     await ctx.store.idempotency.complete(held.id, held.token, status, ctx.keyring.encryptAnswer(held.id, JSON.stringify(answer)));
-    return payload;
+  }
+
+  // Callback hooks, so that a request without the header passes through without a promise.
+  // After authentication and body validation: a malformed request is answered as such, and not kept.
+  app.addHook('preHandler', (request, reply, done) => {
+    const presented = request.headers[IDEMPOTENCY_HEADER];
+    if (presented === undefined || request.method !== 'POST' || !request.principal) return done();
+    claimKey(request, reply, presented).then((answered) => { if (!answered) done(); }, (err: Error) => done(err));
   });
 
-  // A request that ended without an answer going through onSend (the client went away mid-handler)
-  // gives its key back rather than holding it until the lease runs out.
-  app.addHook('onResponse', async (request) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     const held = request.idempotency;
-    if (held === null) return;
+    if (held === null) return done(null, payload);
     request.idempotency = null;
-    await ctx.store.idempotency.release(held.id, held.token);
+    // The answer goes out even if it could not be stored: what the request did is done. The key then
+    // stays held until its lease runs out.
+    settleKey(held, reply, payload).catch((err: unknown) => request.log.error({ err }, 'could not store the answer of an Idempotency-Key request'))
+      .finally(() => done(null, payload));
+  });
+
+  // A request that ended without its answer going through onSend gives its key back rather than
+  // holding it until the lease runs out.
+  app.addHook('onResponse', (request, _reply, done) => {
+    const held = request.idempotency;
+    if (held === null) return done();
+    request.idempotency = null;
+    ctx.store.idempotency.release(held.id, held.token).catch((err: unknown) => request.log.error({ err }, 'could not release an Idempotency-Key')).finally(() => done());
   });
 }
