@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { limitKeyDestination, normalizeEmailAddress, normalizePhoneNumber, phoneCountry, validateEmailSender } from '../domain/destinations.js';
 import { parseDuration, parseRateLimit } from '../domain/durations.js';
 import { FieldErrors, fail, ok, type Result } from '../domain/errors.js';
+import { withAutofill } from '../domain/autofill.js';
 import { generatePin, generatePinId } from '../domain/pin-generation.js';
 import { validateSmsSender } from '../domain/sender-ids.js';
 import { missingPlaceholders, renderedSmsInfo, validatePlaceholderValues } from '../domain/template-rendering.js';
@@ -13,6 +14,7 @@ import { auditRequest } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
 import { readApplication, readMessageTemplate } from './effective-records.js';
 import { checkSendGuards, countBreakerSend, guardLimitRefusal, type GuardPass } from './security.js';
+import { appHashTooLong } from './template-autofill.js';
 
 export interface SendPinInput {
   applicationId: string;
@@ -80,7 +82,11 @@ async function checkTemplateFilled(ctx: ServiceContext, template: MessageTemplat
  */
 function checkSmsSize(ctx: ServiceContext, template: MessageTemplateRecord, channel: Channel, placeholders: Record<string, string>, errors: FieldErrors): void {
   if (channel !== 'sms' || template.kind !== 'sms_voice' || missingPlaceholders(template.messageText, placeholders).length > 0) return;
-  const info = renderedSmsInfo(template.messageText, template.pinLength, placeholders);
+  const info = renderedSmsInfo(withAutofill(template.messageText, template.autofill), template.pinLength, placeholders);
+  if (template.autofill && appHashTooLong(template, template.autofill, placeholders)) {
+    errors.add('placeholders', `with these values the SMS would be longer than 140 bytes (${info.units} ${info.encoding} characters), which Android's SMS Retriever does not read; the message template has an app hash`);
+    return;
+  }
   if (info.segments <= ctx.smsMaxSegments) return;
   errors.add('placeholders', `the SMS would take ${info.segments} parts (${info.units} ${info.encoding} characters with these values); at most ${ctx.smsMaxSegments} are sent per message`);
 }

@@ -3,6 +3,7 @@
 // rows).
 import { randomUUID } from 'node:crypto';
 import { sql, type InferResult, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { Autofill } from '../domain/autofill.js';
 import type { PinType } from '../domain/pin-generation.js';
 import type { Database, MessageTemplatesTable, PinsTable, EmailTemplatesTable, ApplicationsTable } from './schema.js';
 import { bucketStartOf, nextAllowedAfterHit, nextAllowedAt, retryAfterMs, type ExternalRateLimiter, type RateLimiter } from './rate-limiter.js';
@@ -718,6 +719,7 @@ function toTemplate(row: Selectable<MessageTemplatesTable>): MessageTemplateReco
     ...base, kind: 'sms_voice', messageText: row.message_text ?? '', senderId: row.sender_id, language: row.language ?? 'en',
     voiceName: row.voice_name, repeatDtmf: row.repeat_dtmf, speechRate: row.speech_rate === null ? null : Number(row.speech_rate),
     regional: row.regional === null ? null : JSON.parse(row.regional),
+    ...(row.autofill !== null ? { autofill: JSON.parse(row.autofill) as Autofill } : {}),
   };
 }
 
@@ -728,13 +730,14 @@ function fromTemplate(t: MessageTemplateRecord): Selectable<MessageTemplatesTabl
   };
   if (t.kind === 'email') {
     return {
-      ...common, message_text: null, sender_id: null, language: null, voice_name: null, repeat_dtmf: null, speech_rate: null, regional: null,
+      ...common, message_text: null, sender_id: null, language: null, voice_name: null, repeat_dtmf: null, speech_rate: null, regional: null, autofill: null,
       email_template_id: t.emailTemplateId, email_from: t.from, landing_page_id: t.landingPageId,
     };
   }
   return {
     ...common, message_text: t.messageText, sender_id: t.senderId, language: t.language, voice_name: t.voiceName, repeat_dtmf: t.repeatDtmf,
     speech_rate: t.speechRate, regional: t.regional === null ? null : JSON.stringify(t.regional),
+    autofill: t.autofill ? JSON.stringify(t.autofill) : null,
     email_template_id: null, email_from: null, landing_page_id: null,
   };
 }

@@ -300,6 +300,11 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         await db.schema.createIndex('idempotency_keys_expiry').on('idempotency_keys').column('expires_at').execute();
       },
     },
+    '0010_template_autofill': {
+      async up(db: Kysely<unknown>) {
+        await db.schema.alterTable('message_templates').addColumn('autofill', 'text').execute();
+      },
+    },
   };
 }
 

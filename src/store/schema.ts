@@ -56,6 +56,8 @@ export interface MessageTemplatesTable {
   email_template_id: number | null;
   email_from: string | null;
   landing_page_id: string | null;
+  /** JSON of the SMS autofill setting (domain/autofill.ts); null: none. */
+  autofill: string | null;
   created_at: number;
   updated_at: number;
 }

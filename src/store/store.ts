@@ -1,5 +1,6 @@
 // The one storage contract. Services depend on this interface only; the Kysely implementation
 // serves SQLite (and PostgreSQL) behind it, and test/store/ runs one conformance suite against each.
+import type { Autofill } from '../domain/autofill.js';
 import type { PinType } from '../domain/pin-generation.js';
 import type { AuditStore } from './audit-store.js';
 import type { PurgeLimits } from './purge-batches.js';
@@ -69,6 +70,8 @@ export interface SmsVoiceTemplateRecord extends TemplateBase {
   repeatDtmf: string | null;
   speechRate: number | null;
   regional: RegionalOptions | null;
+  /** SMS autofill lines (WebOTP / iOS origin-bound line, Android app hash); absent or null: none. */
+  autofill?: Autofill | null;
 }
 
 export interface EmailMessageTemplateRecord extends TemplateBase {

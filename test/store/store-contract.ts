@@ -366,6 +366,21 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       assert.equal(await history(), 0);
     });
 
+    it('keeps an SMS template\'s autofill setting, and removes it', async () => {
+      const id = `MSG-AF-${randomUUID()}`;
+      const template = {
+        kind: 'sms_voice' as const, id, accountId, applicationId: app.id, pinType: 'NUMERIC' as const, pinLength: 6, messageText: 'code {{pin}}',
+        senderId: null, language: 'en', voiceName: null, repeatDtmf: null, speechRate: null, regional: null, createdAt: T0, updatedAt: T0,
+        autofill: { webOtpDomain: 'example.com', androidAppHash: 'FA+9qCX9VSu' },
+      };
+      await store.insertMessageTemplate(template);
+      assert.deepEqual(await store.getMessageTemplate(accountId, app.id, id), template);
+      await store.updateMessageTemplate({ ...template, autofill: null, updatedAt: T0 + 1 });
+      const { autofill, ...without } = template;
+      void autofill;
+      assert.deepEqual(await store.getMessageTemplate(accountId, app.id, id), { ...without, updatedAt: T0 + 1 });
+    });
+
     describe('idempotency keys', () => {
       const claim = (id: string, token: string, now: number, fingerprint = 'f1') =>
         store.idempotency.claim({ id, accountId, fingerprint, token, now, leaseUntil: now + 1000, expiresAt: now + 60_000 });

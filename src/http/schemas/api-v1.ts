@@ -328,3 +328,15 @@ export const AuditPageSchema = Type.Object({
   entries: Type.Array(AuditEntrySchema),
   next: Type.Union([Type.Integer(), Type.Null()], { description: 'Pass as `after` for the next page; null on the last page.' }),
 }, { description: 'A page of the account\'s audit log, oldest first.' });
+
+// --- SMS autofill of a 2FA message template ---
+
+export const AutofillRequestSchema = Type.Object({
+  webOtpDomain: Type.Optional(Type.String({ maxLength: 253, description: 'Host the code is bound to: the SMS ends with the line `@<host> #<code>` (WebOTP, iOS security-code autofill). Absent: none.' })),
+  androidAppHash: Type.Optional(Type.String({ maxLength: 11, description: 'The 11-character Android SMS Retriever app hash, on its own line; the whole SMS must then fit in 140 bytes. Absent: none.' })),
+}, { additionalProperties: false });
+
+export const AutofillResponseSchema = Type.Object({
+  webOtpDomain: Type.Union([Type.String(), Type.Null()]),
+  androidAppHash: Type.Union([Type.String(), Type.Null()]),
+}, { description: 'The autofill lines added to the SMS of this message (never to Infobip-shaped bodies or voice calls).' });
