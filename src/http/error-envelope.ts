@@ -12,6 +12,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   NOT_FOUND: 404,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
+  UNPROCESSABLE_ENTITY: 422,
   UNSUPPORTED_MEDIA_TYPE: 415,
   TOO_MANY_REQUESTS: 429,
   GENERAL_ERROR: 500,
@@ -73,6 +74,9 @@ const FRAMEWORK_ERRORS: Record<string, [ErrorCode, string]> = {
   FST_ERR_CTP_INVALID_JSON_BODY: ['BAD_REQUEST', 'Request body is not valid JSON'],
 };
 
+/** Client-error statuses thrown by hooks (idempotency keys, Fastify itself), as catalogue codes. */
+const CODE_BY_STATUS: Partial<Record<number, ErrorCode>> = { 404: 'NOT_FOUND', 409: 'CONFLICT', 413: 'PAYLOAD_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE', 422: 'UNPROCESSABLE_ENTITY' };
+
 export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (error.validation) {
     const validationErrors: ValidationErrors = {};
@@ -89,7 +93,7 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
     return reply.code(400).send(envelope('BAD_REQUEST', 'Request body is not valid JSON'));
   }
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
-    const code: ErrorCode = error.statusCode === 404 ? 'NOT_FOUND' : error.statusCode === 413 ? 'PAYLOAD_TOO_LARGE' : error.statusCode === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'BAD_REQUEST';
+    const code = CODE_BY_STATUS[error.statusCode] ?? 'BAD_REQUEST';
     return reply.code(STATUS_BY_CODE[code]).send(envelope(code, error.message || 'Bad request'));
   }
   request.log.error({ err: error }, 'unhandled error');

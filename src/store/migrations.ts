@@ -282,6 +282,29 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         await sql`update api_keys set key_prefix = substr(key_prefix, 1, 11) where length(key_prefix) > 11`.execute(db);
       },
     },
+    '0009_idempotency_keys': {
+      async up(db: Kysely<unknown>) {
+        // Idempotency-Key requests (src/http/plugins/idempotency.ts): the primary key is the race gate
+        // that lets one request per key and account run (INSERT ... ON CONFLICT DO NOTHING).
+        await db.schema.createTable('idempotency_keys')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('fingerprint', 'text', (c) => c.notNull())
+          .addColumn('lease_token', 'text', (c) => c.notNull())
+          .addColumn('lease_until', bigint, (c) => c.notNull())
+          .addColumn('status', 'integer')
+          .addColumn('answer', 'text')
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addColumn('expires_at', bigint, (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('idempotency_keys_expiry').on('idempotency_keys').column('expires_at').execute();
+      },
+    },
+    '0010_template_autofill': {
+      async up(db: Kysely<unknown>) {
+        await db.schema.alterTable('message_templates').addColumn('autofill', 'text').execute();
+      },
+    },
   };
 }
 

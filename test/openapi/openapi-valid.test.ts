@@ -185,6 +185,8 @@ describe('OpenAPI document', () => {
       'POST /2fa/2/pin/{pinId}/resend', 'POST /2fa/2/pin/{pinId}/resend/email', 'POST /2fa/2/pin/{pinId}/resend/telegram', 'POST /2fa/2/pin/{pinId}/resend/voice',
       'POST /2fa/2/pin/{pinId}/resend/whatsapp',
       'PUT /2fa/2/applications/{appId}/email/messages/{msgId}', 'PUT /2fa/2/applications/{appId}/messages/{msgId}',
+      // An empty autofill setting turns autofill off.
+      'PUT /api/v1/applications/{appId}/messages/{msgId}/autofill',
       // Every field of the security settings is optional (left out: unchanged), so an empty PUT changes nothing.
       'PUT /api/v1/applications/{appId}/security',
       // Likewise for a webhook subscription: fields left out keep their values.
