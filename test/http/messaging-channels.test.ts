@@ -22,6 +22,7 @@ describe('the whatsapp and telegram channels through the API', () => {
       const sent = await h.request('POST', `/2fa/2/pin/${channel}`, { body: { ...ids, to } });
       assert.equal(sent.status, 200);
       assert.deepEqual(sent.body, { pinId: sent.body.pinId, to, smsStatus: 'MESSAGE_SENT' });
+      assert.match(String(sent.headers['x-next-resend-at']), /^\d{4}-\d\d-\d\dT/, 'the resend countdown, as on the SMS send');
       const inbox = await inboxFor(h, to);
       assert.deepEqual(inbox.map((m) => m.channel), [channel]);
       const pin = await deliveredPin(h, sent.body.pinId);

@@ -5,6 +5,7 @@
 import { SCOPE_PIN_SEND } from '../../../service/api-keys.js';
 import { resendPin, sendPin } from '../../../service/send-pin.js';
 import { errorResponses, respond } from '../../error-envelope.js';
+import { withNextResendAt } from '../../next-resend-header.js';
 import type { RegisterRoute } from '../../route-types.js';
 import { PinIdParamsSchema, ResendPinRequestSchema, StartAuthenticationRequestSchema, StartAuthenticationResponseSchema, toSmsSendResponse } from '../../schemas/infobip.js';
 
@@ -16,7 +17,7 @@ const CHANNELS = [
 const register: RegisterRoute = (app, { ctx }) => {
   for (const { channel, name } of CHANNELS) {
     app.post(`/2fa/2/pin/${channel}`, {
-      config: { scope: SCOPE_PIN_SEND },
+      config: { scope: SCOPE_PIN_SEND, nextResendAt: true },
       schema: {
         operationId: `send-2fa-pin-code-over-${channel}`, tags: ['2FA PINs', 'twofa extensions'], summary: `Send a PIN by ${name}; twofa's extension, answered like the SMS send`,
         body: StartAuthenticationRequestSchema,
@@ -24,11 +25,11 @@ const register: RegisterRoute = (app, { ctx }) => {
       },
     }, async (request, reply) => {
       const result = await sendPin(ctx, request.principal, channel, request.body);
-      return respond(reply, result, (outcome) => toSmsSendResponse(outcome, { ncNeeded: false, trackDelivery: request.body.trackDelivery }));
+      return respond(reply, result, (outcome) => withNextResendAt(reply, outcome, toSmsSendResponse(outcome, { ncNeeded: false, trackDelivery: request.body.trackDelivery })));
     });
 
     app.post(`/2fa/2/pin/:pinId/resend/${channel}`, {
-      config: { scope: SCOPE_PIN_SEND },
+      config: { scope: SCOPE_PIN_SEND, nextResendAt: true },
       schema: {
         operationId: `resend-2fa-pin-code-over-${channel}`, tags: ['2FA PINs', 'twofa extensions'],
         summary: `Resend the same PIN by ${name}; twofa's extension (the body is optional)`,
@@ -38,7 +39,7 @@ const register: RegisterRoute = (app, { ctx }) => {
     }, async (request, reply) => {
       const body = request.body ?? {};
       const result = await resendPin(ctx, request.principal, request.params.pinId, channel, body);
-      return respond(reply, result, (outcome) => toSmsSendResponse(outcome, { ncNeeded: false, trackDelivery: body.trackDelivery }));
+      return respond(reply, result, (outcome) => withNextResendAt(reply, outcome, toSmsSendResponse(outcome, { ncNeeded: false, trackDelivery: body.trackDelivery })));
     });
   }
 };
