@@ -20,7 +20,11 @@ export interface Failure {
   readonly validationErrors?: ValidationErrors;
   /** For TOO_MANY_REQUESTS: when the request would be accepted again. */
   readonly retryAfterMs?: number;
+  /** A finer cause that a dialect reports with a code of its own (Twilio's 60203, 60202, 60221). */
+  readonly reason?: FailureReason;
 }
+
+export type FailureReason = 'max_send_attempts' | 'max_check_attempts' | 'no_verification_target';
 
 export type Result<T> = { ok: true; value: T } | { ok: false; failure: Failure };
 
@@ -28,7 +32,7 @@ export function ok<T>(value: T): Result<T> {
   return { ok: true, value };
 }
 
-export function fail(code: ErrorCode, text: string, extra: { validationErrors?: ValidationErrors; retryAfterMs?: number } = {}): { ok: false; failure: Failure } {
+export function fail(code: ErrorCode, text: string, extra: { validationErrors?: ValidationErrors; retryAfterMs?: number; reason?: FailureReason } = {}): { ok: false; failure: Failure } {
   return { ok: false, failure: { code, text, ...extra } };
 }
 

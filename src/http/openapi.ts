@@ -2,7 +2,7 @@
 // /openapi.json, with interactive docs at /docs.
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { ErrorEnvelopeSchema } from './error-envelope.js';
+import { ErrorEnvelopeSchema, TwilioErrorSchema } from './error-envelope.js';
 import type { App } from './route-types.js';
 
 /** What each error status means, for responses whose schema does not say it itself. */
@@ -48,16 +48,20 @@ type DocumentedPaths = Record<string, Record<string, DocumentedOperation>>;
 const BODY_METHODS = new Set(['post', 'put', 'patch', 'delete']);
 
 function declareBodyParserAnswers(paths: DocumentedPaths) {
-  for (const item of Object.values(paths)) {
+  for (const [path, item] of Object.entries(paths)) {
+    // The error body is the dialect's (error-envelope.ts): Twilio's under /v2.
+    const errorSchema = isTwilioPath(path) ? TwilioErrorSchema : ErrorEnvelopeSchema;
     for (const [method, operation] of Object.entries(item)) {
       if (!BODY_METHODS.has(method)) continue;
       operation.responses ??= {};
       for (const status of ['413', '415']) {
-        operation.responses[status] ??= { description: ERROR_DESCRIPTIONS[status], content: { 'application/json': { schema: JSON.parse(JSON.stringify(ErrorEnvelopeSchema)) as unknown } } };
+        operation.responses[status] ??= { description: ERROR_DESCRIPTIONS[status], content: { 'application/json': { schema: JSON.parse(JSON.stringify(errorSchema)) as unknown } } };
       }
     }
   }
 }
+
+const isTwilioPath = (path: string) => path.startsWith('/v2/');
 
 /** A route with several methods gives each of its operations the same id: tell them apart by method. */
 function uniqueOperationIds(paths: DocumentedPaths) {
@@ -78,7 +82,7 @@ function markOptionalBodies(paths: DocumentedPaths) {
     for (const operation of Object.values(item)) {
       const body = operation.requestBody;
       if (!body) continue;
-      const schema = body.content?.['application/json']?.schema;
+      const schema = Object.values(body.content ?? {})[0]?.schema;
       body.required = (schema?.required ?? []).length > 0;
     }
   }

@@ -190,6 +190,7 @@ export const ApiKeyIdParamsSchema = Type.Object({ id: Type.String({ maxLength: 6
 
 export const MeResponseSchema = Type.Object({
   accountName: Type.String(),
+  accountSid: Type.String({ description: 'The account\'s SID (`AC` + 32 hex): the user name of HTTP Basic on the Twilio Verify API (/v2).' }),
   key: ApiKeySchema,
 }, { description: 'The account and the API key of the caller.' });
 
