@@ -4,7 +4,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate } from '../service/api-keys.js';
 import type { Principal } from '../service/context.js';
 import type { Store } from '../store/store.js';
-import { envelope } from './error-envelope.js';
+import { authenticateBasic } from '../service/twilio-credentials.js';
+import { sendFailure } from './error-envelope.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -20,13 +21,16 @@ export function authHook(store: Store) {
   return async function checkAuthorization(request: FastifyRequest, reply: FastifyReply) {
     const scope = request.routeOptions.config.scope;
     if (scope === undefined) return;
-    const principal = await authenticate(store, request.headers.authorization);
+    // The Twilio dialect authenticates with HTTP Basic (account SID and API key), every other route with the key alone.
+    const twilio = request.routeOptions.config.dialect === 'twilio';
+    const principal = twilio ? await authenticateBasic(store, request.headers.authorization) : await authenticate(store, request.headers.authorization);
     if (!principal) {
-      return reply.code(401).header('www-authenticate', 'App').send(envelope('UNAUTHORIZED', 'Invalid login details'));
+      reply.header('www-authenticate', twilio ? 'Basic realm="twofa"' : 'App');
+      return sendFailure(reply, { code: 'UNAUTHORIZED', text: twilio ? 'Authentication Error - invalid username or password' : 'Invalid login details' });
     }
     // 2fa:manage is Infobip's superset scope: it is listed on every 2FA endpoint.
     if (!principal.scopes.includes(scope) && !principal.scopes.includes('2fa:manage')) {
-      return reply.code(403).send(envelope('FORBIDDEN', `This API key lacks the ${scope} scope`));
+      return sendFailure(reply, { code: 'FORBIDDEN', text: `This API key lacks the ${scope} scope` });
     }
     request.principal = { ...principal, ip: request.ip };
   };

@@ -96,18 +96,20 @@ export function registerOpenApi(app: App, version: string): void {
       info: {
         title: 'twofa',
         version,
-        description: 'Self-hosted two-factor one-time-PIN service. `/2fa/2` is wire-compatible with Infobip\'s 2FA API v2; `/api/v1` is the service\'s own API.',
+        description: 'Self-hosted two-factor one-time-PIN service. `/2fa/2` is wire-compatible with Infobip\'s 2FA API v2, `/v2` with Twilio Verify v2; `/api/v1` is the service\'s own API.',
       },
       components: {
         securitySchemes: {
           APIKeyHeader: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Infobip style: `App <key>`.' },
           BearerKey: { type: 'http', scheme: 'bearer', description: 'The same key as `Bearer <key>`.' },
+          TwilioBasic: { type: 'http', scheme: 'basic', description: 'Twilio Verify (/v2): the account SID (`GET /api/v1/me`) as user name, an API key as password.' },
         },
       },
       tags: [
         { name: '2FA applications' }, { name: '2FA message templates' }, { name: '2FA PINs' },
         { name: 'PINs' }, { name: 'Email templates' }, { name: 'Webhooks' }, { name: 'Inbox' }, { name: 'Operations' },
         { name: 'Security' }, { name: 'Audit' }, { name: 'Statistics' }, { name: 'API keys' },
+        { name: 'Twilio Verify', description: 'Twilio Verify v2, wire-compatible: form-encoded PascalCase parameters, snake_case JSON, Twilio\'s errors.' },
       ],
     },
     transformObject: (documentObject) => {
@@ -124,7 +126,7 @@ export function registerOpenApi(app: App, version: string): void {
     transform: ({ schema, url, route }) => {
       const needsKey = route.config?.scope !== undefined;
       const transformed = { ...(schema as Record<string, unknown>) };
-      if (needsKey) transformed['security'] = [{ APIKeyHeader: [] }, { BearerKey: [] }];
+      if (needsKey) transformed['security'] = route.config?.dialect === 'twilio' ? [{ TwilioBasic: [] }] : [{ APIKeyHeader: [] }, { BearerKey: [] }];
       transformed['response'] = documentedResponses(transformed['response'] as Record<string, unknown> | undefined);
       if (!schema || (schema as { hide?: boolean }).hide) transformed['hide'] = true;
       return { schema: transformed as never, url };

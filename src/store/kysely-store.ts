@@ -12,6 +12,7 @@ import { batchOf, deleteInBatches, inBatches, PURGE_LIMITS, type PurgeLimits } f
 import { KyselyAuditStore } from './audit-store.js';
 import { KyselySecurityStore } from './security-store.js';
 import { KyselyConsoleStore } from './console-store.js';
+import { KyselyTwilioStore } from './twilio-store.js';
 import { PreparedQuery } from './prepared-query.js';
 import { WriteBatcher } from './write-batcher.js';
 import { ConfigCache, UNCACHED, type ConfigReader, type ConfigVersion } from './config-cache.js';
@@ -131,6 +132,8 @@ export class KyselyStore implements Store, RateLimiter {
   readonly audit: KyselyAuditStore;
   /** The console's read queries and the account-scoped API key operations. */
   readonly console: KyselyConsoleStore;
+  /** The Twilio Verify dialect's own rows. */
+  readonly twilio: KyselyTwilioStore;
 
   constructor(readonly db: Kysely<Database>, readonly dialect: 'sqlite' | 'postgres', private readonly onClose: () => Promise<void>, private readonly options: KyselyStoreOptions = {}) {
     this.externalLimiter = options.rateLimiter;
@@ -139,6 +142,7 @@ export class KyselyStore implements Store, RateLimiter {
     this.security = new KyselySecurityStore(db, this.config);
     this.audit = new KyselyAuditStore(db, dialect);
     this.console = new KyselyConsoleStore(db);
+    this.twilio = new KyselyTwilioStore(db);
   }
 
   async close(): Promise<void> {

@@ -260,6 +260,33 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         await db.schema.createIndex('conversion_counts_bucket').on('conversion_counts').column('bucket_start').execute();
       },
     },
+    '0007_twilio_dialect': {
+      async up(db: Kysely<unknown>) {
+        // The Twilio Verify v2 dialect's own state beside the engine's: a Service is an application
+        // plus the Twilio-only settings (JSON) and the message templates it sends with; a
+        // Verification is a PIN plus its Twilio status and the times and channels of its sends.
+        await db.schema.createTable('twilio_services')
+          .addColumn('application_id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('settings', 'text', (c) => c.notNull())
+          .addColumn('sms_message_id', 'text')
+          .addColumn('email_message_id', 'text')
+          .addColumn('deleted_at', bigint)
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addColumn('updated_at', bigint, (c) => c.notNull())
+          .execute();
+        await db.schema.createTable('twilio_verifications')
+          .addColumn('pin_id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('channel', 'text', (c) => c.notNull())
+          .addColumn('send_code_attempts', 'text', (c) => c.notNull())
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addColumn('updated_at', bigint, (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('twilio_verifications_created').on('twilio_verifications').column('created_at').execute();
+      },
+    },
   };
 }
 

@@ -162,6 +162,38 @@ export interface Database {
   security_blocks: SecurityBlocksTable;
   conversion_counts: ConversionCountsTable;
   audit_log: AuditLogTable;
+  twilio_services: TwilioServicesTable;
+  twilio_verifications: TwilioVerificationsTable;
+}
+
+/** The Twilio-only side of an application that the Twilio Verify dialect serves as a Service. */
+export interface TwilioServicesTable {
+  application_id: string;
+  account_id: string;
+  /** JSON of the Twilio-only settings (lookup_enabled, psd2_enabled, push, totp, ...). */
+  settings: string;
+  /** The SMS/voice message template the service's verifications are sent with. */
+  sms_message_id: string | null;
+  /** The email message template, made at the first email verification. */
+  email_message_id: string | null;
+  /** Deleted through DELETE /v2/Services/{Sid}: hidden from the dialect, the application disabled. */
+  deleted_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** The Twilio-only side of a PIN started as a Verification. */
+export interface TwilioVerificationsTable {
+  pin_id: string;
+  account_id: string;
+  /** pending, approved, canceled, max_attempts_reached (answered 60202 once; then gone). */
+  status: string;
+  /** Twilio's channel name of the latest send: sms, call, email. */
+  channel: string;
+  /** JSON array of {time, channel, attempt_sid}. */
+  send_code_attempts: string;
+  created_at: number;
+  updated_at: number;
 }
 
 /** An account's subscription to PIN events (POST /api/v1/webhooks). */

@@ -6,6 +6,7 @@ import type { PurgeLimits } from './purge-batches.js';
 import type { SecurityStore } from './security-store.js';
 import type { EventStore } from './event-store.js';
 import type { ConsoleStore } from './console-store.js';
+import type { TwilioStore } from './twilio-store.js';
 
 export type Channel = 'sms' | 'voice' | 'email';
 
@@ -212,6 +213,8 @@ export interface Store {
   readonly audit: AuditStore;
   /** The console's queries: paged PIN search, statistics aggregated in the database, the account's API keys. */
   readonly console: ConsoleStore;
+  /** The Twilio Verify dialect's Service settings and Verification states (src/store/twilio-store.ts). */
+  readonly twilio: TwilioStore;
   close(): Promise<void>;
   /** Liveness of the database, for /readyz and `twofa doctor`. */
   ping(): Promise<void>;

@@ -195,6 +195,40 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       assert.deepEqual(await store.queueResend(input.pin.id, 'sms', { id: randomUUID(), request: { placeholders: {} } }, [], T0 + 5), { allowed: true, ended: true });
     });
 
+    it('keeps the Twilio dialect\'s rows per account, and settles a live PIN once among concurrent approves and cancels', async () => {
+      await store.twilio.saveService({ applicationId: app.id, accountId, settings: { lookup_enabled: true }, smsMessageId: `MSG-${app.id}`, emailMessageId: null, deletedAt: null, createdAt: T0, updatedAt: T0 });
+      await store.twilio.saveService({ applicationId: app.id, accountId, settings: { lookup_enabled: false }, smsMessageId: `MSG-${app.id}`, emailMessageId: null, deletedAt: null, createdAt: T0, updatedAt: T0 + 1 });
+      assert.deepEqual((await store.twilio.getService(accountId, app.id))?.settings, { lookup_enabled: false });
+      assert.equal(await store.twilio.getService(otherAccountId, app.id), undefined);
+
+      const older = newPin({ destination: '41790000001', createdAt: T0 });
+      const newer = newPin({ destination: '41790000001', createdAt: T0 + 10 });
+      for (const p of [older, newer]) {
+        assert.equal((await store.createPin(p, [], T0)).allowed, true);
+        await store.twilio.insertVerification({ pinId: p.pin.id, accountId, status: 'pending', channel: 'sms', sendCodeAttempts: [{ time: T0, channel: 'sms', attemptSid: 'VL1' }], createdAt: T0, updatedAt: T0 });
+      }
+      assert.equal(await store.twilio.latestPinId(accountId, app.id, '41790000001'), newer.pin.id);
+      assert.equal(await store.twilio.latestPinId(otherAccountId, app.id, '41790000001'), undefined);
+      await store.twilio.recordSend(accountId, newer.pin.id, { time: T0 + 5, channel: 'call', attemptSid: 'VL2' }, T0 + 5);
+      const row = await store.twilio.getVerification(accountId, newer.pin.id);
+      assert.deepEqual(row?.sendCodeAttempts.map((a) => a.attemptSid), ['VL1', 'VL2']);
+      assert.equal(row?.channel, 'call');
+      assert.equal(await store.twilio.getVerification(otherAccountId, newer.pin.id), undefined);
+
+      // Race gate: of concurrent approves and cancels of one live PIN, exactly one settles it.
+      const outcomes = await Promise.all([0, 1, 2, 3].map((i) => store.twilio.settlePin(accountId, newer.pin.id, i % 2 === 0 ? 'approved' : 'canceled', T0 + 20)));
+      assert.equal(outcomes.filter(Boolean).length, 1);
+      const settled = await store.getPin(accountId, newer.pin.id);
+      assert.equal(settled?.pinCiphertext, null);
+      assert.equal((settled?.verifiedAt !== null) !== (settled?.lockedAt !== null), true, 'approved or canceled, not both');
+      assert.equal((await store.twilio.getVerification(accountId, newer.pin.id))?.status, settled?.verifiedAt !== null ? 'approved' : 'canceled');
+      // An expired PIN, and another account's, are not settled.
+      assert.equal(await store.twilio.settlePin(accountId, older.pin.id, 'approved', T0 + 60_000), false);
+      assert.equal(await store.twilio.settlePin(otherAccountId, older.pin.id, 'approved', T0 + 20), false);
+      assert.equal(await store.twilio.endVerification(accountId, older.pin.id, 'max_attempts_reached', T0 + 30), true);
+      assert.equal(await store.twilio.endVerification(accountId, older.pin.id, 'approved', T0 + 31), false, 'only a pending verification ends');
+    });
+
     it('lists verifications newest first with filters', async () => {
       const destination = `4179${Math.floor(Number(`0x${randomUUID().slice(0, 6)}`) % 10_000_000).toString().padStart(7, '0')}`;
       const older = newPin({ destination, createdAt: T0 }, false);

@@ -2,8 +2,11 @@
 // Infobip's everywhere else, unchanged), HTTP Basic with the account SID, form-encoded bodies.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createHarness, type Harness } from '../support/harness.js';
+import { parseForm } from '../../src/http/routes/twilio/index.js';
+import { createHarness, twilioBasic, type Harness } from '../support/harness.js';
 import { assertTwilioError } from './documented-fields.js';
+
+const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
 
 describe('Twilio Verify wire conventions', () => {
   let h: Harness;
@@ -26,5 +29,51 @@ describe('Twilio Verify wire conventions', () => {
     const infobip = await h.request('GET', '/2fa/2/no-such-resource');
     assert.equal(infobip.status, 404);
     assert.equal(infobip.body.requestError.serviceException.messageId, 'NOT_FOUND');
+  });
+
+  it('authenticates /v2 with Basic <account SID>:<API key> only, answering 401 with 20003 otherwise', async () => {
+    const basic = await twilioBasic(h.node.store, h.keys.a);
+    assert.equal((await h.request('GET', '/v2/Services', { headers: { authorization: basic } })).status, 200);
+    for (const authorization of [`App ${h.keys.a}`, `Bearer ${h.keys.a}`, await twilioBasic(h.node.store, 'no-such-key'), `Basic ${Buffer.from(`AC${'1'.repeat(32)}:${h.keys.a}`).toString('base64')}`]) {
+      const refused = await h.request('GET', '/v2/Services', { headers: { authorization } });
+      assert.equal(refused.status, 401, authorization);
+      assertTwilioError(refused.body, 401, 20003);
+      assert.match(String(refused.headers['www-authenticate']), /^Basic /);
+    }
+    // And the Infobip dialect takes no Basic credentials, still answering in its own envelope.
+    const infobip = await h.request('GET', '/2fa/2/applications', { headers: { authorization: basic } });
+    assert.equal(infobip.status, 401);
+    assert.equal(infobip.body.requestError.serviceException.messageId, 'UNAUTHORIZED');
+  });
+
+  it('reads form bodies: repeated keys as arrays, every value a string', () => {
+    assert.deepEqual(parseForm('FriendlyName=My+App&EventTypes=*&EventTypes=factor.created&RateLimits=%7B%22end_user_ip%22%3A%221.2.3.4%22%7D'), {
+      FriendlyName: 'My App', EventTypes: ['*', 'factor.created'], RateLimits: '{"end_user_ip":"1.2.3.4"}',
+    });
+  });
+
+  it('takes form bodies under /v2 only: Infobip\'s routes still refuse them with 415', async () => {
+    const created = await h.request('POST', '/v2/Services', { rawBody: 'FriendlyName=Form+App&CodeLength=5&Push.IncludeDate=true&Passkeys.RelyingParty.Origins=https%3A%2F%2Fa.example,https%3A%2F%2Fb.example', headers: FORM });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    assert.equal(created.body.friendly_name, 'Form App');
+    assert.equal(created.body.code_length, 5);
+    assert.equal(created.body.push.include_date, true);
+    assert.deepEqual(created.body.passkeys.relying_party.origins, ['https://a.example', 'https://b.example']);
+    const infobip = await h.request('POST', '/2fa/2/applications', { rawBody: 'name=x', headers: FORM });
+    assert.equal(infobip.status, 415);
+    assert.equal(infobip.body.requestError.serviceException.messageId, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('answers malformed parameters with 60200 naming the parameter, and a JSON-valued parameter is taken as Twilio sends it', async () => {
+    const bad = await h.request('GET', '/v2/Services/VAnot-a-sid');
+    assert.equal(bad.status, 400);
+    assertTwilioError(bad.body, 400, 60200);
+    assert.equal(bad.body.message, 'Invalid parameter: Sid');
+    const flag = await h.request('POST', '/v2/Services', { rawBody: 'FriendlyName=x&LookupEnabled=yes', headers: FORM });
+    assertTwilioError(flag.body, 400, 60200);
+    assert.equal(flag.body.message, 'Invalid parameter: LookupEnabled');
+    const service = (await h.request('POST', '/v2/Services', { rawBody: 'FriendlyName=Limits', headers: FORM })).body.sid;
+    const started = await h.request('POST', `/v2/Services/${service}/Verifications`, { rawBody: `To=%2B41793026727&Channel=sms&RateLimits=${encodeURIComponent('{"end_user_ip":"203.0.113.7"}')}`, headers: FORM });
+    assert.equal(started.status, 201, JSON.stringify(started.body));
   });
 });

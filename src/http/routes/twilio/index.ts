@@ -1,0 +1,36 @@
+// The Twilio Verify v2 dialect under /v2, in a plugin of its own: its routes alone parse
+// form-encoded bodies (Twilio's), and every route of it declares the dialect, so that its errors
+// are Twilio's (error-envelope.ts) and it authenticates with HTTP Basic (auth.ts).
+import type { RegisterRoute } from '../../route-types.js';
+import createService from './create-service.js';
+import createVerification from './create-verification.js';
+import createVerificationCheck from './create-verification-check.js';
+import deleteService from './delete-service.js';
+import fetchService from './fetch-service.js';
+import fetchVerification from './fetch-verification.js';
+import listServices from './list-services.js';
+import updateService from './update-service.js';
+import updateVerification from './update-verification.js';
+
+const TWILIO_ROUTES: RegisterRoute[] = [
+  createService, listServices, fetchService, updateService, deleteService,
+  createVerification, fetchVerification, updateVerification, createVerificationCheck,
+];
+
+/** Form bodies as the SDKs send them: a repeated key becomes an array of its values. */
+export function parseForm(body: string): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [key, value] of new URLSearchParams(body)) {
+    const current = out[key];
+    out[key] = current === undefined ? value : Array.isArray(current) ? [...current, value] : [current, value];
+  }
+  return out;
+}
+
+const register: RegisterRoute = (app, deps) => {
+  app.register(async (twilio) => {
+    twilio.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => done(null, parseForm(body as string)));
+    for (const route of TWILIO_ROUTES) route(twilio, deps);
+  });
+};
+export default register;

@@ -1,0 +1,112 @@
+// Engine records as Twilio's answers: SIDs, ISO 8601 dates, absolute `url` and `links` pointing back
+// at the host that was asked (the SDKs follow them verbatim), Twilio's page `meta`.
+import type { FastifyRequest } from 'fastify';
+import { accountSid, serviceSid, verificationSid } from '../../../domain/twilio-sids.js';
+import type { TwilioService } from '../../../service/twilio-services.js';
+import type { Verification } from '../../../service/twilio-verifications.js';
+import { SERVICE_SETTINGS } from './schemas.js';
+
+/** 2015-07-30T20:00:00Z: seconds, as Twilio writes them. */
+export const isoDate = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+export function baseUrl(request: FastifyRequest): string {
+  return `${request.protocol}://${request.host}/v2`;
+}
+
+export function toService(request: FastifyRequest, service: TwilioService) {
+  const url = `${baseUrl(request)}/Services/${serviceSid(service.application.id)}`;
+  const s = service.settings;
+  return {
+    sid: serviceSid(service.application.id),
+    account_sid: accountSid(service.application.accountId),
+    friendly_name: service.application.name,
+    code_length: service.codeLength,
+    lookup_enabled: s.lookup_enabled,
+    psd2_enabled: s.psd2_enabled,
+    skip_sms_to_landlines: s.skip_sms_to_landlines,
+    dtmf_input_required: s.dtmf_input_required,
+    tts_name: s.tts_name,
+    do_not_share_warning_enabled: s.do_not_share_warning_enabled,
+    custom_code_enabled: s.custom_code_enabled,
+    push: s.push,
+    totp: s.totp,
+    default_template_sid: s.default_template_sid,
+    whatsapp: s.whatsapp,
+    passkeys: s.passkeys,
+    verify_event_subscription_enabled: s.verify_event_subscription_enabled,
+    date_created: isoDate(service.createdAt),
+    date_updated: isoDate(service.updatedAt),
+    url,
+    links: {
+      verification_checks: `${url}/VerificationCheck`, verifications: `${url}/Verifications`, rate_limits: `${url}/RateLimits`,
+      messaging_configurations: `${url}/MessagingConfigurations`, entities: `${url}/Entities`, webhooks: `${url}/Webhooks`, access_tokens: `${url}/AccessTokens`,
+    },
+  };
+}
+
+/** The settings parameters of a form body as a (nested) settings patch. */
+export function settingsPatch(body: Record<string, unknown>): Record<string, unknown> {
+  const patch: Record<string, unknown> = {};
+  for (const [name, path, kind] of SERVICE_SETTINGS) {
+    const raw = body[name];
+    if (typeof raw !== 'string') continue;
+    const value = kind === 'boolean' ? raw === 'true' : kind === 'integer' ? Number(raw) : kind === 'list' ? raw.split(',').map((o) => o.trim()).filter((o) => o !== '') : raw;
+    let target = patch;
+    for (const key of path.slice(0, -1)) target = (target[key] ??= {}) as Record<string, unknown>;
+    target[path[path.length - 1]!] = value;
+  }
+  return patch;
+}
+
+/** The fields a Verification and a VerificationCheck answer share. */
+function verificationFields(v: Verification, valid: boolean) {
+  return {
+    sid: verificationSid(v.pin.id),
+    service_sid: serviceSid(v.service.application.id),
+    account_sid: accountSid(v.pin.accountId),
+    to: v.to,
+    channel: v.channel,
+    status: v.status,
+    valid,
+    amount: null,
+    payee: null,
+    date_created: isoDate(v.pin.createdAt),
+    date_updated: isoDate(v.updatedAt),
+  };
+}
+
+export function toVerification(request: FastifyRequest, v: Verification) {
+  const fields = verificationFields(v, v.status === 'approved');
+  return {
+    ...fields,
+    lookup: {},
+    send_code_attempts: (v.row?.sendCodeAttempts ?? []).map((a) => ({ time: isoDate(a.time), channel: a.channel, attempt_sid: a.attemptSid })),
+    sna: null,
+    url: `${baseUrl(request)}/Services/${fields.service_sid}/Verifications/${fields.sid}`,
+  };
+}
+
+export function toVerificationCheck(v: Verification, valid: boolean) {
+  return { ...verificationFields(v, valid), sna_attempts_error_codes: [] };
+}
+
+export const PAGE_SIZE_DEFAULT = 50;
+export const PAGE_SIZE_MAX = 1000;
+
+/** One page of `items` as Twilio pages them: Page is the index, PageToken echoes it for the SDKs. */
+export function page<T>(request: FastifyRequest, path: string, key: string, items: readonly T[], query: { PageSize?: string; Page?: string }) {
+  const pageSize = Math.min(PAGE_SIZE_MAX, Math.max(1, Number(query.PageSize ?? PAGE_SIZE_DEFAULT)));
+  const index = Number(query.Page ?? 0);
+  const urlOf = (i: number) => `${baseUrl(request)}${path}?PageSize=${pageSize}&Page=${i}${i > 0 ? `&PageToken=PA${i}` : ''}`;
+  const start = index * pageSize;
+  return {
+    items: items.slice(start, start + pageSize),
+    meta: {
+      page: index, page_size: pageSize, first_page_url: urlOf(0),
+      previous_page_url: index > 0 ? urlOf(index - 1) : null,
+      url: urlOf(index),
+      next_page_url: start + pageSize < items.length ? urlOf(index + 1) : null,
+      key,
+    },
+  };
+}

@@ -1,0 +1,147 @@
+// The Twilio Verify dialect's own rows beside the engine's: the Twilio-only settings of a Service
+// (an application) and the Twilio side of a Verification (a PIN). Every query is bounded by the
+// account that asks. The PIN itself (its secret, attempts, expiry) stays in `pins`.
+import type { Kysely, Selectable } from 'kysely';
+import type { Database, TwilioServicesTable, TwilioVerificationsTable } from './schema.js';
+
+export interface TwilioServiceRow {
+  applicationId: string;
+  accountId: string;
+  settings: Record<string, unknown>;
+  smsMessageId: string | null;
+  emailMessageId: string | null;
+  deletedAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type TwilioVerificationStatus = 'pending' | 'approved' | 'canceled' | 'max_attempts_reached';
+
+export interface SendCodeAttempt {
+  time: number;
+  channel: string;
+  attemptSid: string;
+}
+
+export interface TwilioVerificationRow {
+  pinId: string;
+  accountId: string;
+  status: TwilioVerificationStatus;
+  channel: string;
+  sendCodeAttempts: SendCodeAttempt[];
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface TwilioStore {
+  getService(accountId: string, applicationId: string): Promise<TwilioServiceRow | undefined>;
+  listServices(accountId: string): Promise<TwilioServiceRow[]>;
+  /** Inserts or replaces the Twilio side of an application. */
+  saveService(row: TwilioServiceRow): Promise<void>;
+  getVerification(accountId: string, pinId: string): Promise<TwilioVerificationRow | undefined>;
+  insertVerification(row: TwilioVerificationRow): Promise<void>;
+  /** Appends a send to a verification's history (a repeated start that re-sent the same code). */
+  recordSend(accountId: string, pinId: string, attempt: SendCodeAttempt, now: number): Promise<void>;
+  /** Moves a pending verification to `status`; false when it was no longer pending. */
+  endVerification(accountId: string, pinId: string, status: Exclude<TwilioVerificationStatus, 'pending'>, now: number): Promise<boolean>;
+  /**
+   * Approves or cancels a live PIN and its verification in one transaction: the PIN is marked verified
+   * (approve) or locked (cancel) and its ciphertext erased, only if it is still live (conditional
+   * UPDATE: a concurrent check or update cannot also end it). False when it had already ended.
+   */
+  settlePin(accountId: string, pinId: string, outcome: 'approved' | 'canceled', now: number): Promise<boolean>;
+  /** The id of the newest PIN of the application to the destination, if any. */
+  latestPinId(accountId: string, applicationId: string, destination: string): Promise<string | undefined>;
+}
+
+function serviceFromRow(row: Selectable<TwilioServicesTable>): TwilioServiceRow {
+  return {
+    applicationId: row.application_id, accountId: row.account_id, settings: JSON.parse(row.settings) as Record<string, unknown>,
+    smsMessageId: row.sms_message_id, emailMessageId: row.email_message_id, deletedAt: row.deleted_at === null ? null : Number(row.deleted_at),
+    createdAt: Number(row.created_at), updatedAt: Number(row.updated_at),
+  };
+}
+
+function verificationFromRow(row: Selectable<TwilioVerificationsTable>): TwilioVerificationRow {
+  return {
+    pinId: row.pin_id, accountId: row.account_id, status: row.status as TwilioVerificationStatus, channel: row.channel,
+    sendCodeAttempts: JSON.parse(row.send_code_attempts) as SendCodeAttempt[], createdAt: Number(row.created_at), updatedAt: Number(row.updated_at),
+  };
+}
+
+export class KyselyTwilioStore implements TwilioStore {
+  constructor(private readonly db: Kysely<Database>) {}
+
+  async getService(accountId: string, applicationId: string): Promise<TwilioServiceRow | undefined> {
+    const row = await this.db.selectFrom('twilio_services').selectAll().where('application_id', '=', applicationId).where('account_id', '=', accountId).executeTakeFirst();
+    return row ? serviceFromRow(row) : undefined;
+  }
+
+  async listServices(accountId: string): Promise<TwilioServiceRow[]> {
+    const rows = await this.db.selectFrom('twilio_services').selectAll().where('account_id', '=', accountId).execute();
+    return rows.map(serviceFromRow);
+  }
+
+  async saveService(row: TwilioServiceRow): Promise<void> {
+    const values = {
+      application_id: row.applicationId, account_id: row.accountId, settings: JSON.stringify(row.settings), sms_message_id: row.smsMessageId,
+      email_message_id: row.emailMessageId, deleted_at: row.deletedAt, created_at: row.createdAt, updated_at: row.updatedAt,
+    };
+    await this.db.insertInto('twilio_services').values(values)
+      .onConflict((oc) => oc.column('application_id').doUpdateSet({
+        settings: values.settings, sms_message_id: values.sms_message_id, email_message_id: values.email_message_id,
+        deleted_at: values.deleted_at, updated_at: values.updated_at,
+      }))
+      .execute();
+  }
+
+  async getVerification(accountId: string, pinId: string): Promise<TwilioVerificationRow | undefined> {
+    const row = await this.db.selectFrom('twilio_verifications').selectAll().where('pin_id', '=', pinId).where('account_id', '=', accountId).executeTakeFirst();
+    return row ? verificationFromRow(row) : undefined;
+  }
+
+  async insertVerification(row: TwilioVerificationRow): Promise<void> {
+    await this.db.insertInto('twilio_verifications').values({
+      pin_id: row.pinId, account_id: row.accountId, status: row.status, channel: row.channel,
+      send_code_attempts: JSON.stringify(row.sendCodeAttempts), created_at: row.createdAt, updated_at: row.updatedAt,
+    }).execute();
+  }
+
+  async recordSend(accountId: string, pinId: string, attempt: SendCodeAttempt, now: number): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const row = await trx.selectFrom('twilio_verifications').select('send_code_attempts').where('pin_id', '=', pinId).where('account_id', '=', accountId).executeTakeFirst();
+      if (!row) return;
+      const attempts = [...(JSON.parse(row.send_code_attempts) as SendCodeAttempt[]), attempt];
+      await trx.updateTable('twilio_verifications').set({ send_code_attempts: JSON.stringify(attempts), channel: attempt.channel, updated_at: now })
+        .where('pin_id', '=', pinId).where('account_id', '=', accountId).execute();
+    });
+  }
+
+  async endVerification(accountId: string, pinId: string, status: Exclude<TwilioVerificationStatus, 'pending'>, now: number): Promise<boolean> {
+    const result = await this.db.updateTable('twilio_verifications').set({ status, updated_at: now })
+      .where('pin_id', '=', pinId).where('account_id', '=', accountId).where('status', '=', 'pending').executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  async settlePin(accountId: string, pinId: string, outcome: 'approved' | 'canceled', now: number): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      // Race gate: only a PIN still live is settled, so a concurrent check, approve or cancel cannot also end it.
+      const settled = await trx.updateTable('pins')
+        .set(outcome === 'approved' ? { verified_at: now, pin_ciphertext: null } : { locked_at: now, pin_ciphertext: null })
+        .where('id', '=', pinId).where('account_id', '=', accountId)
+        .where('verified_at', 'is', null).where('locked_at', 'is', null).where('expires_at', '>', now)
+        .executeTakeFirst();
+      if (Number(settled.numUpdatedRows) === 0) return false;
+      await trx.updateTable('twilio_verifications').set({ status: outcome, updated_at: now })
+        .where('pin_id', '=', pinId).where('account_id', '=', accountId).execute();
+      return true;
+    });
+  }
+
+  async latestPinId(accountId: string, applicationId: string, destination: string): Promise<string | undefined> {
+    const row = await this.db.selectFrom('pins').select('id')
+      .where('application_id', '=', applicationId).where('destination', '=', destination).where('account_id', '=', accountId)
+      .orderBy('created_at', 'desc').limit(1).executeTakeFirst();
+    return row?.id;
+  }
+}
