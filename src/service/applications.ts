@@ -5,6 +5,7 @@ import { generateResourceId } from '../domain/pin-generation.js';
 import type { ApplicationConfiguration, ApplicationRecord } from '../store/store.js';
 import { auditRequest } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
+import { presentApplication } from './effective-records.js';
 
 /** The security-relevant settings of an application, as the audit log records a change. */
 function describeConfiguration(app: ApplicationRecord): string {
@@ -35,16 +36,16 @@ export async function createApplication(ctx: ServiceContext, principal: Principa
   };
   await ctx.store.insertApplication(app);
   await auditRequest(ctx, principal, { event: 'config.application.create', applicationId: app.id, reason: describeConfiguration(app) });
-  return ok(app);
+  return ok(presentApplication(ctx, app));
 }
 
 export async function getApplication(ctx: ServiceContext, principal: Principal, id: string): Promise<Result<ApplicationRecord>> {
   const app = await ctx.store.getApplication(principal.accountId, id);
-  return app ? ok(app) : applicationNotFound(id);
+  return app ? ok(presentApplication(ctx, app)) : applicationNotFound(id);
 }
 
 export async function listApplications(ctx: ServiceContext, principal: Principal): Promise<ApplicationRecord[]> {
-  return ctx.store.listApplications(principal.accountId);
+  return (await ctx.store.listApplications(principal.accountId)).map((app) => presentApplication(ctx, app));
 }
 
 /**
@@ -61,5 +62,5 @@ export async function updateApplication(ctx: ServiceContext, principal: Principa
   const updated: ApplicationRecord = { ...current, name: input.name, enabled: input.enabled ?? current.enabled, configuration, updatedAt: ctx.clock() };
   await ctx.store.updateApplication(updated);
   await auditRequest(ctx, principal, { event: 'config.application.update', applicationId: updated.id, reason: describeConfiguration(updated) });
-  return ok(updated);
+  return ok(presentApplication(ctx, updated));
 }

@@ -10,6 +10,7 @@ import type { TwilioServiceRow } from '../store/twilio-store.js';
 import { createApplication, updateApplication } from './applications.js';
 import type { Principal, ServiceContext } from './context.js';
 import { createEmailTemplate } from './email-templates.js';
+import { readMessageTemplate } from './effective-records.js';
 import { createEmailMessageTemplate, createSmsVoiceTemplate, updateSmsVoiceTemplate } from './message-templates.js';
 
 /**
@@ -111,7 +112,8 @@ function checkInput(input: ServiceInput, errors: FieldErrors): void {
 }
 
 async function assemble(ctx: ServiceContext, app: ApplicationRecord, row: TwilioServiceRow | undefined): Promise<TwilioService> {
-  const template = row?.smsMessageId ? await ctx.store.getMessageTemplate(app.accountId, app.id, row.smsMessageId) : undefined;
+  // As used and shown under the security profile (a floored code length under `strict`).
+  const template = row?.smsMessageId ? await readMessageTemplate(ctx, app.accountId, app.id, row.smsMessageId) : undefined;
   return {
     application: app,
     settings: mergeSettings(defaultSettings(), row?.settings ?? {}) as unknown as TwilioServiceSettings,

@@ -6,6 +6,7 @@
 // caller (`seal`), keyed by a secret that never sits in the database, so that whoever can write to the
 // database cannot forge a consistent chain after editing or deleting an entry.
 import { sql, type Kysely, type Selectable } from 'kysely';
+import { KyselyAuditHeadStore, type AuditHeadStore } from './audit-head-store.js';
 import { advisoryLockKey } from './postgres/advisory-lock.js';
 import type { AuditLogTable, Database } from './schema.js';
 import { PreparedQuery, type ParamOf } from './prepared-query.js';
@@ -56,6 +57,8 @@ export interface AuditStore {
   list(accountId: string, filter: AuditFilter, limit: number): Promise<AuditEntry[]>;
   /** Every account that has a chain. */
   accounts(): Promise<string[]>;
+  /** The chains' signed heads, kept apart from the entries (audit-head-store.ts). */
+  readonly heads: AuditHeadStore;
 }
 
 /** The canonical text an entry's hash covers: every field, the previous hash included, in a fixed order. */
@@ -93,7 +96,11 @@ export class KyselyAuditStore implements AuditStore {
     prev_hash: p('prevHash'), hash: p('hash'),
   }));
 
-  constructor(private readonly db: Kysely<Database>, private readonly dialect: 'sqlite' | 'postgres') {}
+  readonly heads: AuditHeadStore;
+
+  constructor(private readonly db: Kysely<Database>, private readonly dialect: 'sqlite' | 'postgres') {
+    this.heads = new KyselyAuditHeadStore(db);
+  }
 
   /**
    * Resolves once the entry is committed. Appends that arrive while an account's previous write is

@@ -260,7 +260,19 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         await db.schema.createIndex('conversion_counts_bucket').on('conversion_counts').column('bucket_start').execute();
       },
     },
-    '0007_twilio_dialect': {
+    '0007_audit_heads': {
+      async up(db: Kysely<unknown>) {
+        // Outside audit_log, so that deleting a chain's newest entries leaves a head that names them.
+        await db.schema.createTable('audit_heads')
+          .addColumn('account_id', 'text', (c) => c.primaryKey())
+          .addColumn('seq', bigint, (c) => c.notNull())
+          .addColumn('hash', 'text', (c) => c.notNull())
+          .addColumn('signed_at', bigint, (c) => c.notNull())
+          .addColumn('signature', 'text', (c) => c.notNull())
+          .execute();
+      },
+    },
+    '0008_twilio_dialect': {
       async up(db: Kysely<unknown>) {
         // The Twilio Verify v2 dialect's own state beside the engine's: a Service is an application
         // plus the Twilio-only settings (JSON) and the message templates it sends with; a
