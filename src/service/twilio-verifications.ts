@@ -99,8 +99,8 @@ function asTwilioFailure(failure: Failure): { ok: false; failure: Failure } {
 
 const isLive = (pin: PinRecord, now: number) => pin.pinCiphertext !== null && pin.verifiedAt === null && pin.lockedAt === null && pin.expiresAt > now;
 
-export async function startVerification(ctx: ServiceContext, principal: Principal, serviceSid: string, input: StartInput): Promise<Result<Verification>> {
-  const found = await getService(ctx, principal, serviceSid);
+export async function startVerification(ctx: ServiceContext, principal: Principal, serviceSidParam: string, input: StartInput): Promise<Result<Verification>> {
+  const found = await getService(ctx, principal, serviceSidParam);
   if (!found.ok) return found;
   const service = found.value;
   if (!(TWILIO_CHANNELS as readonly string[]).includes(input.channel)) return invalid('Channel', `must be one of ${TWILIO_CHANNELS.join(', ')}`);
@@ -129,11 +129,13 @@ export async function startVerification(ctx: ServiceContext, principal: Principa
   const messageId = await serviceMessageId(ctx, principal, service, channel === 'email' ? 'email' : 'sms_voice');
   const sent = await sendPin(ctx, principal, channel, { applicationId: service.application.id, messageId, to: destination.value, placeholders });
   if (!sent.ok) return asTwilioFailure(sent.failure);
+  const pin = await ctx.store.getPin(principal.accountId, sent.value.pinId);
+  if (!pin) return notFound(`/Services/${serviceSidParam}/Verifications/${sent.value.pinId}`);
   await ctx.store.twilio.insertVerification({
-    pinId: sent.value.pinId, accountId: principal.accountId, status: 'pending', channel: twilioChannel,
-    sendCodeAttempts: [{ time: now, channel: twilioChannel, attemptSid: attemptSid(sent.value.deliveryId) }], createdAt: now, updatedAt: now,
+    pinId: pin.id, accountId: principal.accountId, status: 'pending', channel: twilioChannel,
+    sendCodeAttempts: [{ time: now, channel: twilioChannel, attemptSid: attemptSid(sent.value.deliveryId) }], createdAt: now, updatedAt: now, expiresAt: pin.expiresAt,
   });
-  return fetchByPinId(ctx, principal, service, sent.value.pinId);
+  return fetchByPinId(ctx, principal, service, pin.id);
 }
 
 async function fetchByPinId(ctx: ServiceContext, principal: Principal, service: TwilioService, pinId: string): Promise<Result<Verification>> {
@@ -169,7 +171,8 @@ export async function updateVerification(ctx: ServiceContext, principal: Princip
   const now = ctx.clock();
   if (!verification.row) {
     await ctx.store.twilio.insertVerification({
-      pinId: verification.pin.id, accountId: principal.accountId, status: 'pending', channel: verification.channel, sendCodeAttempts: [], createdAt: verification.pin.createdAt, updatedAt: now,
+      pinId: verification.pin.id, accountId: principal.accountId, status: 'pending', channel: verification.channel, sendCodeAttempts: [],
+      createdAt: verification.pin.createdAt, updatedAt: now, expiresAt: verification.pin.expiresAt,
     });
   }
   if (!(await ctx.store.twilio.settlePin(principal.accountId, verification.pin.id, status, now))) return missing;

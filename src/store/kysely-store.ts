@@ -142,7 +142,7 @@ export class KyselyStore implements Store, RateLimiter {
     this.security = new KyselySecurityStore(db, this.config);
     this.audit = new KyselyAuditStore(db, dialect);
     this.console = new KyselyConsoleStore(db);
-    this.twilio = new KyselyTwilioStore(db);
+    this.twilio = new KyselyTwilioStore(db, dialect);
   }
 
   async close(): Promise<void> {
@@ -626,6 +626,7 @@ export class KyselyStore implements Store, RateLimiter {
     await this.events.purgeEnded(cutoff, limits);
     const deleted = await deleteInBatches(this.db, this.dialect, limits, 'pins', (batch) =>
       this.db.selectFrom('pins').select('id').where('expires_at', '<=', cutoff).orderBy('expires_at').limit(batch));
+    await this.twilio.purge(cutoff, limits);
     await deleteInBatches(this.db, this.dialect, limits, 'outbox', (batch) =>
       this.db.selectFrom('outbox').select('id').where('state', '<>', sql.lit('pending')).where('updated_at', '<=', cutoff).orderBy('updated_at').limit(batch));
     await deleteInBatches(this.db, this.dialect, limits, 'delivery_events', (batch) =>

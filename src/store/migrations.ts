@@ -299,6 +299,16 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         await db.schema.createIndex('twilio_verifications_created').on('twilio_verifications').column('created_at').execute();
       },
     },
+    '0009_twilio_verification_expiry': {
+      async up(db: Kysely<unknown>) {
+        // The purge deletes a verification's row with its PIN, by the PIN's expiry as it deletes the
+        // PIN: each row carries that expiry (0 for a row whose PIN is gone already: purged next run).
+        await db.schema.alterTable('twilio_verifications').addColumn('expires_at', bigint, (c) => c.notNull().defaultTo(0)).execute();
+        await sql`update twilio_verifications set expires_at = coalesce((select p.expires_at from pins p where p.id = twilio_verifications.pin_id), 0)`.execute(db);
+        await db.schema.dropIndex('twilio_verifications_created').execute();
+        await db.schema.createIndex('twilio_verifications_expires_at').on('twilio_verifications').column('expires_at').execute();
+      },
+    },
   };
 }
 

@@ -195,6 +195,8 @@ export interface TwilioVerificationsTable {
   send_code_attempts: string;
   created_at: number;
   updated_at: number;
+  /** The PIN's expiry: the purge deletes the row with the PIN. */
+  expires_at: number;
 }
 
 /** An account's subscription to PIN events (POST /api/v1/webhooks). */

@@ -2,6 +2,7 @@
 // (an application) and the Twilio side of a Verification (a PIN). Every query is bounded by the
 // account that asks. The PIN itself (its secret, attempts, expiry) stays in `pins`.
 import type { Kysely, Selectable } from 'kysely';
+import { batchOf, inBatches, type PurgeLimits } from './purge-batches.js';
 import type { Database, TwilioServicesTable, TwilioVerificationsTable } from './schema.js';
 
 export interface TwilioServiceRow {
@@ -31,6 +32,8 @@ export interface TwilioVerificationRow {
   sendCodeAttempts: SendCodeAttempt[];
   createdAt: number;
   updatedAt: number;
+  /** The PIN's expiry. */
+  expiresAt: number;
 }
 
 export interface TwilioStore {
@@ -52,6 +55,8 @@ export interface TwilioStore {
   settlePin(accountId: string, pinId: string, outcome: 'approved' | 'canceled', now: number): Promise<boolean>;
   /** The id of the newest PIN of the application to the destination, if any. */
   latestPinId(accountId: string, applicationId: string, destination: string): Promise<string | undefined>;
+  /** Deletes, in batches, the verification rows of PINs expired at or before `cutoff` (the PINs' own purge). */
+  purge(cutoff: number, limits: PurgeLimits): Promise<number>;
 }
 
 function serviceFromRow(row: Selectable<TwilioServicesTable>): TwilioServiceRow {
@@ -66,11 +71,12 @@ function verificationFromRow(row: Selectable<TwilioVerificationsTable>): TwilioV
   return {
     pinId: row.pin_id, accountId: row.account_id, status: row.status as TwilioVerificationStatus, channel: row.channel,
     sendCodeAttempts: JSON.parse(row.send_code_attempts) as SendCodeAttempt[], createdAt: Number(row.created_at), updatedAt: Number(row.updated_at),
+    expiresAt: Number(row.expires_at),
   };
 }
 
 export class KyselyTwilioStore implements TwilioStore {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(private readonly db: Kysely<Database>, private readonly dialect: 'sqlite' | 'postgres') {}
 
   async getService(accountId: string, applicationId: string): Promise<TwilioServiceRow | undefined> {
     const row = await this.db.selectFrom('twilio_services').selectAll().where('application_id', '=', applicationId).where('account_id', '=', accountId).executeTakeFirst();
@@ -103,7 +109,7 @@ export class KyselyTwilioStore implements TwilioStore {
   async insertVerification(row: TwilioVerificationRow): Promise<void> {
     await this.db.insertInto('twilio_verifications').values({
       pin_id: row.pinId, account_id: row.accountId, status: row.status, channel: row.channel,
-      send_code_attempts: JSON.stringify(row.sendCodeAttempts), created_at: row.createdAt, updated_at: row.updatedAt,
+      send_code_attempts: JSON.stringify(row.sendCodeAttempts), created_at: row.createdAt, updated_at: row.updatedAt, expires_at: row.expiresAt,
     }).execute();
   }
 
@@ -143,5 +149,11 @@ export class KyselyTwilioStore implements TwilioStore {
       .where('application_id', '=', applicationId).where('destination', '=', destination).where('account_id', '=', accountId)
       .orderBy('created_at', 'desc').limit(1).executeTakeFirst();
     return row?.id;
+  }
+
+  async purge(cutoff: number, limits: PurgeLimits): Promise<number> {
+    return inBatches(limits, async (batch) => (await this.db.deleteFrom('twilio_verifications')
+      .where('pin_id', 'in', batchOf(this.db.selectFrom('twilio_verifications').select('pin_id').where('expires_at', '<=', cutoff).orderBy('expires_at').limit(batch), this.dialect))
+      .executeTakeFirst()).numDeletedRows);
   }
 }

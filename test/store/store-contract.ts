@@ -205,7 +205,7 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       const newer = newPin({ destination: '41790000001', createdAt: T0 + 10 });
       for (const p of [older, newer]) {
         assert.equal((await store.createPin(p, [], T0)).allowed, true);
-        await store.twilio.insertVerification({ pinId: p.pin.id, accountId, status: 'pending', channel: 'sms', sendCodeAttempts: [{ time: T0, channel: 'sms', attemptSid: 'VL1' }], createdAt: T0, updatedAt: T0 });
+        await store.twilio.insertVerification({ pinId: p.pin.id, accountId, status: 'pending', channel: 'sms', sendCodeAttempts: [{ time: T0, channel: 'sms', attemptSid: 'VL1' }], createdAt: T0, updatedAt: T0, expiresAt: p.pin.expiresAt });
       }
       assert.equal(await store.twilio.latestPinId(accountId, app.id, '41790000001'), newer.pin.id);
       assert.equal(await store.twilio.latestPinId(otherAccountId, app.id, '41790000001'), undefined);
@@ -227,6 +227,14 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       assert.equal(await store.twilio.settlePin(otherAccountId, older.pin.id, 'approved', T0 + 20), false);
       assert.equal(await store.twilio.endVerification(accountId, older.pin.id, 'max_attempts_reached', T0 + 30), true);
       assert.equal(await store.twilio.endVerification(accountId, older.pin.id, 'approved', T0 + 31), false, 'only a pending verification ends');
+
+      // The rows go with their PINs: by the PINs' expiry, in batches.
+      const lasting = newPin({ destination: '41790000002', createdAt: T0, expiresAt: T0 + 86_400_000 });
+      await store.createPin(lasting, [], T0);
+      await store.twilio.insertVerification({ pinId: lasting.pin.id, accountId, status: 'pending', channel: 'sms', sendCodeAttempts: [], createdAt: T0, updatedAt: T0, expiresAt: lasting.pin.expiresAt });
+      assert.equal(await store.twilio.purge(T0 + 60_000, { batch: 1, batchesPerRun: 10 }), 2);
+      assert.equal(await store.twilio.getVerification(accountId, older.pin.id), undefined);
+      assert.ok(await store.twilio.getVerification(accountId, lasting.pin.id), 'a verification whose PIN is kept is kept');
     });
 
     it('lists verifications newest first with filters', async () => {
@@ -394,9 +402,12 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       await subscribe(subscribed, ['pin.expired']);
       await store.createPin(newPin({ accountId: subscribed, createdAt: P, expiresAt: P + 1000 }, false), [], P);
       await store.createPin(newPin({ createdAt: P, expiresAt: P + 1000 }), [], P);
-      await store.createPin(newPin({ createdAt: P, expiresAt: P + 1000 }), [], P);
+      const twilioPin = newPin({ createdAt: P, expiresAt: P + 1000 });
+      await store.createPin(twilioPin, [], P);
+      await store.twilio.insertVerification({ pinId: twilioPin.pin.id, accountId, status: 'pending', channel: 'sms', sendCodeAttempts: [], createdAt: P, updatedAt: P, expiresAt: P + 1000 });
       await recording.purge(P + 2000, 500, { batch: 1, batchesPerRun: 2 });
       await recording.security.purge(P + 2000, P);
+      assert.equal(await store.twilio.getVerification(accountId, twilioPin.pin.id), undefined, 'a Twilio verification goes with its PIN');
       const statements = recorder.compile(store.dialect).filter((q) => !/^\s*insert/i.test(q.sql));
       assert.ok(statements.length >= 10, `the purge's statements were recorded (${statements.length})`);
       for (const statement of statements) {
