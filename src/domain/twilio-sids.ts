@@ -1,13 +1,20 @@
 // Twilio's resource ids (SIDs: two letters + 32 lower-case hex) over the engine's own ids. Each maps
 // one to one, so nothing has to be stored to find the resource a SID names:
-// - an account's SID is derived from its id (a hash: account ids are UUIDs, not 128-bit hex);
+// - an account's SID and an API key's are derived from their ids (a hash: those ids are UUIDs);
 // - a Service is an application and a Verification a PIN, both of whose ids are 32 upper-case hex.
 import { createHash, randomBytes } from 'node:crypto';
 
 const HEX32 = /^[0-9a-f]{32}$/;
 
+const derivedHex = (kind: string, id: string) => createHash('sha256').update(`twofa-${kind}:${id}`, 'utf8').digest('hex').slice(0, 32);
+
 export function accountSid(accountId: string): string {
-  return `AC${createHash('sha256').update(`twofa-account:${accountId}`, 'utf8').digest('hex').slice(0, 32)}`;
+  return `AC${derivedHex('account', accountId)}`;
+}
+
+/** An API key's SID, derived from its id (never from the key): the user name Twilio takes with a key's secret. */
+export function apiKeySid(keyId: string): string {
+  return `SK${derivedHex('api-key', keyId)}`;
 }
 
 export function serviceSid(applicationId: string): string {

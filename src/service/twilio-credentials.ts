@@ -1,7 +1,8 @@
 // Twilio's HTTP Basic credentials: the account's SID as the user name and one of the account's API
-// keys as the password (where Twilio takes the auth token). The key is looked up exactly as an
-// `Authorization: App <key>` one is; the SID must then name the key's own account.
-import { accountSid } from '../domain/twilio-sids.js';
+// keys as the password (where Twilio takes the auth token), or the key's own SID (`SK...`) and the
+// key (where Twilio takes an API key's secret). The key is looked up exactly as an
+// `Authorization: App <key>` one is; the SID must then name the key's own account, or the key itself.
+import { accountSid, apiKeySid } from '../domain/twilio-sids.js';
 import type { Store } from '../store/store.js';
 import { authenticate } from './api-keys.js';
 import type { Principal } from './context.js';
@@ -16,11 +17,12 @@ export function basicCredentials(authorization: string | undefined): { user: str
   return { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
-/** The principal of Basic credentials `<account SID>:<API key>`; undefined for anything else, all alike. */
+/** The principal of Basic credentials `<account SID>:<API key>` or `<API key SID>:<API key>`; undefined for anything else, all alike. */
 export async function authenticateBasic(store: Store, authorization: string | undefined): Promise<Principal | undefined> {
   const credentials = basicCredentials(authorization);
   if (!credentials || /\s/.test(credentials.password) || credentials.password.length === 0) return undefined;
   const principal = await authenticate(store, `Bearer ${credentials.password}`);
-  if (!principal || accountSid(principal.accountId) !== credentials.user) return undefined;
+  if (!principal) return undefined;
+  if (credentials.user !== accountSid(principal.accountId) && credentials.user !== apiKeySid(principal.keyId)) return undefined;
   return principal;
 }

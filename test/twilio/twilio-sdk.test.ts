@@ -138,6 +138,19 @@ describe('Twilio Verify v2 through the official Node SDK', () => {
       await rejectsWith(sdk(`AC${'0'.repeat(32)}`, h.keys.a).verify.v2.services.list(), 401, 20003);
     });
 
+    it('takes an API key\'s SID (SK...) with the key, as Twilio takes a key SID with its secret, and no other key\'s SID', async () => {
+      const me = (await h.request('GET', '/api/v1/me')).body;
+      assert.match(me.apiKeySid, /^SK[0-9a-f]{32}$/);
+      const byKeySid = twilio(me.apiKeySid, h.keys.a, { accountSid, httpClient: http });
+      byKeySid.verify.baseUrl = base;
+      assert.equal((await byKeySid.verify.v2.services(serviceSid).fetch()).sid, serviceSid);
+      const otherKeySid = (await h.request('GET', '/api/v1/me', { key: h.keys.sendOnly })).body.apiKeySid;
+      assert.notEqual(otherKeySid, me.apiKeySid);
+      const mismatched = twilio(otherKeySid, h.keys.a, { accountSid, httpClient: http });
+      mismatched.verify.baseUrl = base;
+      await rejectsWith(mismatched.verify.v2.services.list(), 401, 20003);
+    });
+
     it('keeps accounts apart: account B does not see account A\'s service', async () => {
       const sidB = (await h.request('GET', '/api/v1/me', { key: h.keys.b })).body.accountSid;
       assert.notEqual(sidB, accountSid);
