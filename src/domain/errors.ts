@@ -20,11 +20,12 @@ export interface Failure {
   readonly validationErrors?: ValidationErrors;
   /** For TOO_MANY_REQUESTS: when the request would be accepted again. */
   readonly retryAfterMs?: number;
-  /** A finer cause that a dialect reports with a code of its own (Twilio's 60203, 60202, 60221). */
+  /** A finer cause that a dialect reports with a code of its own (Twilio's 60203, 60202, 60221, 6020x). */
   readonly reason?: FailureReason;
 }
 
-export type FailureReason = 'max_send_attempts' | 'max_check_attempts' | 'no_verification_target';
+export type FailureReason = 'max_send_attempts' | 'max_check_attempts' | 'no_verification_target'
+  | 'too_many_rate_limits' | 'rate_limit_exists' | 'rate_limit_name_invalid' | 'too_many_buckets' | 'bucket_interval_exists';
 
 export type Result<T> = { ok: true; value: T } | { ok: false; failure: Failure };
 

@@ -73,6 +73,11 @@ const TWILIO_CODE_BY_REASON: Record<FailureReason, number> = {
   max_send_attempts: 60203,
   max_check_attempts: 60202,
   no_verification_target: 60221,
+  too_many_rate_limits: 60207,
+  rate_limit_exists: 60208,
+  rate_limit_name_invalid: 60209,
+  too_many_buckets: 60210,
+  bucket_interval_exists: 60211,
 };
 
 export function twilioError(status: number, code: number, message: string) {

@@ -14,7 +14,8 @@ import type { Channel, PinRecord } from '../store/store.js';
 import type { TwilioVerificationRow, TwilioVerificationStatus } from '../store/twilio-store.js';
 import { auditRequest } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
-import { resendPin, sendPin } from './send-pin.js';
+import { resendPin, sendPin, tooManyRequests } from './send-pin.js';
+import { rateLimitChecks } from './twilio-rate-limits.js';
 import { getService, serviceMessageId, type TwilioService } from './twilio-services.js';
 import { verifyPin } from './verify-pin.js';
 
@@ -45,6 +46,8 @@ export interface StartInput {
   to: string;
   channel: string;
   customFriendlyName?: string;
+  /** The `RateLimits` parameter: a JSON object of the service's Rate Limit names and their values. */
+  rateLimits?: string;
 }
 
 function notFound(path: string) {
@@ -109,8 +112,16 @@ export async function startVerification(ctx: ServiceContext, principal: Principa
   const destination = destinationOf(channel, input.to);
   if (!destination.ok) return destination;
   const placeholders = { friendly_name: input.customFriendlyName ?? service.application.name };
+  const checks = await rateLimitChecks(ctx, service, input.rateLimits);
+  if (!checks.ok) return checks;
 
   const now = ctx.clock();
+  // The service's Rate Limit Buckets count every start, a repeated one too (Twilio answers 20429).
+  // They are consumed apart from the send's own limits: a send refused afterwards has still been tried.
+  if (checks.value.length > 0) {
+    const outcome = await ctx.store.consumeRateLimits(checks.value, now);
+    if (!outcome.allowed) return tooManyRequests(outcome, 'a rate limit bucket of this service is full');
+  }
   const latestId = await ctx.store.twilio.latestPinId(principal.accountId, service.application.id, destination.value);
   const latest = latestId === undefined ? undefined : await ctx.store.getPin(principal.accountId, latestId);
   const latestRow = latest ? await ctx.store.twilio.getVerification(principal.accountId, latest.id) : undefined;

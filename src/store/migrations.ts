@@ -309,6 +309,33 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         await db.schema.createIndex('twilio_verifications_expires_at').on('twilio_verifications').column('expires_at').execute();
       },
     },
+    '0010_twilio_rate_limits': {
+      async up(db: Kysely<unknown>) {
+        // A Service's Rate Limits (a name a start gives a value for) and their Buckets (at most `max`
+        // starts per value in `interval` seconds); the counts themselves are rate_limit_buckets rows.
+        await db.schema.createTable('twilio_rate_limits')
+          .addColumn('sid', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('application_id', 'text', (c) => c.notNull())
+          .addColumn('unique_name', 'text', (c) => c.notNull())
+          .addColumn('description', 'text')
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addColumn('updated_at', bigint, (c) => c.notNull())
+          .addUniqueConstraint('twilio_rate_limits_name', ['application_id', 'unique_name'])
+          .execute();
+        await db.schema.createTable('twilio_rate_limit_buckets')
+          .addColumn('sid', 'text', (c) => c.primaryKey())
+          .addColumn('rate_limit_sid', 'text', (c) => c.notNull())
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('application_id', 'text', (c) => c.notNull())
+          .addColumn('max', 'integer', (c) => c.notNull())
+          .addColumn('interval', 'integer', (c) => c.notNull())
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addColumn('updated_at', bigint, (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('twilio_rate_limit_buckets_limit').on('twilio_rate_limit_buckets').columns(['rate_limit_sid', 'created_at']).execute();
+      },
+    },
   };
 }
 

@@ -165,6 +165,33 @@ export interface Database {
   audit_heads: AuditHeadsTable;
   twilio_services: TwilioServicesTable;
   twilio_verifications: TwilioVerificationsTable;
+  twilio_rate_limits: TwilioRateLimitsTable;
+  twilio_rate_limit_buckets: TwilioRateLimitBucketsTable;
+}
+
+/** A Twilio Service Rate Limit: a name whose values a start may give (`RateLimits={"name":"value"}`). */
+export interface TwilioRateLimitsTable {
+  /** RK + 32 hex. */
+  sid: string;
+  account_id: string;
+  application_id: string;
+  unique_name: string;
+  description: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A Bucket of a Rate Limit: at most `max` starts per value of the limit in `interval` seconds. */
+export interface TwilioRateLimitBucketsTable {
+  /** BL + 32 hex. */
+  sid: string;
+  rate_limit_sid: string;
+  account_id: string;
+  application_id: string;
+  max: number;
+  interval: number;
+  created_at: number;
+  updated_at: number;
 }
 
 /** The Twilio-only side of an application that the Twilio Verify dialect serves as a Service. */

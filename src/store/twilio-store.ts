@@ -3,7 +3,7 @@
 // account that asks. The PIN itself (its secret, attempts, expiry) stays in `pins`.
 import type { Kysely, Selectable } from 'kysely';
 import { batchOf, inBatches, type PurgeLimits } from './purge-batches.js';
-import type { Database, TwilioServicesTable, TwilioVerificationsTable } from './schema.js';
+import type { Database, TwilioRateLimitBucketsTable, TwilioRateLimitsTable, TwilioServicesTable, TwilioVerificationsTable } from './schema.js';
 
 export interface TwilioServiceRow {
   applicationId: string;
@@ -36,6 +36,28 @@ export interface TwilioVerificationRow {
   expiresAt: number;
 }
 
+export interface TwilioRateLimitRow {
+  sid: string;
+  accountId: string;
+  applicationId: string;
+  uniqueName: string;
+  description: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface TwilioBucketRow {
+  sid: string;
+  rateLimitSid: string;
+  accountId: string;
+  applicationId: string;
+  max: number;
+  /** Seconds. */
+  interval: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
 export interface TwilioStore {
   getService(accountId: string, applicationId: string): Promise<TwilioServiceRow | undefined>;
   listServices(accountId: string): Promise<TwilioServiceRow[]>;
@@ -57,6 +79,20 @@ export interface TwilioStore {
   latestPinId(accountId: string, applicationId: string, destination: string): Promise<string | undefined>;
   /** Deletes, in batches, the verification rows of PINs expired at or before `cutoff` (the PINs' own purge). */
   purge(cutoff: number, limits: PurgeLimits): Promise<number>;
+
+  // Rate Limits and their Buckets, oldest first, inside the application (the Service) of the account.
+  /** False when the application has a Rate Limit of that unique name already. */
+  insertRateLimit(row: TwilioRateLimitRow): Promise<boolean>;
+  getRateLimit(accountId: string, applicationId: string, sid: string): Promise<TwilioRateLimitRow | undefined>;
+  listRateLimits(accountId: string, applicationId: string): Promise<TwilioRateLimitRow[]>;
+  updateRateLimit(row: TwilioRateLimitRow): Promise<void>;
+  /** Deletes a Rate Limit with its Buckets; false when there was none. */
+  deleteRateLimit(accountId: string, applicationId: string, sid: string): Promise<boolean>;
+  insertBucket(row: TwilioBucketRow): Promise<void>;
+  getBucket(accountId: string, rateLimitSid: string, sid: string): Promise<TwilioBucketRow | undefined>;
+  listBuckets(accountId: string, rateLimitSids: readonly string[]): Promise<TwilioBucketRow[]>;
+  updateBucket(row: TwilioBucketRow): Promise<void>;
+  deleteBucket(accountId: string, rateLimitSid: string, sid: string): Promise<boolean>;
 }
 
 function serviceFromRow(row: Selectable<TwilioServicesTable>): TwilioServiceRow {
@@ -72,6 +108,20 @@ function verificationFromRow(row: Selectable<TwilioVerificationsTable>): TwilioV
     pinId: row.pin_id, accountId: row.account_id, status: row.status as TwilioVerificationStatus, channel: row.channel,
     sendCodeAttempts: JSON.parse(row.send_code_attempts) as SendCodeAttempt[], createdAt: Number(row.created_at), updatedAt: Number(row.updated_at),
     expiresAt: Number(row.expires_at),
+  };
+}
+
+function rateLimitFromRow(row: Selectable<TwilioRateLimitsTable>): TwilioRateLimitRow {
+  return {
+    sid: row.sid, accountId: row.account_id, applicationId: row.application_id, uniqueName: row.unique_name, description: row.description,
+    createdAt: Number(row.created_at), updatedAt: Number(row.updated_at),
+  };
+}
+
+function bucketFromRow(row: Selectable<TwilioRateLimitBucketsTable>): TwilioBucketRow {
+  return {
+    sid: row.sid, rateLimitSid: row.rate_limit_sid, accountId: row.account_id, applicationId: row.application_id, max: Number(row.max),
+    interval: Number(row.interval), createdAt: Number(row.created_at), updatedAt: Number(row.updated_at),
   };
 }
 
@@ -155,5 +205,70 @@ export class KyselyTwilioStore implements TwilioStore {
     return inBatches(limits, async (batch) => (await this.db.deleteFrom('twilio_verifications')
       .where('pin_id', 'in', batchOf(this.db.selectFrom('twilio_verifications').select('pin_id').where('expires_at', '<=', cutoff).orderBy('expires_at').limit(batch), this.dialect))
       .executeTakeFirst()).numDeletedRows);
+  }
+
+  async insertRateLimit(row: TwilioRateLimitRow): Promise<boolean> {
+    // The unique constraint decides between two creates of one name at once.
+    const inserted = await this.db.insertInto('twilio_rate_limits').values({
+      sid: row.sid, account_id: row.accountId, application_id: row.applicationId, unique_name: row.uniqueName, description: row.description,
+      created_at: row.createdAt, updated_at: row.updatedAt,
+    }).onConflict((oc) => oc.columns(['application_id', 'unique_name']).doNothing()).executeTakeFirst();
+    return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
+  }
+
+  async getRateLimit(accountId: string, applicationId: string, sid: string): Promise<TwilioRateLimitRow | undefined> {
+    const row = await this.db.selectFrom('twilio_rate_limits').selectAll()
+      .where('sid', '=', sid).where('account_id', '=', accountId).where('application_id', '=', applicationId).executeTakeFirst();
+    return row ? rateLimitFromRow(row) : undefined;
+  }
+
+  async listRateLimits(accountId: string, applicationId: string): Promise<TwilioRateLimitRow[]> {
+    const rows = await this.db.selectFrom('twilio_rate_limits').selectAll()
+      .where('application_id', '=', applicationId).where('account_id', '=', accountId).orderBy('created_at').orderBy('sid').execute();
+    return rows.map(rateLimitFromRow);
+  }
+
+  async updateRateLimit(row: TwilioRateLimitRow): Promise<void> {
+    await this.db.updateTable('twilio_rate_limits').set({ description: row.description, updated_at: row.updatedAt })
+      .where('sid', '=', row.sid).where('account_id', '=', row.accountId).execute();
+  }
+
+  async deleteRateLimit(accountId: string, applicationId: string, sid: string): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const deleted = await trx.deleteFrom('twilio_rate_limits').where('sid', '=', sid).where('account_id', '=', accountId).where('application_id', '=', applicationId).executeTakeFirst();
+      if (Number(deleted.numDeletedRows) === 0) return false;
+      await trx.deleteFrom('twilio_rate_limit_buckets').where('rate_limit_sid', '=', sid).where('account_id', '=', accountId).execute();
+      return true;
+    });
+  }
+
+  async insertBucket(row: TwilioBucketRow): Promise<void> {
+    await this.db.insertInto('twilio_rate_limit_buckets').values({
+      sid: row.sid, rate_limit_sid: row.rateLimitSid, account_id: row.accountId, application_id: row.applicationId, max: row.max, interval: row.interval,
+      created_at: row.createdAt, updated_at: row.updatedAt,
+    }).execute();
+  }
+
+  async getBucket(accountId: string, rateLimitSid: string, sid: string): Promise<TwilioBucketRow | undefined> {
+    const row = await this.db.selectFrom('twilio_rate_limit_buckets').selectAll()
+      .where('sid', '=', sid).where('rate_limit_sid', '=', rateLimitSid).where('account_id', '=', accountId).executeTakeFirst();
+    return row ? bucketFromRow(row) : undefined;
+  }
+
+  async listBuckets(accountId: string, rateLimitSids: readonly string[]): Promise<TwilioBucketRow[]> {
+    if (rateLimitSids.length === 0) return [];
+    const rows = await this.db.selectFrom('twilio_rate_limit_buckets').selectAll()
+      .where('rate_limit_sid', 'in', rateLimitSids).where('account_id', '=', accountId).orderBy('created_at').orderBy('sid').execute();
+    return rows.map(bucketFromRow);
+  }
+
+  async updateBucket(row: TwilioBucketRow): Promise<void> {
+    await this.db.updateTable('twilio_rate_limit_buckets').set({ max: row.max, interval: row.interval, updated_at: row.updatedAt })
+      .where('sid', '=', row.sid).where('account_id', '=', row.accountId).execute();
+  }
+
+  async deleteBucket(accountId: string, rateLimitSid: string, sid: string): Promise<boolean> {
+    const deleted = await this.db.deleteFrom('twilio_rate_limit_buckets').where('sid', '=', sid).where('rate_limit_sid', '=', rateLimitSid).where('account_id', '=', accountId).executeTakeFirst();
+    return Number(deleted.numDeletedRows) > 0;
   }
 }

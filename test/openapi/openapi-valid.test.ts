@@ -166,7 +166,9 @@ describe('OpenAPI document', () => {
     const form = { 'content-type': 'application/x-www-form-urlencoded' };
     const service = await h.request('POST', '/v2/Services', { rawBody: 'FriendlyName=Shop', headers: form });
     const verification = await h.request('POST', `/v2/Services/${service.body.sid}/Verifications`, { rawBody: 'To=%2B41793026727&Channel=sms', headers: form });
-    const ids: Record<string, string> = { appId: applicationId, pinId: smsPin.body.pinId, id: String(emailTemplate.body.id), webhookId: webhook.body.id, ServiceSid: service.body.sid };
+    const rateLimit = await h.request('POST', `/v2/Services/${service.body.sid}/RateLimits`, { rawBody: 'UniqueName=ip', headers: form });
+    const bucket = await h.request('POST', `/v2/Services/${service.body.sid}/RateLimits/${rateLimit.body.sid}/Buckets`, { rawBody: 'Max=5&Interval=60', headers: form });
+    const ids: Record<string, string> = { appId: applicationId, pinId: smsPin.body.pinId, id: String(emailTemplate.body.id), webhookId: webhook.body.id, ServiceSid: service.body.sid, RateLimitSid: rateLimit.body.sid };
     const optional: string[] = [];
     for (const [where, operation] of operationsOf(doc)) {
       const body = (operation as { requestBody?: { required?: boolean } }).requestBody;
@@ -176,7 +178,8 @@ describe('OpenAPI document', () => {
       const url = template.replace(/\{([^}]+)\}/g, (_m, name: string) =>
         name === 'msgId' ? (template.includes('/email/') ? emailMessage.body.messageId : messageId)
           : name === 'pinId' && template.endsWith('/email') ? emailPin.body.pinId
-            : name === 'Sid' ? (template.includes('/Verifications/') ? verification.body.sid : service.body.sid) : ids[name]!);
+            : name === 'Sid' ? (template.includes('/Verifications/') ? verification.body.sid : template.includes('/Buckets/') ? bucket.body.sid
+              : template.includes('/RateLimits/') ? rateLimit.body.sid : service.body.sid) : ids[name]!);
       // No body at all, not even a content type.
       const response = await h.request(method, url);
       if (body.required) {
@@ -188,7 +191,8 @@ describe('OpenAPI document', () => {
     }
     assert.deepEqual(optional.sort(), [
       'POST /2fa/2/pin/{pinId}/resend', 'POST /2fa/2/pin/{pinId}/resend/email', 'POST /2fa/2/pin/{pinId}/resend/voice',
-      // A Twilio Verify Service's update takes every parameter as optional, as Twilio's does.
+      // Twilio's updates of a Service, a Rate Limit and a Bucket take every parameter as optional.
+      'POST /v2/Services/{ServiceSid}/RateLimits/{RateLimitSid}/Buckets/{Sid}', 'POST /v2/Services/{ServiceSid}/RateLimits/{Sid}',
       'POST /v2/Services/{Sid}',
       'PUT /2fa/2/applications/{appId}/email/messages/{msgId}', 'PUT /2fa/2/applications/{appId}/messages/{msgId}',
       // Every field of the security settings is optional (left out: unchanged), so an empty PUT changes nothing.

@@ -237,6 +237,21 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       assert.ok(await store.twilio.getVerification(accountId, lasting.pin.id), 'a verification whose PIN is kept is kept');
     });
 
+    it('keeps a Service\'s Rate Limit names unique under concurrent creates, and deletes a limit with its Buckets', async () => {
+      const limit = (sid: string) => ({ sid, accountId, applicationId: app.id, uniqueName: 'end_user_ip', description: null, createdAt: T0, updatedAt: T0 });
+      const created = await Promise.all([1, 2, 3].map((i) => store.twilio.insertRateLimit(limit(`RK${String(i).repeat(32)}`))));
+      assert.equal(created.filter(Boolean).length, 1, 'one name, one limit');
+      const [kept] = await store.twilio.listRateLimits(accountId, app.id);
+      assert.ok(kept);
+      assert.equal(await store.twilio.getRateLimit(otherAccountId, app.id, kept.sid), undefined);
+      await store.twilio.insertBucket({ sid: `BL${'1'.repeat(32)}`, rateLimitSid: kept.sid, accountId, applicationId: app.id, max: 5, interval: 60, createdAt: T0, updatedAt: T0 });
+      assert.equal((await store.twilio.listBuckets(accountId, [kept.sid])).length, 1);
+      assert.deepEqual(await store.twilio.listBuckets(otherAccountId, [kept.sid]), []);
+      assert.equal(await store.twilio.deleteRateLimit(otherAccountId, app.id, kept.sid), false);
+      assert.equal(await store.twilio.deleteRateLimit(accountId, app.id, kept.sid), true);
+      assert.deepEqual(await store.twilio.listBuckets(accountId, [kept.sid]), [], 'its buckets went with it');
+    });
+
     it('lists verifications newest first with filters', async () => {
       const destination = `4179${Math.floor(Number(`0x${randomUUID().slice(0, 6)}`) % 10_000_000).toString().padStart(7, '0')}`;
       const older = newPin({ destination, createdAt: T0 }, false);

@@ -167,6 +167,52 @@ describe('Twilio Verify v2 through the official Node SDK', () => {
     });
   });
 
+  describe('Rate Limits and Buckets', () => {
+    it('creates, fetches, updates, lists and deletes Rate Limits and their Buckets', async () => {
+      const service = client.verify.v2.services(serviceSid);
+      const limit = await service.rateLimits.create({ uniqueName: 'user_id', description: 'per user' });
+      assert.match(limit.sid, /^RK[0-9a-f]{32}$/);
+      assert.deepEqual([limit.serviceSid, limit.accountSid, limit.uniqueName, limit.description], [serviceSid, accountSid, 'user_id', 'per user']);
+      assert.equal(limit.links['buckets'], `${base}/v2/Services/${serviceSid}/RateLimits/${limit.sid}/Buckets`);
+      assert.equal((await service.rateLimits(limit.sid).update({ description: 'per signed-in user' })).description, 'per signed-in user');
+      assert.equal((await service.rateLimits(limit.sid).fetch()).uniqueName, 'user_id');
+      assert.ok((await service.rateLimits.list()).some((l) => l.sid === limit.sid));
+      await rejectsWith(service.rateLimits.create({ uniqueName: 'user_id' }), 409, 60208);
+      await rejectsWith(service.rateLimits.create({ uniqueName: 'has spaces' }), 400, 60209);
+
+      const bucket = await service.rateLimits(limit.sid).buckets.create({ max: 5, interval: 60 });
+      assert.match(bucket.sid, /^BL[0-9a-f]{32}$/);
+      assert.deepEqual([bucket.rateLimitSid, bucket.serviceSid, bucket.max, bucket.interval], [limit.sid, serviceSid, 5, 60]);
+      assert.equal((await service.rateLimits(limit.sid).buckets(bucket.sid).update({ max: 7 })).max, 7);
+      assert.equal((await service.rateLimits(limit.sid).buckets(bucket.sid).fetch()).interval, 60);
+      assert.deepEqual((await service.rateLimits(limit.sid).buckets.list()).map((b) => b.sid), [bucket.sid]);
+      await rejectsWith(service.rateLimits(limit.sid).buckets.create({ max: 1, interval: 60 }), 400, 60211);
+      assert.equal(await service.rateLimits(limit.sid).buckets(bucket.sid).remove(), true);
+      await rejectsWith(service.rateLimits(limit.sid).buckets(bucket.sid).fetch(), 404, 20404);
+      await service.rateLimits(limit.sid).buckets.create({ max: 1, interval: 3600 });
+      assert.equal(await service.rateLimits(limit.sid).remove(), true);
+      await rejectsWith(service.rateLimits(limit.sid).fetch(), 404, 20404);
+      await rejectsWith(service.rateLimits(limit.sid).buckets.list(), 404, 20404);
+    });
+
+    it('refuses a start over a Bucket of a limit the start names (429, 20429), per value, until the interval has passed', async () => {
+      const service = client.verify.v2.services(serviceSid);
+      const limit = await service.rateLimits.create({ uniqueName: 'end_user_ip' });
+      await service.rateLimits(limit.sid).buckets.create({ max: 2, interval: 60 });
+      const start = (ip: string) => service.verifications.create({ to: `+${freshPhone()}`, channel: 'sms', rateLimits: { end_user_ip: ip } });
+      await start('203.0.113.7');
+      await start('203.0.113.7');
+      const refused = await rejectsWith(start('203.0.113.7'), 429, 20429);
+      assert.match(refused.message, /rate limit/i);
+      assert.equal((await start('198.51.100.1')).status, 'pending', 'another value has its own count');
+      assert.equal((await service.verifications.create({ to: `+${freshPhone()}`, channel: 'sms' })).status, 'pending', 'a start naming no limit is not limited');
+      assert.equal((await service.verifications.create({ to: `+${freshPhone()}`, channel: 'sms', rateLimits: { other_name: '203.0.113.7' } })).status, 'pending', 'nor one naming a limit the service does not have');
+      h.clock.advance(61_000);
+      assert.equal((await start('203.0.113.7')).status, 'pending');
+      await rejectsWith(service.verifications.create({ to: `+${freshPhone()}`, channel: 'sms', rateLimits: 'not json' as never }), 400, 60200);
+    });
+  });
+
   describe('Verifications', () => {
     const verify = () => client.verify.v2.services(serviceSid);
 

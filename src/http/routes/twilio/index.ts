@@ -2,19 +2,31 @@
 // form-encoded bodies (Twilio's), and every route of it declares the dialect, so that its errors
 // are Twilio's (error-envelope.ts) and it authenticates with HTTP Basic (auth.ts).
 import type { RegisterRoute } from '../../route-types.js';
+import createBucket from './create-bucket.js';
+import createRateLimit from './create-rate-limit.js';
 import createService from './create-service.js';
 import createVerification from './create-verification.js';
 import createVerificationCheck from './create-verification-check.js';
+import deleteBucket from './delete-bucket.js';
+import deleteRateLimit from './delete-rate-limit.js';
 import deleteService from './delete-service.js';
+import fetchBucket from './fetch-bucket.js';
+import fetchRateLimit from './fetch-rate-limit.js';
 import fetchService from './fetch-service.js';
 import fetchVerification from './fetch-verification.js';
+import listBuckets from './list-buckets.js';
+import listRateLimits from './list-rate-limits.js';
 import listServices from './list-services.js';
+import updateBucket from './update-bucket.js';
+import updateRateLimit from './update-rate-limit.js';
 import updateService from './update-service.js';
 import updateVerification from './update-verification.js';
 
 const TWILIO_ROUTES: RegisterRoute[] = [
   createService, listServices, fetchService, updateService, deleteService,
   createVerification, fetchVerification, updateVerification, createVerificationCheck,
+  createRateLimit, listRateLimits, fetchRateLimit, updateRateLimit, deleteRateLimit,
+  createBucket, listBuckets, fetchBucket, updateBucket, deleteBucket,
 ];
 
 /** Form bodies as the SDKs send them: a repeated key becomes an array of its values. */

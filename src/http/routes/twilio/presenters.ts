@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { accountSid, serviceSid, verificationSid } from '../../../domain/twilio-sids.js';
 import type { TwilioService } from '../../../service/twilio-services.js';
 import type { Verification } from '../../../service/twilio-verifications.js';
+import type { BucketInService, RateLimitInService } from '../../../service/twilio-rate-limits.js';
 import { SERVICE_SETTINGS } from './schemas.js';
 
 /** 2015-07-30T20:00:00Z: seconds, as Twilio writes them. */
@@ -88,6 +89,29 @@ export function toVerification(request: FastifyRequest, v: Verification) {
 
 export function toVerificationCheck(v: Verification, valid: boolean) {
   return { ...verificationFields(v, valid), sna_attempts_error_codes: [] };
+}
+
+export function rateLimitPath({ service, rateLimit }: RateLimitInService): string {
+  return `/Services/${serviceSid(service.application.id)}/RateLimits/${rateLimit.sid}`;
+}
+
+export function toRateLimit(request: FastifyRequest, found: RateLimitInService) {
+  const { service, rateLimit } = found;
+  const url = `${baseUrl(request)}${rateLimitPath(found)}`;
+  return {
+    sid: rateLimit.sid, service_sid: serviceSid(service.application.id), account_sid: accountSid(rateLimit.accountId),
+    unique_name: rateLimit.uniqueName, description: rateLimit.description,
+    date_created: isoDate(rateLimit.createdAt), date_updated: isoDate(rateLimit.updatedAt), url, links: { buckets: `${url}/Buckets` },
+  };
+}
+
+export function toBucket(request: FastifyRequest, found: BucketInService) {
+  const { service, bucket } = found;
+  return {
+    sid: bucket.sid, rate_limit_sid: bucket.rateLimitSid, service_sid: serviceSid(service.application.id), account_sid: accountSid(bucket.accountId),
+    max: bucket.max, interval: bucket.interval, date_created: isoDate(bucket.createdAt), date_updated: isoDate(bucket.updatedAt),
+    url: `${baseUrl(request)}${rateLimitPath(found)}/Buckets/${bucket.sid}`,
+  };
 }
 
 export const PAGE_SIZE_DEFAULT = 50;

@@ -14,7 +14,12 @@ export const FormInteger = Type.String({ pattern: '^-?[0-9]{1,9}$' });
 
 const ServiceSid = Type.String({ pattern: '^VA[0-9a-fA-F]{32}$', description: 'The Service\'s SID: VA + 32 hex.' });
 const VerificationSid = Type.String({ pattern: '^VE[0-9a-fA-F]{32}$', description: 'The Verification\'s SID: VE + 32 hex.' });
+const RateLimitSid = Type.String({ pattern: '^RK[0-9a-fA-F]{32}$', description: 'The Rate Limit\'s SID: RK + 32 hex.' });
+const BucketSid = Type.String({ pattern: '^BL[0-9a-fA-F]{32}$', description: 'The Bucket\'s SID: BL + 32 hex.' });
 export const ServiceSidParams = Type.Object({ ServiceSid });
+export const RateLimitParams = Type.Object({ ServiceSid, Sid: RateLimitSid });
+export const BucketsParams = Type.Object({ ServiceSid, RateLimitSid });
+export const BucketParams = Type.Object({ ServiceSid, RateLimitSid, Sid: BucketSid });
 export const SidParams = Type.Object({ Sid: ServiceSid });
 export const ServiceAndSidParams = Type.Object({ ServiceSid, Sid: VerificationSid });
 
@@ -173,6 +178,51 @@ export const VerificationCheckSchema = Type.Object({
   ...verificationFields,
   sna_attempts_error_codes: Type.Array(Type.Object({ attempt_sid: Type.String(), code: Type.Integer() })),
 }, { title: 'TwilioVerificationCheck', description: 'The outcome of the check: approved and valid, or pending and not valid.' });
+
+export const CreateRateLimitBody = Type.Object({
+  UniqueName: Type.String({ description: 'The name starts give values for, e.g. end_user_ip (letters, digits, _ . -; never personal data).' }),
+  Description: Type.Optional(Type.String()),
+}, { additionalProperties: true });
+
+export const UpdateRateLimitBody = Type.Object({ Description: Type.Optional(Type.String()) }, { additionalProperties: true });
+
+export const RateLimitSchema = Type.Object({
+  sid: Type.String(),
+  service_sid: Type.String(),
+  account_sid: Type.String(),
+  unique_name: Type.String(),
+  description: NullableString,
+  date_created: DateTime,
+  date_updated: DateTime,
+  url: Type.String(),
+  links: Type.Object({ buckets: Type.String() }),
+}, { title: 'TwilioRateLimit', description: 'A Rate Limit of the Service.' });
+
+export const RateLimitPageSchema = Type.Object({ rate_limits: Type.Array(RateLimitSchema), meta: PageMetaSchema }, { title: 'TwilioRateLimitPage', description: 'One page of Rate Limits.' });
+
+export const CreateBucketBody = Type.Object({
+  Max: Type.String({ pattern: '^[0-9]{1,9}$', description: 'Starts allowed per value of the limit in the interval.' }),
+  Interval: Type.String({ pattern: '^[0-9]{1,9}$', description: 'Seconds.' }),
+}, { additionalProperties: true });
+
+export const UpdateBucketBody = Type.Object({
+  Max: Type.Optional(Type.String({ pattern: '^[0-9]{1,9}$' })),
+  Interval: Type.Optional(Type.String({ pattern: '^[0-9]{1,9}$' })),
+}, { additionalProperties: true });
+
+export const BucketSchema = Type.Object({
+  sid: Type.String(),
+  rate_limit_sid: Type.String(),
+  service_sid: Type.String(),
+  account_sid: Type.String(),
+  max: Type.Integer(),
+  interval: Type.Integer(),
+  date_created: DateTime,
+  date_updated: DateTime,
+  url: Type.String(),
+}, { title: 'TwilioRateLimitBucket', description: 'A Bucket of a Rate Limit: at most max starts per value in interval seconds.' });
+
+export const BucketPageSchema = Type.Object({ buckets: Type.Array(BucketSchema), meta: PageMetaSchema }, { title: 'TwilioRateLimitBucketPage', description: 'One page of Buckets.' });
 
 /** What every route of the dialect declares: its dialect, its scope, and the form body it consumes. */
 export const FORM = ['application/x-www-form-urlencoded'];
