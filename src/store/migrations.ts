@@ -336,6 +336,33 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         await db.schema.createIndex('twilio_rate_limit_buckets_limit').on('twilio_rate_limit_buckets').columns(['rate_limit_sid', 'created_at']).execute();
       },
     },
+    '0011_twilio_attempts': {
+      async up(db: Kysely<unknown>) {
+        // Each send of a verification (Twilio's Verification Attempt, VL...): its send_code_attempts
+        // entries, and the account's attempt list and conversion summary. Purged with its PIN.
+        await db.schema.createTable('twilio_attempts')
+          .addColumn('sid', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('pin_id', 'text', (c) => c.notNull())
+          .addColumn('channel', 'text', (c) => c.notNull())
+          .addColumn('seq', 'integer', (c) => c.notNull())
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addColumn('expires_at', bigint, (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('twilio_attempts_pin').on('twilio_attempts').columns(['pin_id', 'seq']).execute();
+        await db.schema.createIndex('twilio_attempts_account').on('twilio_attempts').columns(['account_id', 'created_at']).execute();
+        await db.schema.createIndex('twilio_attempts_expires_at').on('twilio_attempts').column('expires_at').execute();
+        // The sends recorded so far as JSON beside each verification become rows, in their order.
+        const rows = await sql<{ pin_id: string; account_id: string; send_code_attempts: string; expires_at: number | string }>`select pin_id, account_id, send_code_attempts, expires_at from twilio_verifications`.execute(db);
+        for (const row of rows.rows) {
+          const attempts = JSON.parse(row.send_code_attempts) as Array<{ time: number; channel: string; attemptSid: string }>;
+          for (const [seq, a] of attempts.entries()) {
+            await sql`insert into twilio_attempts (sid, account_id, pin_id, channel, seq, created_at, expires_at) values (${a.attemptSid}, ${row.account_id}, ${row.pin_id}, ${a.channel}, ${seq}, ${a.time}, ${Number(row.expires_at)})`.execute(db);
+          }
+        }
+        await db.schema.alterTable('twilio_verifications').dropColumn('send_code_attempts').execute();
+      },
+    },
   };
 }
 

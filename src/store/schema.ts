@@ -165,8 +165,24 @@ export interface Database {
   audit_heads: AuditHeadsTable;
   twilio_services: TwilioServicesTable;
   twilio_verifications: TwilioVerificationsTable;
+  twilio_attempts: TwilioAttemptsTable;
   twilio_rate_limits: TwilioRateLimitsTable;
   twilio_rate_limit_buckets: TwilioRateLimitBucketsTable;
+}
+
+/** One send of a Twilio Verification (a Verification Attempt). */
+export interface TwilioAttemptsTable {
+  /** VL + 32 hex: the outbox row's id when a message was queued. */
+  sid: string;
+  account_id: string;
+  pin_id: string;
+  /** Twilio's channel name: sms, call, email. */
+  channel: string;
+  /** 0, 1, ...: the order of the verification's sends, which may share a millisecond. */
+  seq: number;
+  created_at: number;
+  /** The PIN's expiry: the purge deletes the row with the PIN. */
+  expires_at: number;
 }
 
 /** A Twilio Service Rate Limit: a name whose values a start may give (`RateLimits={"name":"value"}`). */
@@ -218,8 +234,6 @@ export interface TwilioVerificationsTable {
   status: string;
   /** Twilio's channel name of the latest send: sms, call, email. */
   channel: string;
-  /** JSON array of {time, channel, attempt_sid}. */
-  send_code_attempts: string;
   created_at: number;
   updated_at: number;
   /** The PIN's expiry: the purge deletes the row with the PIN. */

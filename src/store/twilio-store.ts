@@ -1,8 +1,9 @@
 // The Twilio Verify dialect's own rows beside the engine's: the Twilio-only settings of a Service
 // (an application) and the Twilio side of a Verification (a PIN). Every query is bounded by the
 // account that asks. The PIN itself (its secret, attempts, expiry) stays in `pins`.
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import { batchOf, inBatches, type PurgeLimits } from './purge-batches.js';
+import type { Channel, DeliveryStatus } from './store.js';
 import type { Database, TwilioRateLimitBucketsTable, TwilioRateLimitsTable, TwilioServicesTable, TwilioVerificationsTable } from './schema.js';
 
 export interface TwilioServiceRow {
@@ -58,6 +59,39 @@ export interface TwilioBucketRow {
   updatedAt: number;
 }
 
+/** A send as the account's attempt list shows it, with what its PIN says now. */
+export interface TwilioAttemptRow {
+  sid: string;
+  accountId: string;
+  pinId: string;
+  channel: string;
+  createdAt: number;
+  applicationId: string;
+  destination: string;
+  pinChannel: Channel;
+  country: string | null;
+  verifiedAt: number | null;
+  expiresAt: number;
+  deliveryStatus: DeliveryStatus;
+  deliveryError: string | null;
+  /** The latest change the attempt's outcome saw (its PIN verified, locked or delivered). */
+  updatedAt: number;
+}
+
+export interface AttemptFilter {
+  since?: number;
+  until?: number;
+  applicationId?: string;
+  pinId?: string;
+  /** Exactly this destination (digits of a phone number, or an address). */
+  destination?: string;
+  /** Destinations starting with these digits. */
+  destinationPrefix?: string;
+  country?: string;
+  channel?: string;
+  converted?: boolean;
+}
+
 export interface TwilioStore {
   getService(accountId: string, applicationId: string): Promise<TwilioServiceRow | undefined>;
   listServices(accountId: string): Promise<TwilioServiceRow[]>;
@@ -77,8 +111,14 @@ export interface TwilioStore {
   settlePin(accountId: string, pinId: string, outcome: 'approved' | 'canceled', now: number): Promise<boolean>;
   /** The id of the newest PIN of the application to the destination, if any. */
   latestPinId(accountId: string, applicationId: string, destination: string): Promise<string | undefined>;
-  /** Deletes, in batches, the verification rows of PINs expired at or before `cutoff` (the PINs' own purge). */
+  /** Deletes, in batches, the verification and attempt rows of PINs expired at or before `cutoff` (the PINs' own purge). */
   purge(cutoff: number, limits: PurgeLimits): Promise<number>;
+
+  // Verification Attempts: the account's sends, newest first.
+  listAttempts(accountId: string, filter: AttemptFilter, offset: number, limit: number): Promise<TwilioAttemptRow[]>;
+  getAttempt(accountId: string, sid: string): Promise<TwilioAttemptRow | undefined>;
+  /** How many attempts match, and how many of them belong to a verified PIN. */
+  summarizeAttempts(accountId: string, filter: AttemptFilter): Promise<{ total: number; converted: number }>;
 
   // Rate Limits and their Buckets, oldest first, inside the application (the Service) of the account.
   /** False when the application has a Rate Limit of that unique name already. */
@@ -103,11 +143,10 @@ function serviceFromRow(row: Selectable<TwilioServicesTable>): TwilioServiceRow 
   };
 }
 
-function verificationFromRow(row: Selectable<TwilioVerificationsTable>): TwilioVerificationRow {
+function verificationFromRow(row: Selectable<TwilioVerificationsTable>, attempts: SendCodeAttempt[]): TwilioVerificationRow {
   return {
     pinId: row.pin_id, accountId: row.account_id, status: row.status as TwilioVerificationStatus, channel: row.channel,
-    sendCodeAttempts: JSON.parse(row.send_code_attempts) as SendCodeAttempt[], createdAt: Number(row.created_at), updatedAt: Number(row.updated_at),
-    expiresAt: Number(row.expires_at),
+    sendCodeAttempts: attempts, createdAt: Number(row.created_at), updatedAt: Number(row.updated_at), expiresAt: Number(row.expires_at),
   };
 }
 
@@ -122,6 +161,25 @@ function bucketFromRow(row: Selectable<TwilioRateLimitBucketsTable>): TwilioBuck
   return {
     sid: row.sid, rateLimitSid: row.rate_limit_sid, accountId: row.account_id, applicationId: row.application_id, max: Number(row.max),
     interval: Number(row.interval), createdAt: Number(row.created_at), updatedAt: Number(row.updated_at),
+  };
+}
+
+const ATTEMPT_COLUMNS = [
+  'a.sid', 'a.account_id', 'a.pin_id', 'a.channel', 'a.created_at', 'p.application_id', 'p.destination', 'p.channel as pin_channel', 'p.country',
+  'p.verified_at', 'p.locked_at', 'p.expires_at', 'p.delivery_status', 'p.delivery_error', 'p.delivered_at',
+] as const;
+
+function attemptFromRow(row: {
+  sid: string; account_id: string; pin_id: string; channel: string; created_at: number; application_id: string; destination: string; pin_channel: string;
+  country: string | null; verified_at: number | null; locked_at: number | null; expires_at: number; delivery_status: string; delivery_error: string | null; delivered_at: number | null;
+}): TwilioAttemptRow {
+  const createdAt = Number(row.created_at);
+  return {
+    sid: row.sid, accountId: row.account_id, pinId: row.pin_id, channel: row.channel, createdAt, applicationId: row.application_id,
+    destination: row.destination, pinChannel: row.pin_channel as Channel, country: row.country,
+    verifiedAt: row.verified_at === null ? null : Number(row.verified_at), expiresAt: Number(row.expires_at),
+    deliveryStatus: row.delivery_status as DeliveryStatus, deliveryError: row.delivery_error,
+    updatedAt: Math.max(createdAt, Number(row.verified_at ?? 0), Number(row.locked_at ?? 0), Number(row.delivered_at ?? 0)),
   };
 }
 
@@ -153,22 +211,32 @@ export class KyselyTwilioStore implements TwilioStore {
 
   async getVerification(accountId: string, pinId: string): Promise<TwilioVerificationRow | undefined> {
     const row = await this.db.selectFrom('twilio_verifications').selectAll().where('pin_id', '=', pinId).where('account_id', '=', accountId).executeTakeFirst();
-    return row ? verificationFromRow(row) : undefined;
+    if (!row) return undefined;
+    const attempts = await this.db.selectFrom('twilio_attempts').select(['sid', 'channel', 'created_at'])
+      .where('pin_id', '=', pinId).where('account_id', '=', accountId).orderBy('seq').execute();
+    return verificationFromRow(row, attempts.map((a) => ({ time: Number(a.created_at), channel: a.channel, attemptSid: a.sid })));
   }
 
   async insertVerification(row: TwilioVerificationRow): Promise<void> {
-    await this.db.insertInto('twilio_verifications').values({
-      pin_id: row.pinId, account_id: row.accountId, status: row.status, channel: row.channel,
-      send_code_attempts: JSON.stringify(row.sendCodeAttempts), created_at: row.createdAt, updated_at: row.updatedAt, expires_at: row.expiresAt,
-    }).execute();
+    await this.db.transaction().execute(async (trx) => {
+      await trx.insertInto('twilio_verifications').values({
+        pin_id: row.pinId, account_id: row.accountId, status: row.status, channel: row.channel, created_at: row.createdAt, updated_at: row.updatedAt, expires_at: row.expiresAt,
+      }).execute();
+      for (const [seq, attempt] of row.sendCodeAttempts.entries()) await this.insertAttempt(trx, row.accountId, row.pinId, attempt, seq, row.expiresAt);
+    });
+  }
+
+  private async insertAttempt(db: Kysely<Database>, accountId: string, pinId: string, attempt: SendCodeAttempt, seq: number, expiresAt: number): Promise<void> {
+    await db.insertInto('twilio_attempts').values({ sid: attempt.attemptSid, account_id: accountId, pin_id: pinId, channel: attempt.channel, seq, created_at: attempt.time, expires_at: expiresAt }).execute();
   }
 
   async recordSend(accountId: string, pinId: string, attempt: SendCodeAttempt, now: number): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      const row = await trx.selectFrom('twilio_verifications').select('send_code_attempts').where('pin_id', '=', pinId).where('account_id', '=', accountId).executeTakeFirst();
+      const row = await trx.selectFrom('twilio_verifications').select('expires_at').where('pin_id', '=', pinId).where('account_id', '=', accountId).executeTakeFirst();
       if (!row) return;
-      const attempts = [...(JSON.parse(row.send_code_attempts) as SendCodeAttempt[]), attempt];
-      await trx.updateTable('twilio_verifications').set({ send_code_attempts: JSON.stringify(attempts), channel: attempt.channel, updated_at: now })
+      const sends = await trx.selectFrom('twilio_attempts').select((eb) => eb.fn.countAll<number | string>().as('n')).where('pin_id', '=', pinId).executeTakeFirst();
+      await this.insertAttempt(trx, accountId, pinId, attempt, Number(sends?.n ?? 0), Number(row.expires_at));
+      await trx.updateTable('twilio_verifications').set({ channel: attempt.channel, updated_at: now })
         .where('pin_id', '=', pinId).where('account_id', '=', accountId).execute();
     });
   }
@@ -202,9 +270,44 @@ export class KyselyTwilioStore implements TwilioStore {
   }
 
   async purge(cutoff: number, limits: PurgeLimits): Promise<number> {
+    await inBatches(limits, async (batch) => (await this.db.deleteFrom('twilio_attempts')
+      .where('sid', 'in', batchOf(this.db.selectFrom('twilio_attempts').select('sid').where('expires_at', '<=', cutoff).orderBy('expires_at').limit(batch), this.dialect))
+      .executeTakeFirst()).numDeletedRows);
     return inBatches(limits, async (batch) => (await this.db.deleteFrom('twilio_verifications')
       .where('pin_id', 'in', batchOf(this.db.selectFrom('twilio_verifications').select('pin_id').where('expires_at', '<=', cutoff).orderBy('expires_at').limit(batch), this.dialect))
       .executeTakeFirst()).numDeletedRows);
+  }
+
+  private attempts(accountId: string, filter: AttemptFilter) {
+    let query = this.db.selectFrom('twilio_attempts as a').innerJoin('pins as p', 'p.id', 'a.pin_id')
+      .where('a.account_id', '=', accountId).where('p.account_id', '=', accountId);
+    if (filter.since !== undefined) query = query.where('a.created_at', '>=', filter.since);
+    if (filter.until !== undefined) query = query.where('a.created_at', '<=', filter.until);
+    if (filter.applicationId !== undefined) query = query.where('p.application_id', '=', filter.applicationId);
+    if (filter.pinId !== undefined) query = query.where('a.pin_id', '=', filter.pinId);
+    if (filter.destination !== undefined) query = query.where('p.destination', '=', filter.destination);
+    if (filter.destinationPrefix !== undefined) query = query.where('p.destination', 'like', `${filter.destinationPrefix.replace(/[^0-9]/g, '')}%`);
+    if (filter.country !== undefined) query = query.where('p.country', '=', filter.country.toUpperCase());
+    if (filter.channel !== undefined) query = query.where('a.channel', '=', filter.channel);
+    if (filter.converted !== undefined) query = query.where('p.verified_at', filter.converted ? 'is not' : 'is', null);
+    return query;
+  }
+
+  async listAttempts(accountId: string, filter: AttemptFilter, offset: number, limit: number): Promise<TwilioAttemptRow[]> {
+    const rows = await this.attempts(accountId, filter).select(ATTEMPT_COLUMNS).orderBy('a.created_at', 'desc').orderBy('a.pin_id', 'desc').orderBy('a.seq', 'desc').limit(limit).offset(offset).execute();
+    return rows.map(attemptFromRow);
+  }
+
+  async getAttempt(accountId: string, sid: string): Promise<TwilioAttemptRow | undefined> {
+    const row = await this.attempts(accountId, {}).select(ATTEMPT_COLUMNS).where('a.sid', '=', sid).executeTakeFirst();
+    return row ? attemptFromRow(row) : undefined;
+  }
+
+  async summarizeAttempts(accountId: string, filter: AttemptFilter): Promise<{ total: number; converted: number }> {
+    const row = await this.attempts(accountId, filter)
+      .select([sql<number | string>`count(*)`.as('total'), sql<number | string | null>`sum(case when p.verified_at is not null then 1 else 0 end)`.as('converted')])
+      .executeTakeFirst();
+    return { total: Number(row?.total ?? 0), converted: Number(row?.converted ?? 0) };
   }
 
   async insertRateLimit(row: TwilioRateLimitRow): Promise<boolean> {

@@ -205,13 +205,19 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       const newer = newPin({ destination: '41790000001', createdAt: T0 + 10 });
       for (const p of [older, newer]) {
         assert.equal((await store.createPin(p, [], T0)).allowed, true);
-        await store.twilio.insertVerification({ pinId: p.pin.id, accountId, status: 'pending', channel: 'sms', sendCodeAttempts: [{ time: T0, channel: 'sms', attemptSid: 'VL1' }], createdAt: T0, updatedAt: T0, expiresAt: p.pin.expiresAt });
+        await store.twilio.insertVerification({ pinId: p.pin.id, accountId, status: 'pending', channel: 'sms', sendCodeAttempts: [{ time: p.pin.createdAt, channel: 'sms', attemptSid: `VL1-${p.pin.id}` }], createdAt: T0, updatedAt: T0, expiresAt: p.pin.expiresAt });
       }
       assert.equal(await store.twilio.latestPinId(accountId, app.id, '41790000001'), newer.pin.id);
       assert.equal(await store.twilio.latestPinId(otherAccountId, app.id, '41790000001'), undefined);
-      await store.twilio.recordSend(accountId, newer.pin.id, { time: T0 + 5, channel: 'call', attemptSid: 'VL2' }, T0 + 5);
+      await store.twilio.recordSend(accountId, newer.pin.id, { time: T0 + 15, channel: 'call', attemptSid: `VL2-${newer.pin.id}` }, T0 + 15);
       const row = await store.twilio.getVerification(accountId, newer.pin.id);
-      assert.deepEqual(row?.sendCodeAttempts.map((a) => a.attemptSid), ['VL1', 'VL2']);
+      assert.deepEqual(row?.sendCodeAttempts.map((a) => a.attemptSid), [`VL1-${newer.pin.id}`, `VL2-${newer.pin.id}`]);
+      // The account's attempts, newest first, with their PINs' destination; none for another account.
+      const attempts = await store.twilio.listAttempts(accountId, { destination: '41790000001' }, 0, 10);
+      assert.deepEqual(attempts.map((a) => a.sid), [`VL2-${newer.pin.id}`, `VL1-${newer.pin.id}`, `VL1-${older.pin.id}`]);
+      assert.equal((await store.twilio.getAttempt(accountId, `VL2-${newer.pin.id}`))?.channel, 'call');
+      assert.equal(await store.twilio.getAttempt(otherAccountId, `VL2-${newer.pin.id}`), undefined);
+      assert.deepEqual(await store.twilio.summarizeAttempts(accountId, { destination: '41790000001' }), { total: 3, converted: 0 });
       assert.equal(row?.channel, 'call');
       assert.equal(await store.twilio.getVerification(otherAccountId, newer.pin.id), undefined);
 
@@ -232,8 +238,10 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       const lasting = newPin({ destination: '41790000002', createdAt: T0, expiresAt: T0 + 86_400_000 });
       await store.createPin(lasting, [], T0);
       await store.twilio.insertVerification({ pinId: lasting.pin.id, accountId, status: 'pending', channel: 'sms', sendCodeAttempts: [], createdAt: T0, updatedAt: T0, expiresAt: lasting.pin.expiresAt });
+      assert.deepEqual(await store.twilio.summarizeAttempts(accountId, { destination: '41790000001', converted: true }), { total: settled?.verifiedAt !== null ? 2 : 0, converted: settled?.verifiedAt !== null ? 2 : 0 });
       assert.equal(await store.twilio.purge(T0 + 60_000, { batch: 1, batchesPerRun: 10 }), 2);
       assert.equal(await store.twilio.getVerification(accountId, older.pin.id), undefined);
+      assert.equal(await store.twilio.getAttempt(accountId, `VL1-${older.pin.id}`), undefined, 'attempts go with their PIN');
       assert.ok(await store.twilio.getVerification(accountId, lasting.pin.id), 'a verification whose PIN is kept is kept');
     });
 

@@ -12,13 +12,16 @@ const { operations } = JSON.parse(fs.readFileSync(new URL('./fixtures/twilio-ver
 /** "/v2/Services/VA.../Verifications/VE..." as the document's template "/v2/Services/{ServiceSid}/Verifications/{Sid}". */
 export function templateOf(method: string, path: string): string | undefined {
   const segments = path.split('/').filter((s) => s !== '');
+  const matching: string[] = [];
   for (const key of Object.keys(operations)) {
     const [m, template] = key.split(' ') as [string, string];
     if (m !== method.toUpperCase()) continue;
     const parts = template.split('/').filter((s) => s !== '');
-    if (parts.length === segments.length && parts.every((p, i) => p.startsWith('{') || p === segments[i])) return template;
+    if (parts.length === segments.length && parts.every((p, i) => p.startsWith('{') || p === segments[i])) matching.push(template);
   }
-  return undefined;
+  // A static segment wins over a parameter (/Attempts/Summary over /Attempts/{Sid}), as in the router.
+  const params = (template: string) => (template.match(/\{/g) ?? []).length;
+  return matching.sort((a, b) => params(a) - params(b))[0];
 }
 
 function assertShape(value: unknown, shape: Shape, where: string): void {

@@ -213,6 +213,47 @@ describe('Twilio Verify v2 through the official Node SDK', () => {
     });
   });
 
+  describe('Verification Attempts and their Summary', () => {
+    it('lists each send as an attempt, converted once its verification is approved, filters and pages them, and sums them up', async () => {
+      const service = await client.verify.v2.services.create({ friendlyName: 'Attempts' });
+      const verify = client.verify.v2.services(service.sid);
+      const to = `+${freshPhone()}`;
+      const first = await verify.verifications.create({ to, channel: 'sms' });
+      h.clock.advance(1000);
+      const again = await verify.verifications.create({ to, channel: 'call' });
+      const code = await deliveredPin(h, pinIdOf(first.sid));
+      assert.equal((await verify.verificationChecks.create({ to, code })).status, 'approved');
+      h.clock.advance(1000);
+      const other = await verify.verifications.create({ to: `+${freshPhone()}`, channel: 'sms' });
+
+      const attempts = await client.verify.v2.verificationAttempts.list({ verifyServiceSid: service.sid });
+      assert.deepEqual(attempts.map((a) => a.verificationSid), [other.sid, first.sid, first.sid], 'newest first');
+      assert.deepEqual(attempts.map((a) => a.conversionStatus), ['unconverted', 'converted', 'converted']);
+      assert.deepEqual(attempts.map((a) => a.channel), ['sms', 'call', 'sms']);
+      assert.deepEqual(attempts.slice(1).map((a) => a.sid).reverse(), again.sendCodeAttempts.map((a) => (a as { attempt_sid: string }).attempt_sid),
+        'an attempt is an entry of send_code_attempts');
+      const fetched = await client.verify.v2.verificationAttempts(attempts[0]!.sid).fetch();
+      assert.equal(fetched.serviceSid, service.sid);
+      assert.equal((fetched.channelData as { to: string }).to, other.to);
+      assert.equal((await client.verify.v2.verificationAttempts.list({ verifyServiceSid: service.sid, status: 'converted' })).length, 2);
+      assert.equal((await client.verify.v2.verificationAttempts.list({ verificationSid: other.sid })).length, 1);
+      assert.equal((await client.verify.v2.verificationAttempts.list({ 'channelData.to': to })).length, 2);
+      const firstPage = await client.verify.v2.verificationAttempts.page({ verifyServiceSid: service.sid, pageSize: 2 });
+      assert.equal(firstPage.instances.length, 2);
+      assert.match(firstPage.nextPageUrl ?? '', new RegExp(`VerifyServiceSid=${service.sid}`), 'the next page keeps the filter');
+      assert.deepEqual((await firstPage.nextPage())?.instances.map((a) => a.sid), [attempts[2]!.sid]);
+
+      const summary = await client.verify.v2.verificationAttemptsSummary().fetch({ verifyServiceSid: service.sid });
+      assert.deepEqual([summary.totalAttempts, summary.totalConverted, summary.totalUnconverted, summary.conversionRatePercentage], [3, 2, 1, '66.666666667']);
+      const none = await client.verify.v2.verificationAttemptsSummary().fetch({ verifyServiceSid: `VA${'0'.repeat(32)}` });
+      assert.deepEqual([none.totalAttempts, none.conversionRatePercentage], [0, '0']);
+      await rejectsWith(client.verify.v2.verificationAttempts(`VL${'0'.repeat(32)}`).fetch(), 404, 20404);
+      // Another account sees none of them.
+      const b = sdk((await h.request('GET', '/api/v1/me', { key: h.keys.b })).body.accountSid, h.keys.b);
+      await rejectsWith(b.verify.v2.verificationAttempts(attempts[0]!.sid).fetch(), 404, 20404);
+    });
+  });
+
   describe('Verifications', () => {
     const verify = () => client.verify.v2.services(serviceSid);
 

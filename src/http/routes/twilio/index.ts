@@ -10,10 +10,13 @@ import createVerificationCheck from './create-verification-check.js';
 import deleteBucket from './delete-bucket.js';
 import deleteRateLimit from './delete-rate-limit.js';
 import deleteService from './delete-service.js';
+import fetchAttempt from './fetch-attempt.js';
+import fetchAttemptsSummary from './fetch-attempts-summary.js';
 import fetchBucket from './fetch-bucket.js';
 import fetchRateLimit from './fetch-rate-limit.js';
 import fetchService from './fetch-service.js';
 import fetchVerification from './fetch-verification.js';
+import listAttempts from './list-attempts.js';
 import listBuckets from './list-buckets.js';
 import listRateLimits from './list-rate-limits.js';
 import listServices from './list-services.js';
@@ -27,6 +30,7 @@ const TWILIO_ROUTES: RegisterRoute[] = [
   createVerification, fetchVerification, updateVerification, createVerificationCheck,
   createRateLimit, listRateLimits, fetchRateLimit, updateRateLimit, deleteRateLimit,
   createBucket, listBuckets, fetchBucket, updateBucket, deleteBucket,
+  listAttempts, fetchAttempt, fetchAttemptsSummary,
 ];
 
 /** Form bodies as the SDKs send them: a repeated key becomes an array of its values. */

@@ -2,6 +2,8 @@
 // at the host that was asked (the SDKs follow them verbatim), Twilio's page `meta`.
 import type { FastifyRequest } from 'fastify';
 import { accountSid, serviceSid, verificationSid } from '../../../domain/twilio-sids.js';
+import type { DeliveryStatus } from '../../../store/store.js';
+import type { TwilioAttemptRow } from '../../../store/twilio-store.js';
 import type { TwilioService } from '../../../service/twilio-services.js';
 import type { Verification } from '../../../service/twilio-verifications.js';
 import type { BucketInService, RateLimitInService } from '../../../service/twilio-rate-limits.js';
@@ -117,20 +119,63 @@ export function toBucket(request: FastifyRequest, found: BucketInService) {
 export const PAGE_SIZE_DEFAULT = 50;
 export const PAGE_SIZE_MAX = 1000;
 
-/** One page of `items` as Twilio pages them: Page is the index, PageToken echoes it for the SDKs. */
-export function page<T>(request: FastifyRequest, path: string, key: string, items: readonly T[], query: { PageSize?: string; Page?: string }) {
-  const pageSize = Math.min(PAGE_SIZE_MAX, Math.max(1, Number(query.PageSize ?? PAGE_SIZE_DEFAULT)));
-  const index = Number(query.Page ?? 0);
-  const urlOf = (i: number) => `${baseUrl(request)}${path}?PageSize=${pageSize}&Page=${i}${i > 0 ? `&PageToken=PA${i}` : ''}`;
-  const start = index * pageSize;
+const PAGING = new Set(['PageSize', 'Page', 'PageToken']);
+
+/**
+ * Twilio's page `meta` for page `index` of `path`: Page is the index and PageToken echoes it for the
+ * SDKs; the request's other query parameters (filters) stay in every URL, which the SDKs follow as given.
+ */
+export function pageMeta(request: FastifyRequest, path: string, key: string, index: number, pageSize: number, hasNext: boolean) {
+  const filters = new URLSearchParams();
+  for (const [name, value] of Object.entries(request.query as Record<string, unknown>)) {
+    if (!PAGING.has(name) && value !== undefined) for (const v of ([] as unknown[]).concat(value)) filters.append(name, String(v));
+  }
+  const prefix = filters.size > 0 ? `${filters.toString()}&` : '';
+  const urlOf = (i: number) => `${baseUrl(request)}${path}?${prefix}PageSize=${pageSize}&Page=${i}${i > 0 ? `&PageToken=PA${i}` : ''}`;
   return {
-    items: items.slice(start, start + pageSize),
-    meta: {
-      page: index, page_size: pageSize, first_page_url: urlOf(0),
-      previous_page_url: index > 0 ? urlOf(index - 1) : null,
-      url: urlOf(index),
-      next_page_url: start + pageSize < items.length ? urlOf(index + 1) : null,
-      key,
+    page: index, page_size: pageSize, first_page_url: urlOf(0),
+    previous_page_url: index > 0 ? urlOf(index - 1) : null,
+    url: urlOf(index),
+    next_page_url: hasNext ? urlOf(index + 1) : null,
+    key,
+  };
+}
+
+/** The page index and size a list request asks for. */
+export function pageOf(query: { PageSize?: string; Page?: string }): { index: number; size: number } {
+  return { index: Number(query.Page ?? 0), size: Math.min(PAGE_SIZE_MAX, Math.max(1, Number(query.PageSize ?? PAGE_SIZE_DEFAULT))) };
+}
+
+/** One page of `items`, a list held whole. */
+export function page<T>(request: FastifyRequest, path: string, key: string, items: readonly T[], query: { PageSize?: string; Page?: string }) {
+  const { index, size } = pageOf(query);
+  const start = index * size;
+  return { items: items.slice(start, start + size), meta: pageMeta(request, path, key, index, size, start + size < items.length) };
+}
+
+const MESSAGE_STATUS: Record<DeliveryStatus, string> = {
+  queued: 'queued', sent: 'sent', delivered: 'delivered', undelivered: 'undelivered', failed: 'failed', not_sent: 'failed',
+};
+
+export function toAttempt(request: FastifyRequest, a: TwilioAttemptRow, now: number) {
+  const verification = verificationSid(a.pinId);
+  return {
+    sid: a.sid,
+    account_sid: accountSid(a.accountId),
+    service_sid: serviceSid(a.applicationId),
+    verification_sid: verification,
+    date_created: isoDate(a.createdAt),
+    date_updated: isoDate(a.updatedAt),
+    conversion_status: a.verifiedAt !== null ? 'converted' as const : 'unconverted' as const,
+    channel: a.channel,
+    price: null,
+    channel_data: {
+      verification_sid: verification,
+      to: a.pinChannel === 'email' ? a.destination : `+${a.destination}`,
+      status: a.verifiedAt !== null ? 'confirmed' as const : a.expiresAt <= now ? 'expired' as const : 'unconfirmed' as const,
+      message_status: MESSAGE_STATUS[a.deliveryStatus],
+      error_code: null, country: a.country, code_length: null, locale: a.pinChannel === 'email' ? null : 'en', mcc: null, mnc: null, carrier: null,
     },
+    url: `${baseUrl(request)}/Attempts/${a.sid}`,
   };
 }

@@ -16,6 +16,8 @@ const ServiceSid = Type.String({ pattern: '^VA[0-9a-fA-F]{32}$', description: 'T
 const VerificationSid = Type.String({ pattern: '^VE[0-9a-fA-F]{32}$', description: 'The Verification\'s SID: VE + 32 hex.' });
 const RateLimitSid = Type.String({ pattern: '^RK[0-9a-fA-F]{32}$', description: 'The Rate Limit\'s SID: RK + 32 hex.' });
 const BucketSid = Type.String({ pattern: '^BL[0-9a-fA-F]{32}$', description: 'The Bucket\'s SID: BL + 32 hex.' });
+const AttemptSid = Type.String({ pattern: '^VL[0-9a-fA-F]{32}$', description: 'The Verification Attempt\'s SID: VL + 32 hex.' });
+export const AttemptParams = Type.Object({ Sid: AttemptSid });
 export const ServiceSidParams = Type.Object({ ServiceSid });
 export const RateLimitParams = Type.Object({ ServiceSid, Sid: RateLimitSid });
 export const BucketsParams = Type.Object({ ServiceSid, RateLimitSid });
@@ -223,6 +225,65 @@ export const BucketSchema = Type.Object({
 }, { title: 'TwilioRateLimitBucket', description: 'A Bucket of a Rate Limit: at most max starts per value in interval seconds.' });
 
 export const BucketPageSchema = Type.Object({ buckets: Type.Array(BucketSchema), meta: PageMetaSchema }, { title: 'TwilioRateLimitBucketPage', description: 'One page of Buckets.' });
+
+const attemptFilters = {
+  DateCreatedAfter: Type.Optional(Type.String({ description: 'ISO 8601: attempts created at or after.' })),
+  DateCreatedBefore: Type.Optional(Type.String({ description: 'ISO 8601: attempts created at or before.' })),
+  Country: Type.Optional(Type.String({ description: 'ISO 3166-1 alpha-2 of the phone number.' })),
+  Channel: Type.Optional(Type.String({ description: 'sms, call or email.' })),
+  VerifyServiceSid: Type.Optional(Type.String()),
+};
+
+export const AttemptListQuery = Type.Object({
+  ...attemptFilters,
+  'ChannelData.To': Type.Optional(Type.String({ description: 'The To of the verification.' })),
+  VerificationSid: Type.Optional(Type.String()),
+  Status: Type.Optional(Type.Union([Type.Literal('converted'), Type.Literal('unconverted')])),
+  PageSize: PageQuery.properties.PageSize,
+  Page: PageQuery.properties.Page,
+  PageToken: PageQuery.properties.PageToken,
+}, { additionalProperties: true });
+
+export const AttemptSummaryQuery = Type.Object({
+  ...attemptFilters,
+  DestinationPrefix: Type.Optional(Type.String({ description: 'Digits the phone numbers start with (country code first).' })),
+}, { additionalProperties: true });
+
+export const AttemptSchema = Type.Object({
+  sid: Type.String(),
+  account_sid: Type.String(),
+  service_sid: Type.String(),
+  verification_sid: Type.String(),
+  date_created: DateTime,
+  date_updated: DateTime,
+  conversion_status: Type.Union([Type.Literal('converted'), Type.Literal('unconverted')]),
+  channel: Type.String(),
+  price: nullable(Type.Object({ value: Type.String(), currency: Type.String() })),
+  channel_data: Type.Object({
+    verification_sid: Type.String(),
+    to: Type.String(),
+    status: Type.Union([Type.Literal('confirmed'), Type.Literal('unconfirmed'), Type.Literal('expired')]),
+    message_status: Type.String({ description: 'The latest delivery status of the verification\'s messages.' }),
+    error_code: NullableString,
+    country: NullableString,
+    code_length: NullableInteger,
+    locale: NullableString,
+    mcc: NullableString,
+    mnc: NullableString,
+    carrier: NullableString,
+  }),
+  url: Type.String(),
+}, { title: 'TwilioVerificationAttempt', description: 'One send of a verification.' });
+
+export const AttemptPageSchema = Type.Object({ attempts: Type.Array(AttemptSchema), meta: PageMetaSchema }, { title: 'TwilioVerificationAttemptPage', description: 'One page of the account\'s attempts, newest first.' });
+
+export const AttemptSummarySchema = Type.Object({
+  total_attempts: Type.Integer(),
+  total_converted: Type.Integer(),
+  total_unconverted: Type.Integer(),
+  conversion_rate_percentage: Type.String(),
+  url: Type.String(),
+}, { title: 'TwilioVerificationAttemptsSummary', description: 'How many attempts match, how many of them converted.' });
 
 /** What every route of the dialect declares: its dialect, its scope, and the form body it consumes. */
 export const FORM = ['application/x-www-form-urlencoded'];
