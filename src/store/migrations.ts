@@ -366,7 +366,8 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
   };
 }
 
-class InCodeMigrations implements MigrationProvider {
+/** The migrations in code (exported for tests that stop short of the latest). */
+export class InCodeMigrations implements MigrationProvider {
   constructor(private readonly dialect: SqlDialect) {}
   async getMigrations(): Promise<Record<string, Migration>> {
     return migrations(this.dialect);
