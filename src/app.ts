@@ -5,7 +5,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { AsyncResource } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import type { RateLimit } from './domain/durations.js';
 import { authHook } from './http/auth.js';
+import { AuthFailureThrottle } from './http/auth-throttle.js';
 import { dialectOf, errorBody, handleError, handleNotFound } from './http/error-envelope.js';
 import { registerOpenApi } from './http/openapi.js';
 import { ALL_ROUTES } from './http/routes/index.js';
@@ -20,7 +22,11 @@ export interface BuildAppOptions extends RouteDeps {
   trustedProxies?: string[];
   /** Longest time for a whole request (TWOFA_REQUEST_TIMEOUT); absent: 30 s. */
   requestTimeoutMs?: number;
+  /** Failed authentications per client address and per key prefix before 429 (TWOFA_AUTH_FAILURE_LIMIT); absent: 20/1m. */
+  authFailureLimit?: RateLimit;
 }
+
+export const DEFAULT_AUTH_FAILURE_LIMIT: RateLimit = { count: 20, windowMs: 60_000 };
 
 /** Drops `null` members of JSON bodies: Infobip's Java stack reads null as absent, and clients rely on it. */
 function dropNulls(value: unknown): unknown {
@@ -136,7 +142,7 @@ export function buildApp(options: BuildAppOptions): App {
     reply.raw.once('finish', () => clearTimeout(timer));
     done();
   });
-  app.addHook('onRequest', authHook(options.ctx.store));
+  app.addHook('onRequest', authHook(options.ctx, new AuthFailureThrottle(options.authFailureLimit ?? DEFAULT_AUTH_FAILURE_LIMIT)));
   app.addHook('onSend', async (request, reply) => {
     await settleDurability();
     reply.header('x-request-id', request.id);

@@ -33,7 +33,7 @@ Examples:
   $ export TWOFA_API_KEY=$(twofa keys create --label laptop)
   $ twofa keys create --account acme --scopes 2fa:pin:send --label backend --json
   $ twofa keys list
-  $ twofa keys revoke tfa_Xk3v9QaB`);
+  $ twofa keys revoke 6f1c2b9e-4d3a-4b8e-9a51-0c7d2e8f4a13`);
 
   keys.command('create')
     .description('Create an API key and print it once')
@@ -70,15 +70,22 @@ Examples:
       if (list.length === 0) process.stderr.write('no API keys\n');
     });
 
+  // By id only: a prefix is a few characters of the key, which several keys may share.
   keys.command('revoke')
-    .description('Revoke an API key by its id or prefix')
-    .argument('<id-or-prefix>', 'the id or prefix twofa keys list shows')
-    .option('--json', 'print {"revoked": id-or-prefix} as JSON')
-    .addHelpText('after', '\nExample:\n  $ twofa keys revoke tfa_Xk3v9QaB')
-    .action(async (idOrPrefix: string, options: { json?: boolean }) => {
-      const revoked = await withStore((store) => store.revokeApiKey(idOrPrefix, Date.now()));
-      if (!revoked) throw new OperationFailedError(`no active API key has the id or prefix ${idOrPrefix}`);
-      if (options.json) process.stdout.write(`${JSON.stringify({ revoked: idOrPrefix })}\n`);
-      else process.stdout.write(`revoked ${idOrPrefix}\n`);
+    .description('Revoke an API key by its id')
+    .argument('<id>', 'the id twofa keys list shows')
+    .option('--json', 'print {"revoked": id} as JSON')
+    .addHelpText('after', '\nExample:\n  $ twofa keys revoke 6f1c2b9e-4d3a-4b8e-9a51-0c7d2e8f4a13')
+    .action(async (id: string, options: { json?: boolean }) => {
+      const outcome = await withStore(async (store) => {
+        if (await store.revokeApiKey(id, Date.now())) return { revoked: true as const };
+        return { revoked: false as const, sharingPrefix: (await store.listApiKeys()).filter((k) => k.keyPrefix === id && k.revokedAt === null).map((k) => k.id) };
+      });
+      if (!outcome.revoked) {
+        const hint = outcome.sharingPrefix.length > 0 ? `; ${id} is the prefix of ${outcome.sharingPrefix.length} active key(s): revoke one by its id (${outcome.sharingPrefix.join(', ')})` : '; twofa keys list shows the ids';
+        throw new OperationFailedError(`no active API key has the id ${id}${hint}`);
+      }
+      if (options.json) process.stdout.write(`${JSON.stringify({ revoked: id })}\n`);
+      else process.stdout.write(`revoked ${id}\n`);
     });
 }

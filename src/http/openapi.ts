@@ -63,6 +63,22 @@ function declareBodyParserAnswers(paths: DocumentedPaths) {
 
 const isTwilioPath = (path: string) => path.startsWith('/v2/');
 
+// Every authenticated operation (one that can answer 401) can also answer 429 before its key is looked
+// up, once a client has failed authentication too often (TWOFA_AUTH_FAILURE_LIMIT, http/auth.ts).
+function declareAuthThrottleAnswers(paths: DocumentedPaths) {
+  for (const [path, item] of Object.entries(paths)) {
+    const errorSchema = isTwilioPath(path) ? TwilioErrorSchema : ErrorEnvelopeSchema;
+    for (const operation of Object.values(item)) {
+      if (operation.responses?.['401'] === undefined) continue;
+      operation.responses['429'] ??= {
+        description: 'Too many failed authentications from this address (TWOFA_AUTH_FAILURE_LIMIT), or a rate limit was reached; `Retry-After` gives the seconds to wait.',
+        headers: { 'Retry-After': { description: RETRY_AFTER['Retry-After'].description, schema: { type: 'integer', minimum: 1 } } },
+        content: { 'application/json': { schema: JSON.parse(JSON.stringify(errorSchema)) as unknown } },
+      };
+    }
+  }
+}
+
 /** A route with several methods gives each of its operations the same id: tell them apart by method. */
 function uniqueOperationIds(paths: DocumentedPaths) {
   for (const item of Object.values(paths)) {
@@ -119,6 +135,7 @@ export function registerOpenApi(app: App, version: string): void {
       for (const item of Object.values(paths)) for (const method of Object.keys(item)) item[method] = structuredClone(item[method]!);
       markOptionalBodies(paths);
       declareBodyParserAnswers(paths);
+      declareAuthThrottleAnswers(paths);
       uniqueOperationIds(paths);
       return document;
     },

@@ -203,9 +203,9 @@ export class KyselyStore implements Store, RateLimiter {
     return rows.map(toApiKey);
   }
 
-  async revokeApiKey(idOrPrefix: string, now: number): Promise<boolean> {
+  async revokeApiKey(id: string, now: number): Promise<boolean> {
     const result = await this.db.updateTable('api_keys').set({ revoked_at: now })
-      .where((eb) => eb.or([eb('id', '=', idOrPrefix), eb('key_prefix', '=', idOrPrefix)]))
+      .where('id', '=', id)
       .where('revoked_at', 'is', null).executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }

@@ -272,7 +272,17 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
           .execute();
       },
     },
-    '0008_twilio_dialect': {
+    '0008_short_key_prefixes': {
+      async up(db: Kysely<unknown>) {
+        // Stored prefixes were the first 12 characters of a key; now they are never more than a
+        // quarter of it (service/api-keys.ts apiKeyPrefix). Only the hash is stored, so the length is
+        // known only for generated keys (tfa_ + 43 characters: 11 shown). A key given in
+        // TWOFA_BOOTSTRAP_API_KEY may have been as short as 16 characters: 4 shown.
+        await sql`update api_keys set key_prefix = substr(key_prefix, 1, 4) where label = 'TWOFA_BOOTSTRAP_API_KEY' and length(key_prefix) > 4`.execute(db);
+        await sql`update api_keys set key_prefix = substr(key_prefix, 1, 11) where length(key_prefix) > 11`.execute(db);
+      },
+    },
+    '0009_twilio_dialect': {
       async up(db: Kysely<unknown>) {
         // The Twilio Verify v2 dialect's own state beside the engine's: a Service is an application
         // plus the Twilio-only settings (JSON) and the message templates it sends with; a
@@ -299,7 +309,7 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         await db.schema.createIndex('twilio_verifications_created').on('twilio_verifications').column('created_at').execute();
       },
     },
-    '0009_twilio_verification_expiry': {
+    '0010_twilio_verification_expiry': {
       async up(db: Kysely<unknown>) {
         // The purge deletes a verification's row with its PIN, by the PIN's expiry as it deletes the
         // PIN: each row carries that expiry (0 for a row whose PIN is gone already: purged next run).
@@ -309,7 +319,7 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         await db.schema.createIndex('twilio_verifications_expires_at').on('twilio_verifications').column('expires_at').execute();
       },
     },
-    '0010_twilio_rate_limits': {
+    '0011_twilio_rate_limits': {
       async up(db: Kysely<unknown>) {
         // A Service's Rate Limits (a name a start gives a value for) and their Buckets (at most `max`
         // starts per value in `interval` seconds); the counts themselves are rate_limit_buckets rows.
@@ -336,7 +346,7 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         await db.schema.createIndex('twilio_rate_limit_buckets_limit').on('twilio_rate_limit_buckets').columns(['rate_limit_sid', 'created_at']).execute();
       },
     },
-    '0011_twilio_attempts': {
+    '0012_twilio_attempts': {
       async up(db: Kysely<unknown>) {
         // Each send of a verification (Twilio's Verification Attempt, VL...): its send_code_attempts
         // entries, and the account's attempt list and conversion summary. Purged with its PIN.

@@ -224,8 +224,8 @@ export interface Store {
   insertApiKey(key: { id: string; accountId: string; keyHash: string; keyPrefix: string; scopes: string[]; label: string | null; createdAt: number }): Promise<void>;
   findApiKeyByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
   listApiKeys(): Promise<ApiKeyRecord[]>;
-  /** Marks a key revoked; false when no active key has that id or prefix. */
-  revokeApiKey(idOrPrefix: string, now: number): Promise<boolean>;
+  /** Marks the key with this id revoked; false when no active key has it. Never by prefix: several keys may share one. */
+  revokeApiKey(id: string, now: number): Promise<boolean>;
   countActiveApiKeys(): Promise<number>;
 
   // Applications

@@ -45,8 +45,8 @@ describe('README five-minute walkthrough', () => {
 
   it('has the blocks it describes: start the server, then six steps', () => {
     assert.equal(blocks.length, 7, `found ${blocks.length} sh blocks`);
-    assert.match(blocks[0] ?? '', /TWOFA_BOOTSTRAP_API_KEY=walkthrough-key-0123456789 npm start &/);
-    assert.match(blocks[0] ?? '', /^export TWOFA=http:\/\/127\.0\.0\.1:8080 AUTH="Authorization: App walkthrough-key-0123456789"$/m);
+    assert.match(blocks[0] ?? '', /TWOFA_BOOTSTRAP_API_KEY=walkthrough-key-0123456789abcdefghij npm start &/);
+    assert.match(blocks[0] ?? '', /^export TWOFA=http:\/\/127\.0\.0\.1:8080 AUTH="Authorization: App walkthrough-key-0123456789abcdefghij"$/m);
   });
 
   it('runs every step without an error', () => {

@@ -49,13 +49,14 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       assert.equal(same.id, again.id);
     });
 
-    it('stores API keys by hash, lists them and revokes by id or prefix', async () => {
+    it('stores API keys by hash, lists them and revokes by id, never by prefix', async () => {
       const id = randomUUID();
       await store.insertApiKey({ id, accountId, keyHash: `hash-${id}`, keyPrefix: `pfx-${id.slice(0, 6)}`, scopes: ['2fa:manage'], label: 'l', createdAt: T0 });
       const found = await store.findApiKeyByHash(`hash-${id}`);
       assert.equal(found?.accountId, accountId);
       assert.deepEqual(found?.scopes, ['2fa:manage']);
-      assert.equal(await store.revokeApiKey(`pfx-${id.slice(0, 6)}`, T0 + 5), true);
+      assert.equal(await store.revokeApiKey(`pfx-${id.slice(0, 6)}`, T0 + 5), false, 'a prefix revokes nothing');
+      assert.equal(await store.revokeApiKey(id, T0 + 5), true);
       assert.equal((await store.findApiKeyByHash(`hash-${id}`))?.revokedAt, T0 + 5);
       assert.equal(await store.revokeApiKey(id, T0 + 6), false, 'an already revoked key is not revoked again');
     });

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
+import type { HostResolver } from '../../src/delivery/webhook/webhook-address-guard.js';
 import { createNode, type TwofaNode } from '../../src/main.js';
 import { authenticate, createApiKey, SCOPE_PIN_SEND } from '../../src/service/api-keys.js';
 import { accountSid } from '../../src/domain/twilio-sids.js';
@@ -27,7 +28,13 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function createHarness(env: Record<string, string> = {}): Promise<Harness> {
+/** Tests never ask DNS: `localhost` is 127.0.0.1 and every other name is unknown, unless a test maps it. */
+export const offlineResolver: HostResolver = async (hostname) => {
+  if (hostname === 'localhost') return [{ address: '127.0.0.1', family: 4 }];
+  throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+};
+
+export async function createHarness(env: Record<string, string> = {}, options: { resolveHost?: HostResolver } = {}): Promise<Harness> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'twofa-test-'));
   const dbFile = path.join(dir, 'twofa.db');
   const database: TestDatabase | undefined = process.env['TWOFA_TEST_DATABASE'] === 'postgres' && env['TWOFA_DATABASE_URL'] === undefined
@@ -40,7 +47,7 @@ export async function createHarness(env: Record<string, string> = {}): Promise<H
   const sink = new Writable({ write(chunk, _enc, done) { logs.push(...String(chunk).split('\n').filter((l) => l.length > 0)); done(); } });
   const logger = createLogger(config.logLevel, sink);
   const clock = { now: Date.now(), advance(ms: number) { this.now += ms; } };
-  const node = await createNode(config, logger, { clock: () => clock.now });
+  const node = await createNode(config, logger, { clock: () => clock.now, resolveHost: options.resolveHost ?? offlineResolver });
   const now = clock.now;
   const a = (await createApiKey(node.store, { accountName: 'account-a', now })).key;
   const b = (await createApiKey(node.store, { accountName: 'account-b', now })).key;

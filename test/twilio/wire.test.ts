@@ -77,3 +77,18 @@ describe('Twilio Verify wire conventions', () => {
     assert.equal(started.status, 201, JSON.stringify(started.body));
   });
 });
+
+describe('Twilio Verify and the failed-authentication throttle', () => {
+  let h: Harness;
+  before(async () => { h = await createHarness({ TWOFA_AUTH_FAILURE_LIMIT: '3/1m' }); });
+  after(async () => { await h.close(); });
+
+  it('counts wrong Basic credentials and answers the throttled request in Twilio\'s body (429, 20429, Retry-After)', async () => {
+    const wrong = await twilioBasic(h.node.store, 'tfa_no-such-key-0123456789');
+    for (let i = 0; i < 3; i++) assert.equal((await h.request('GET', '/v2/Services', { headers: { authorization: wrong } })).status, 401);
+    const throttled = await h.request('GET', '/v2/Services', { headers: { authorization: wrong } });
+    assert.equal(throttled.status, 429);
+    assertTwilioError(throttled.body, 429, 20429);
+    assert.ok(Number(throttled.headers['retry-after']) >= 1);
+  });
+});
