@@ -14,6 +14,7 @@ import type { Channel, PinRecord } from '../store/store.js';
 import type { TwilioVerificationRow, TwilioVerificationStatus } from '../store/twilio-store.js';
 import { auditRequest } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
+import { countBreakerVerify } from './security.js';
 import { resendPin, sendPin, tooManyRequests } from './send-pin.js';
 import { rateLimitChecks } from './twilio-rate-limits.js';
 import { getService, serviceMessageId, type TwilioService } from './twilio-services.js';
@@ -187,6 +188,11 @@ export async function updateVerification(ctx: ServiceContext, principal: Princip
     });
   }
   if (!(await ctx.store.twilio.settlePin(principal.accountId, verification.pin.id, status, now))) return missing;
+  // An approval is a verification like a right code: counted as such for the metrics and the conversion breaker.
+  if (status === 'approved') {
+    ctx.metrics.verification(verification.pin.channel, 'verified');
+    await countBreakerVerify(ctx, verification.pin.applicationId, verification.pin.destination, now);
+  }
   await auditRequest(ctx, principal, {
     event: status === 'approved' ? 'pin.verify' : 'pin.cancel', applicationId: verification.pin.applicationId, pinId: verification.pin.id,
     destination: verification.pin.destination, reason: status === 'approved' ? 'approved by update' : 'canceled by update',

@@ -142,7 +142,7 @@ export class KyselyStore implements Store, RateLimiter {
     this.security = new KyselySecurityStore(db, this.config);
     this.audit = new KyselyAuditStore(db, dialect);
     this.console = new KyselyConsoleStore(db);
-    this.twilio = new KyselyTwilioStore(db, dialect);
+    this.twilio = new KyselyTwilioStore(db, dialect, this.events);
   }
 
   async close(): Promise<void> {

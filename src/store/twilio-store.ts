@@ -2,6 +2,7 @@
 // (an application) and the Twilio side of a Verification (a PIN). Every query is bounded by the
 // account that asks. The PIN itself (its secret, attempts, expiry) stays in `pins`.
 import { sql, type Kysely, type Selectable } from 'kysely';
+import type { KyselyEventStore } from './event-store.js';
 import { batchOf, inBatches, type PurgeLimits } from './purge-batches.js';
 import type { Channel, DeliveryStatus } from './store.js';
 import type { Database, TwilioRateLimitBucketsTable, TwilioRateLimitsTable, TwilioServicesTable, TwilioVerificationsTable } from './schema.js';
@@ -105,7 +106,7 @@ export interface TwilioStore {
   endVerification(accountId: string, pinId: string, status: Exclude<TwilioVerificationStatus, 'pending'>, now: number): Promise<boolean>;
   /**
    * Approves or cancels a live PIN and its verification in one transaction: the PIN is marked verified
-   * (approve) or locked (cancel) and its ciphertext erased, only if it is still live (conditional
+   * (approve, queuing pin.verified) or locked (cancel, queuing pin.locked) and its ciphertext erased, only if it is still live (conditional
    * UPDATE: a concurrent check or update cannot also end it). False when it had already ended.
    */
   settlePin(accountId: string, pinId: string, outcome: 'approved' | 'canceled', now: number): Promise<boolean>;
@@ -184,7 +185,7 @@ function attemptFromRow(row: {
 }
 
 export class KyselyTwilioStore implements TwilioStore {
-  constructor(private readonly db: Kysely<Database>, private readonly dialect: 'sqlite' | 'postgres') {}
+  constructor(private readonly db: Kysely<Database>, private readonly dialect: 'sqlite' | 'postgres', private readonly events: KyselyEventStore) {}
 
   async getService(accountId: string, applicationId: string): Promise<TwilioServiceRow | undefined> {
     const row = await this.db.selectFrom('twilio_services').selectAll().where('application_id', '=', applicationId).where('account_id', '=', accountId).executeTakeFirst();
@@ -256,6 +257,9 @@ export class KyselyTwilioStore implements TwilioStore {
         .where('verified_at', 'is', null).where('locked_at', 'is', null).where('expires_at', '>', now)
         .executeTakeFirst();
       if (Number(settled.numUpdatedRows) === 0) return false;
+      // The account's webhooks hear of it as of any verification or lock, in the same transaction.
+      if (outcome === 'approved') await this.events.enqueuePinEvent(trx, 'pin.verified', pinId, now, { status: 'verified' });
+      else await this.events.enqueuePinEvent(trx, 'pin.locked', pinId, now, { status: 'locked' });
       await trx.updateTable('twilio_verifications').set({ status: outcome, updated_at: now })
         .where('pin_id', '=', pinId).where('account_id', '=', accountId).execute();
       return true;

@@ -246,6 +246,18 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       assert.ok(await store.twilio.getVerification(accountId, lasting.pin.id), 'a verification whose PIN is kept is kept');
     });
 
+    it('queues pin.verified when a Twilio verification is approved by update, pin.locked when it is canceled', async () => {
+      const account = (await store.findOrCreateAccount(`twilio-events-${randomUUID()}`, randomUUID(), T0)).id;
+      await subscribe(account, ['pin.verified', 'pin.locked']);
+      const approved = newPin({ accountId: account, createdAt: T0 });
+      const canceled = newPin({ accountId: account, createdAt: T0 });
+      for (const p of [approved, canceled]) await store.createPin(p, [], T0);
+      assert.equal(await store.twilio.settlePin(account, approved.pin.id, 'approved', T0 + 1), true);
+      assert.equal(await store.twilio.settlePin(account, canceled.pin.id, 'canceled', T0 + 1), true);
+      const events = (await store.events.claim(T0 + 2, T0 + 1000, 1000)).map((e) => `${e.pinId}:${e.type}`).sort();
+      assert.deepEqual(events.filter((e) => e.startsWith(approved.pin.id) || e.startsWith(canceled.pin.id)), [`${approved.pin.id}:pin.verified`, `${canceled.pin.id}:pin.locked`].sort());
+    });
+
     it('keeps a Service\'s Rate Limit names unique under concurrent creates, and deletes a limit with its Buckets', async () => {
       const limit = (sid: string) => ({ sid, accountId, applicationId: app.id, uniqueName: 'end_user_ip', description: null, createdAt: T0, updatedAt: T0 });
       const created = await Promise.all([1, 2, 3].map((i) => store.twilio.insertRateLimit(limit(`RK${String(i).repeat(32)}`))));
