@@ -5,6 +5,7 @@
 // templates at its first verification.
 import { ok, fail, FieldErrors, type Result } from '../domain/errors.js';
 import { applicationIdOf } from '../domain/twilio-sids.js';
+import { DEFAULT_LOCALE, localeMessageText, localeVoiceLanguage } from '../domain/twilio-templates.js';
 import type { ApplicationConfiguration, ApplicationRecord } from '../store/store.js';
 import type { TwilioServiceRow } from '../store/twilio-store.js';
 import { createApplication, updateApplication } from './applications.js';
@@ -97,7 +98,7 @@ export function serviceNotFound(sid: string) {
   return fail('NOT_FOUND', `The requested resource /Services/${sid} was not found`);
 }
 
-const SMS_TEXT = 'Your {{friendly_name}} verification code is: {{pin}}.';
+const SMS_TEXT = localeMessageText(DEFAULT_LOCALE);
 const DO_NOT_SHARE = ' Don\'t share this code with anyone; our employees will never ask for the code.';
 const smsText = (doNotShare: boolean) => SMS_TEXT + (doNotShare ? DO_NOT_SHARE : '');
 
@@ -191,6 +192,13 @@ export async function updateService(ctx: ServiceContext, principal: Principal, s
     });
     if (!template.ok) return template;
     service = { ...service, codeLength: template.value.pinLength };
+    // The service's other locales send codes of the same length.
+    if (input.codeLength !== undefined) {
+      for (const { messageId } of await ctx.store.twilio.listLocaleMessages(principal.accountId, service.application.id)) {
+        const localized = await updateSmsVoiceTemplate(ctx, principal, service.application.id, messageId, { pinLength: input.codeLength });
+        if (!localized.ok) return localized;
+      }
+    }
   }
   const now = ctx.clock();
   await ctx.store.twilio.saveService(rowOf(service, now));
@@ -220,7 +228,8 @@ async function withSmsTemplate(ctx: ServiceContext, principal: Principal, servic
  * The message template a verification on `kind` is sent with, made at first use: an application made
  * through Infobip's API has none yet, and the email one needs an email template of its own.
  */
-export async function serviceMessageId(ctx: ServiceContext, principal: Principal, service: TwilioService, kind: 'sms_voice' | 'email'): Promise<string> {
+export async function serviceMessageId(ctx: ServiceContext, principal: Principal, service: TwilioService, kind: 'sms_voice' | 'email', locale = DEFAULT_LOCALE): Promise<string> {
+  if (kind === 'sms_voice' && locale !== DEFAULT_LOCALE) return localeMessageId(ctx, principal, service, locale);
   if (kind === 'sms_voice' && service.smsMessageId !== null) return service.smsMessageId;
   if (kind === 'email' && service.emailMessageId !== null) return service.emailMessageId;
   let updated: TwilioService;
@@ -238,4 +247,17 @@ export async function serviceMessageId(ctx: ServiceContext, principal: Principal
   }
   await ctx.store.twilio.saveService(rowOf(updated, ctx.clock()));
   return kind === 'email' ? updated.emailMessageId! : updated.smsMessageId!;
+}
+
+/** The SMS/voice message template of a locale other than English, made at its first use (the built-in text; no warning). */
+async function localeMessageId(ctx: ServiceContext, principal: Principal, service: TwilioService, locale: string): Promise<string> {
+  const known = (await ctx.store.twilio.listLocaleMessages(principal.accountId, service.application.id)).find((l) => l.locale === locale);
+  if (known) return known.messageId;
+  const template = await createSmsVoiceTemplate(ctx, principal, service.application.id, {
+    messageText: localeMessageText(locale), pinType: 'NUMERIC', pinLength: service.codeLength, language: localeVoiceLanguage(locale),
+  });
+  if (!template.ok) throw new Error(`the Twilio service's ${locale} template was refused: ${template.failure.text}`);
+  if (await ctx.store.twilio.saveLocaleMessage(principal.accountId, service.application.id, locale, template.value.id)) return template.value.id;
+  // Another start made this locale's template at the same moment: both send with the one recorded.
+  return (await ctx.store.twilio.listLocaleMessages(principal.accountId, service.application.id)).find((l) => l.locale === locale)?.messageId ?? template.value.id;
 }

@@ -10,6 +10,7 @@
 import { normalizeEmailAddress, normalizePhoneNumber } from '../domain/destinations.js';
 import { fail, ok, type Failure, type Result } from '../domain/errors.js';
 import { attemptSid, pinIdOf, serviceSid } from '../domain/twilio-sids.js';
+import { BUILT_IN_TEMPLATES, DEFAULT_LOCALE, twilioLocale } from '../domain/twilio-templates.js';
 import type { Channel, PinRecord } from '../store/store.js';
 import type { TwilioVerificationRow, TwilioVerificationStatus } from '../store/twilio-store.js';
 import { auditRequest } from './audit-log.js';
@@ -49,6 +50,10 @@ export interface StartInput {
   customFriendlyName?: string;
   /** The `RateLimits` parameter: a JSON object of the service's Rate Limit names and their values. */
   rateLimits?: string;
+  /** Twilio's `Locale` (sms and call; email is not translated). */
+  locale?: string;
+  /** Twilio's `TemplateSid`: a built-in template (GET /v2/Templates). */
+  templateSid?: string;
 }
 
 function notFound(path: string) {
@@ -112,6 +117,9 @@ export async function startVerification(ctx: ServiceContext, principal: Principa
   const channel = ENGINE_CHANNEL[twilioChannel];
   const destination = destinationOf(channel, input.to);
   if (!destination.ok) return destination;
+  const locale = input.locale === undefined ? DEFAULT_LOCALE : twilioLocale(input.locale);
+  if (locale === undefined) return invalid('Locale', 'is not a locale of the built-in templates (GET /v2/Templates)');
+  if (input.templateSid !== undefined && !BUILT_IN_TEMPLATES.some((t) => t.sid === input.templateSid)) return invalid('TemplateSid', 'is not a template of GET /v2/Templates');
   const placeholders = { friendly_name: input.customFriendlyName ?? service.application.name };
   const checks = await rateLimitChecks(ctx, service, input.rateLimits);
   if (!checks.ok) return checks;
@@ -138,7 +146,7 @@ export async function startVerification(ctx: ServiceContext, principal: Principa
     return fetchByPinId(ctx, principal, service, latest.id);
   }
 
-  const messageId = await serviceMessageId(ctx, principal, service, channel === 'email' ? 'email' : 'sms_voice');
+  const messageId = await serviceMessageId(ctx, principal, service, channel === 'email' ? 'email' : 'sms_voice', locale);
   const sent = await sendPin(ctx, principal, channel, { applicationId: service.application.id, messageId, to: destination.value, placeholders });
   if (!sent.ok) return asTwilioFailure(sent.failure);
   const pin = await ctx.store.getPin(principal.accountId, sent.value.pinId);

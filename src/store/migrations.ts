@@ -373,6 +373,18 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         await db.schema.alterTable('twilio_verifications').dropColumn('send_code_attempts').execute();
       },
     },
+    '0013_twilio_service_locales': {
+      async up(db: Kysely<unknown>) {
+        // The message template a Service sends in each locale asked for (`Locale`), made at its first use.
+        await db.schema.createTable('twilio_service_locales')
+          .addColumn('application_id', 'text', (c) => c.notNull())
+          .addColumn('locale', 'text', (c) => c.notNull())
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('message_id', 'text', (c) => c.notNull())
+          .addPrimaryKeyConstraint('twilio_service_locales_pk', ['application_id', 'locale'])
+          .execute();
+      },
+    },
   };
 }
 

@@ -167,6 +167,7 @@ export interface Database {
   twilio_verifications: TwilioVerificationsTable;
   twilio_attempts: TwilioAttemptsTable;
   twilio_rate_limits: TwilioRateLimitsTable;
+  twilio_service_locales: TwilioServiceLocalesTable;
   twilio_rate_limit_buckets: TwilioRateLimitBucketsTable;
 }
 
@@ -183,6 +184,15 @@ export interface TwilioAttemptsTable {
   created_at: number;
   /** The PIN's expiry: the purge deletes the row with the PIN. */
   expires_at: number;
+}
+
+/** The SMS/voice message template a Twilio Service sends in a locale other than English. */
+export interface TwilioServiceLocalesTable {
+  application_id: string;
+  /** Twilio's spelling: fr, pt-BR, zh-HK. */
+  locale: string;
+  account_id: string;
+  message_id: string;
 }
 
 /** A Twilio Service Rate Limit: a name whose values a start may give (`RateLimits={"name":"value"}`). */

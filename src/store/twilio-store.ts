@@ -121,6 +121,11 @@ export interface TwilioStore {
   /** How many attempts match, and how many of them belong to a verified PIN. */
   summarizeAttempts(accountId: string, filter: AttemptFilter): Promise<{ total: number; converted: number }>;
 
+  /** The message template of each locale the service has sent in (English is the service's own). */
+  listLocaleMessages(accountId: string, applicationId: string): Promise<Array<{ locale: string; messageId: string }>>;
+  /** Records a locale's message template; false when another request recorded one first (use that one). */
+  saveLocaleMessage(accountId: string, applicationId: string, locale: string, messageId: string): Promise<boolean>;
+
   // Rate Limits and their Buckets, oldest first, inside the application (the Service) of the account.
   /** False when the application has a Rate Limit of that unique name already. */
   insertRateLimit(row: TwilioRateLimitRow): Promise<boolean>;
@@ -377,5 +382,17 @@ export class KyselyTwilioStore implements TwilioStore {
   async deleteBucket(accountId: string, rateLimitSid: string, sid: string): Promise<boolean> {
     const deleted = await this.db.deleteFrom('twilio_rate_limit_buckets').where('sid', '=', sid).where('rate_limit_sid', '=', rateLimitSid).where('account_id', '=', accountId).executeTakeFirst();
     return Number(deleted.numDeletedRows) > 0;
+  }
+
+  async listLocaleMessages(accountId: string, applicationId: string): Promise<Array<{ locale: string; messageId: string }>> {
+    const rows = await this.db.selectFrom('twilio_service_locales').select(['locale', 'message_id'])
+      .where('application_id', '=', applicationId).where('account_id', '=', accountId).orderBy('locale').execute();
+    return rows.map((r) => ({ locale: r.locale, messageId: r.message_id }));
+  }
+
+  async saveLocaleMessage(accountId: string, applicationId: string, locale: string, messageId: string): Promise<boolean> {
+    const inserted = await this.db.insertInto('twilio_service_locales').values({ application_id: applicationId, locale, account_id: accountId, message_id: messageId })
+      .onConflict((oc) => oc.columns(['application_id', 'locale']).doNothing()).executeTakeFirst();
+    return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
   }
 }

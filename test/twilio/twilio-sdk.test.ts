@@ -213,6 +213,42 @@ describe('Twilio Verify v2 through the official Node SDK', () => {
     });
   });
 
+  describe('Templates and locales', () => {
+    it('lists the built-in template with its translations in more than 30 locales, English the default', async () => {
+      const templates = await client.verify.v2.templates.list();
+      assert.equal(templates.length, 1);
+      const [base] = templates;
+      assert.match(base!.sid, /^HJ[0-9a-f]{32}$/);
+      assert.equal(base!.accountSid, accountSid);
+      assert.deepEqual(base!.channels, ['sms', 'voice']);
+      const translations = base!.translations as Record<string, { is_default_translation: boolean; status: string; text: string }>;
+      assert.ok(Object.keys(translations).length >= 30, `${Object.keys(translations).length} locales`);
+      assert.equal(translations['en']!.is_default_translation, true);
+      assert.equal(Object.values(translations).filter((t) => t.is_default_translation).length, 1);
+      for (const [locale, t] of Object.entries(translations)) assert.match(t.text, /\{\{friendly_name\}\}.*\{\{code\}\}$/, locale);
+      assert.equal((await client.verify.v2.templates.list({ friendlyName: 'base verification' })).length, 1);
+      assert.equal((await client.verify.v2.templates.list({ friendlyName: 'no such template' })).length, 0);
+    });
+
+    it('sends in the Locale a start asks for (any case), with the built-in TemplateSid; refuses an unknown one with 60200', async () => {
+      const verify = client.verify.v2.services(serviceSid);
+      const [base] = await client.verify.v2.templates.list();
+      const inbox = async (sid: string) => {
+        await h.node.worker.drain();
+        const account = (await import('../../src/service/api-keys.js').then((m) => m.authenticate(h.node.store, `App ${h.keys.a}`)))!.accountId;
+        return h.node.inbox.list(account, { limit: 1000 }).find((m) => m.pinId === pinIdOf(sid))!.text!;
+      };
+      const fr = await verify.verifications.create({ to: `+${freshPhone()}`, channel: 'sms', locale: 'fr', templateSid: base!.sid });
+      assert.match(await inbox(fr.sid), /^Votre code de vérification Acme est : \d{6}\.$/);
+      const ptBr = await verify.verifications.create({ to: `+${freshPhone()}`, channel: 'sms', locale: 'PT-br' });
+      assert.match(await inbox(ptBr.sid), /^Seu código de verificação do Acme é: \d{6}\.$/);
+      const code = await deliveredPin(h, pinIdOf(fr.sid));
+      assert.equal((await verify.verificationChecks.create({ verificationSid: fr.sid, code })).status, 'approved');
+      assert.equal((await rejectsWith(verify.verifications.create({ to: `+${freshPhone()}`, channel: 'sms', locale: 'xx' }), 400, 60200)).message, 'Invalid parameter: Locale');
+      assert.equal((await rejectsWith(verify.verifications.create({ to: `+${freshPhone()}`, channel: 'sms', templateSid: `HJ${'0'.repeat(32)}` }), 400, 60200)).message, 'Invalid parameter: TemplateSid');
+    });
+  });
+
   describe('Verification Attempts and their Summary', () => {
     it('lists each send as an attempt, converted once its verification is approved, filters and pages them, and sums them up', async () => {
       const service = await client.verify.v2.services.create({ friendlyName: 'Attempts' });

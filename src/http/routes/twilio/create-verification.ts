@@ -15,10 +15,11 @@ const register: RegisterRoute = (app, { ctx }) => {
       response: { 201: VerificationSchema, ...twilioErrorResponses(400, 401, 403, 404, 429) },
     },
   }, async (request, reply) => {
-    const { To, Channel, CustomFriendlyName, RateLimits } = request.body;
+    const { To, Channel, CustomFriendlyName, RateLimits, Locale, TemplateSid } = request.body;
     const result = await startVerification(ctx, request.principal, request.params.ServiceSid, {
       to: To, channel: Channel, ...(CustomFriendlyName !== undefined ? { customFriendlyName: CustomFriendlyName } : {}),
       ...(RateLimits !== undefined ? { rateLimits: RateLimits } : {}),
+      ...(Locale !== undefined ? { locale: Locale } : {}), ...(TemplateSid !== undefined ? { templateSid: TemplateSid } : {}),
     });
     if (!result.ok) return sendFailure(reply, result.failure);
     return reply.code(201).send(toVerification(request, result.value));

@@ -20,6 +20,7 @@ import listAttempts from './list-attempts.js';
 import listBuckets from './list-buckets.js';
 import listRateLimits from './list-rate-limits.js';
 import listServices from './list-services.js';
+import listTemplates from './list-templates.js';
 import updateBucket from './update-bucket.js';
 import updateRateLimit from './update-rate-limit.js';
 import updateService from './update-service.js';
@@ -30,7 +31,7 @@ const TWILIO_ROUTES: RegisterRoute[] = [
   createVerification, fetchVerification, updateVerification, createVerificationCheck,
   createRateLimit, listRateLimits, fetchRateLimit, updateRateLimit, deleteRateLimit,
   createBucket, listBuckets, fetchBucket, updateBucket, deleteBucket,
-  listAttempts, fetchAttempt, fetchAttemptsSummary,
+  listAttempts, fetchAttempt, fetchAttemptsSummary, listTemplates,
 ];
 
 /** Form bodies as the SDKs send them: a repeated key becomes an array of its values. */

@@ -285,5 +285,29 @@ export const AttemptSummarySchema = Type.Object({
   url: Type.String(),
 }, { title: 'TwilioVerificationAttemptsSummary', description: 'How many attempts match, how many of them converted.' });
 
+export const TemplateListQuery = Type.Object({
+  FriendlyName: Type.Optional(Type.String({ description: 'Only templates whose name contains this (case-insensitive).' })),
+  PageSize: PageQuery.properties.PageSize,
+  Page: PageQuery.properties.Page,
+  PageToken: PageQuery.properties.PageToken,
+}, { additionalProperties: true });
+
+export const TemplateSchema = Type.Object({
+  sid: Type.String(),
+  account_sid: Type.String(),
+  friendly_name: Type.String(),
+  channels: Type.Array(Type.String()),
+  translations: Type.Record(Type.String(), Type.Object({
+    is_default_translation: Type.Boolean(),
+    status: Type.String(),
+    locale: Type.String(),
+    text: Type.String({ description: '{{friendly_name}} is the service\'s name, {{code}} the code.' }),
+    date_updated: DateTime,
+    date_created: DateTime,
+  })),
+}, { title: 'TwilioVerificationTemplate', description: 'A built-in message template with its translations, by locale (the `Locale` of a start).' });
+
+export const TemplatePageSchema = Type.Object({ templates: Type.Array(TemplateSchema), meta: PageMetaSchema }, { title: 'TwilioVerificationTemplatePage', description: 'One page of templates.' });
+
 /** What every route of the dialect declares: its dialect, its scope, and the form body it consumes. */
 export const FORM = ['application/x-www-form-urlencoded'];
