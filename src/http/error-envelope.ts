@@ -78,6 +78,7 @@ const TWILIO_CODE_BY_REASON: Record<FailureReason, number> = {
   rate_limit_name_invalid: 60209,
   too_many_buckets: 60210,
   bucket_interval_exists: 60211,
+  destination_blocked: 60605,
 };
 
 export function twilioError(status: number, code: number, message: string) {

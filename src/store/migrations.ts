@@ -385,6 +385,18 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0014_safe_list': {
+      async up(db: Kysely<unknown>) {
+        // An account's Safe List (Twilio's /v2/SafeList/Numbers): numbers the destination guards let through.
+        await db.schema.createTable('safe_list_numbers')
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('destination', 'text', (c) => c.notNull())
+          .addColumn('sid', 'text', (c) => c.notNull())
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addPrimaryKeyConstraint('safe_list_numbers_pk', ['account_id', 'destination'])
+          .execute();
+      },
+    },
   };
 }
 

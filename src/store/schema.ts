@@ -168,6 +168,7 @@ export interface Database {
   twilio_attempts: TwilioAttemptsTable;
   twilio_rate_limits: TwilioRateLimitsTable;
   twilio_service_locales: TwilioServiceLocalesTable;
+  safe_list_numbers: SafeListNumbersTable;
   twilio_rate_limit_buckets: TwilioRateLimitBucketsTable;
 }
 
@@ -193,6 +194,16 @@ export interface TwilioServiceLocalesTable {
   locale: string;
   account_id: string;
   message_id: string;
+}
+
+/** A number on an account's Safe List: its sends pass the destination guards (countries, prefixes, premium, breaker). */
+export interface SafeListNumbersTable {
+  account_id: string;
+  /** International digits without `+`, as PINs store them. */
+  destination: string;
+  /** GN + 32 hex. */
+  sid: string;
+  created_at: number;
 }
 
 /** A Twilio Service Rate Limit: a name whose values a start may give (`RateLimits={"name":"value"}`). */

@@ -121,6 +121,13 @@ export interface TwilioStore {
   /** How many attempts match, and how many of them belong to a verified PIN. */
   summarizeAttempts(accountId: string, filter: AttemptFilter): Promise<{ total: number; converted: number }>;
 
+  // The account's Safe List.
+  /** Adds a number; answers the entry as stored (the earlier one when the number was listed already). */
+  addSafeListed(accountId: string, destination: string, sid: string, now: number): Promise<{ sid: string; createdAt: number }>;
+  getSafeListed(accountId: string, destination: string): Promise<{ sid: string; createdAt: number } | undefined>;
+  isSafeListed(accountId: string, destination: string): Promise<boolean>;
+  removeSafeListed(accountId: string, destination: string): Promise<boolean>;
+
   /** The message template of each locale the service has sent in (English is the service's own). */
   listLocaleMessages(accountId: string, applicationId: string): Promise<Array<{ locale: string; messageId: string }>>;
   /** Records a locale's message template; false when another request recorded one first (use that one). */
@@ -394,5 +401,25 @@ export class KyselyTwilioStore implements TwilioStore {
     const inserted = await this.db.insertInto('twilio_service_locales').values({ application_id: applicationId, locale, account_id: accountId, message_id: messageId })
       .onConflict((oc) => oc.columns(['application_id', 'locale']).doNothing()).executeTakeFirst();
     return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
+  }
+
+  async addSafeListed(accountId: string, destination: string, sid: string, now: number): Promise<{ sid: string; createdAt: number }> {
+    await this.db.insertInto('safe_list_numbers').values({ account_id: accountId, destination, sid, created_at: now })
+      .onConflict((oc) => oc.columns(['account_id', 'destination']).doNothing()).execute();
+    return (await this.getSafeListed(accountId, destination)) ?? { sid, createdAt: now };
+  }
+
+  async getSafeListed(accountId: string, destination: string): Promise<{ sid: string; createdAt: number } | undefined> {
+    const row = await this.db.selectFrom('safe_list_numbers').select(['sid', 'created_at']).where('account_id', '=', accountId).where('destination', '=', destination).executeTakeFirst();
+    return row ? { sid: row.sid, createdAt: Number(row.created_at) } : undefined;
+  }
+
+  async isSafeListed(accountId: string, destination: string): Promise<boolean> {
+    return (await this.getSafeListed(accountId, destination)) !== undefined;
+  }
+
+  async removeSafeListed(accountId: string, destination: string): Promise<boolean> {
+    const deleted = await this.db.deleteFrom('safe_list_numbers').where('account_id', '=', accountId).where('destination', '=', destination).executeTakeFirst();
+    return Number(deleted.numDeletedRows) > 0;
   }
 }

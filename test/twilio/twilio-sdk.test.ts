@@ -249,6 +249,34 @@ describe('Twilio Verify v2 through the official Node SDK', () => {
     });
   });
 
+  describe('Safe List', () => {
+    it('lets a listed number through the destination guards that refuse it otherwise (403, 60605)', async () => {
+      const service = await client.verify.v2.services.create({ friendlyName: 'Guarded' });
+      const appId = service.sid.slice(2).toUpperCase();
+      const guarded = await h.request('PUT', `/api/v1/applications/${appId}/security`, { body: { enabled: true, blockedCountries: ['CH'] } });
+      assert.equal(guarded.status, 200, JSON.stringify(guarded.body));
+      const to = `+${freshPhone()}`;
+      const start = () => client.verify.v2.services(service.sid).verifications.create({ to, channel: 'sms' });
+      await rejectsWith(start(), 403, 60605);
+
+      const listed = await client.verify.v2.safelist.create({ phoneNumber: to });
+      assert.match(listed.sid, /^GN[0-9a-f]{32}$/);
+      assert.equal(listed.phoneNumber, to);
+      assert.equal(listed.url, `${base}/v2/SafeList/Numbers/${to}`);
+      assert.equal((await client.verify.v2.safelist(to).fetch()).sid, listed.sid);
+      assert.equal((await client.verify.v2.safelist.create({ phoneNumber: to })).sid, listed.sid, 'listing a listed number again answers its entry');
+      assert.equal((await start()).status, 'pending');
+      // Another account's list is its own.
+      const b = sdk((await h.request('GET', '/api/v1/me', { key: h.keys.b })).body.accountSid, h.keys.b);
+      await rejectsWith(b.verify.v2.safelist(to).fetch(), 404, 20404);
+
+      assert.equal(await client.verify.v2.safelist(to).remove(), true);
+      await rejectsWith(client.verify.v2.safelist(to).fetch(), 404, 20404);
+      await rejectsWith(client.verify.v2.services(service.sid).verifications.create({ to: `+${freshPhone()}`, channel: 'sms' }), 403, 60605);
+      await rejectsWith(client.verify.v2.safelist.create({ phoneNumber: freshPhone() }), 400, 60200);
+    });
+  });
+
   describe('Verification Attempts and their Summary', () => {
     it('lists each send as an attempt, converted once its verification is approved, filters and pages them, and sums them up', async () => {
       const service = await client.verify.v2.services.create({ friendlyName: 'Attempts' });

@@ -4,16 +4,19 @@
 import type { RegisterRoute } from '../../route-types.js';
 import createBucket from './create-bucket.js';
 import createRateLimit from './create-rate-limit.js';
+import createSafeListNumber from './create-safe-list-number.js';
 import createService from './create-service.js';
 import createVerification from './create-verification.js';
 import createVerificationCheck from './create-verification-check.js';
 import deleteBucket from './delete-bucket.js';
 import deleteRateLimit from './delete-rate-limit.js';
+import deleteSafeListNumber from './delete-safe-list-number.js';
 import deleteService from './delete-service.js';
 import fetchAttempt from './fetch-attempt.js';
 import fetchAttemptsSummary from './fetch-attempts-summary.js';
 import fetchBucket from './fetch-bucket.js';
 import fetchRateLimit from './fetch-rate-limit.js';
+import fetchSafeListNumber from './fetch-safe-list-number.js';
 import fetchService from './fetch-service.js';
 import fetchVerification from './fetch-verification.js';
 import listAttempts from './list-attempts.js';
@@ -32,6 +35,7 @@ const TWILIO_ROUTES: RegisterRoute[] = [
   createRateLimit, listRateLimits, fetchRateLimit, updateRateLimit, deleteRateLimit,
   createBucket, listBuckets, fetchBucket, updateBucket, deleteBucket,
   listAttempts, fetchAttempt, fetchAttemptsSummary, listTemplates,
+  createSafeListNumber, fetchSafeListNumber, deleteSafeListNumber,
 ];
 
 /** Form bodies as the SDKs send them: a repeated key becomes an array of its values. */

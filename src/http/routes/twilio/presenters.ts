@@ -7,6 +7,7 @@ import type { TwilioAttemptRow } from '../../../store/twilio-store.js';
 import type { TwilioService } from '../../../service/twilio-services.js';
 import type { Verification } from '../../../service/twilio-verifications.js';
 import type { BucketInService, RateLimitInService } from '../../../service/twilio-rate-limits.js';
+import type { SafeListEntry } from '../../../service/twilio-safe-list.js';
 import { SERVICE_SETTINGS } from './schemas.js';
 
 /** 2015-07-30T20:00:00Z: seconds, as Twilio writes them. */
@@ -114,6 +115,11 @@ export function toBucket(request: FastifyRequest, found: BucketInService) {
     max: bucket.max, interval: bucket.interval, date_created: isoDate(bucket.createdAt), date_updated: isoDate(bucket.updatedAt),
     url: `${baseUrl(request)}${rateLimitPath(found)}/Buckets/${bucket.sid}`,
   };
+}
+
+/** The `+` stays raw in the URL, as Twilio writes it. */
+export function toSafeListNumber(request: FastifyRequest, entry: SafeListEntry) {
+  return { sid: entry.sid, phone_number: entry.phoneNumber, url: `${baseUrl(request)}/SafeList/Numbers/${entry.phoneNumber}` };
 }
 
 export const PAGE_SIZE_DEFAULT = 50;

@@ -309,5 +309,14 @@ export const TemplateSchema = Type.Object({
 
 export const TemplatePageSchema = Type.Object({ templates: Type.Array(TemplateSchema), meta: PageMetaSchema }, { title: 'TwilioVerificationTemplatePage', description: 'One page of templates.' });
 
+export const SafeListBody = Type.Object({ PhoneNumber: Type.String({ description: 'E.164 with a leading +.' }) }, { additionalProperties: true });
+export const SafeListParams = Type.Object({ PhoneNumber: Type.String({ maxLength: 32, description: 'E.164 with a leading +.' }) });
+
+export const SafeListSchema = Type.Object({
+  sid: Type.String(),
+  phone_number: Type.String(),
+  url: Type.String(),
+}, { title: 'TwilioSafeListNumber', description: 'A number on the account\'s Safe List: its sends pass the destination guards.' });
+
 /** What every route of the dialect declares: its dialect, its scope, and the form body it consumes. */
 export const FORM = ['application/x-www-form-urlencoded'];
