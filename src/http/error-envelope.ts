@@ -79,6 +79,7 @@ const TWILIO_CODE_BY_REASON: Record<FailureReason, number> = {
   too_many_buckets: 60210,
   bucket_interval_exists: 60211,
   destination_blocked: 60605,
+  messaging_configuration_exists: 60213,
 };
 
 export function twilioError(status: number, code: number, message: string) {

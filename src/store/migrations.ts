@@ -397,6 +397,20 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
           .execute();
       },
     },
+    '0015_twilio_messaging_configurations': {
+      async up(db: Kysely<unknown>) {
+        // A Twilio Service's Messaging Configurations: the messaging service named per country.
+        await db.schema.createTable('twilio_messaging_configurations')
+          .addColumn('application_id', 'text', (c) => c.notNull())
+          .addColumn('country', 'text', (c) => c.notNull())
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('messaging_service_sid', 'text', (c) => c.notNull())
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addColumn('updated_at', bigint, (c) => c.notNull())
+          .addPrimaryKeyConstraint('twilio_messaging_configurations_pk', ['application_id', 'country'])
+          .execute();
+      },
+    },
   };
 }
 

@@ -169,6 +169,7 @@ export interface Database {
   twilio_rate_limits: TwilioRateLimitsTable;
   twilio_service_locales: TwilioServiceLocalesTable;
   safe_list_numbers: SafeListNumbersTable;
+  twilio_messaging_configurations: TwilioMessagingConfigurationsTable;
   twilio_rate_limit_buckets: TwilioRateLimitBucketsTable;
 }
 
@@ -204,6 +205,17 @@ export interface SafeListNumbersTable {
   /** GN + 32 hex. */
   sid: string;
   created_at: number;
+}
+
+/** A Twilio Service's Messaging Configuration: the messaging service (MG...) named for a country (or `all`). */
+export interface TwilioMessagingConfigurationsTable {
+  application_id: string;
+  /** ISO 3166-1 alpha-2, upper case, or `all`. */
+  country: string;
+  account_id: string;
+  messaging_service_sid: string;
+  created_at: number;
+  updated_at: number;
 }
 
 /** A Twilio Service Rate Limit: a name whose values a start may give (`RateLimits={"name":"value"}`). */

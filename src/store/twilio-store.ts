@@ -93,6 +93,15 @@ export interface AttemptFilter {
   converted?: boolean;
 }
 
+export interface TwilioMessagingConfigurationRow {
+  applicationId: string;
+  accountId: string;
+  country: string;
+  messagingServiceSid: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
 export interface TwilioStore {
   getService(accountId: string, applicationId: string): Promise<TwilioServiceRow | undefined>;
   listServices(accountId: string): Promise<TwilioServiceRow[]>;
@@ -120,6 +129,13 @@ export interface TwilioStore {
   getAttempt(accountId: string, sid: string): Promise<TwilioAttemptRow | undefined>;
   /** How many attempts match, and how many of them belong to a verified PIN. */
   summarizeAttempts(accountId: string, filter: AttemptFilter): Promise<{ total: number; converted: number }>;
+
+  // Messaging Configurations of a Service, by country.
+  /** False when the service has a configuration for that country already. */
+  insertMessagingConfiguration(row: TwilioMessagingConfigurationRow): Promise<boolean>;
+  listMessagingConfigurations(accountId: string, applicationId: string): Promise<TwilioMessagingConfigurationRow[]>;
+  updateMessagingConfiguration(row: TwilioMessagingConfigurationRow): Promise<boolean>;
+  deleteMessagingConfiguration(accountId: string, applicationId: string, country: string): Promise<boolean>;
 
   // The account's Safe List.
   /** Adds a number; answers the entry as stored (the earlier one when the number was listed already). */
@@ -420,6 +436,35 @@ export class KyselyTwilioStore implements TwilioStore {
 
   async removeSafeListed(accountId: string, destination: string): Promise<boolean> {
     const deleted = await this.db.deleteFrom('safe_list_numbers').where('account_id', '=', accountId).where('destination', '=', destination).executeTakeFirst();
+    return Number(deleted.numDeletedRows) > 0;
+  }
+
+  async insertMessagingConfiguration(row: TwilioMessagingConfigurationRow): Promise<boolean> {
+    const inserted = await this.db.insertInto('twilio_messaging_configurations').values({
+      application_id: row.applicationId, country: row.country, account_id: row.accountId, messaging_service_sid: row.messagingServiceSid,
+      created_at: row.createdAt, updated_at: row.updatedAt,
+    }).onConflict((oc) => oc.columns(['application_id', 'country']).doNothing()).executeTakeFirst();
+    return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
+  }
+
+  async listMessagingConfigurations(accountId: string, applicationId: string): Promise<TwilioMessagingConfigurationRow[]> {
+    const rows = await this.db.selectFrom('twilio_messaging_configurations').selectAll()
+      .where('application_id', '=', applicationId).where('account_id', '=', accountId).orderBy('country').execute();
+    return rows.map((r) => ({
+      applicationId: r.application_id, accountId: r.account_id, country: r.country, messagingServiceSid: r.messaging_service_sid,
+      createdAt: Number(r.created_at), updatedAt: Number(r.updated_at),
+    }));
+  }
+
+  async updateMessagingConfiguration(row: TwilioMessagingConfigurationRow): Promise<boolean> {
+    const updated = await this.db.updateTable('twilio_messaging_configurations').set({ messaging_service_sid: row.messagingServiceSid, updated_at: row.updatedAt })
+      .where('application_id', '=', row.applicationId).where('account_id', '=', row.accountId).where('country', '=', row.country).executeTakeFirst();
+    return Number(updated.numUpdatedRows) > 0;
+  }
+
+  async deleteMessagingConfiguration(accountId: string, applicationId: string, country: string): Promise<boolean> {
+    const deleted = await this.db.deleteFrom('twilio_messaging_configurations')
+      .where('application_id', '=', applicationId).where('account_id', '=', accountId).where('country', '=', country).executeTakeFirst();
     return Number(deleted.numDeletedRows) > 0;
   }
 }

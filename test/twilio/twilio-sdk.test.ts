@@ -249,6 +249,24 @@ describe('Twilio Verify v2 through the official Node SDK', () => {
     });
   });
 
+  describe('Messaging Configurations', () => {
+    it('creates, fetches, lists, updates and deletes a Service\'s configuration per country; one per country (60213)', async () => {
+      const configurations = client.verify.v2.services(serviceSid).messagingConfigurations;
+      const mg = (digit: string) => `MG${digit.repeat(32)}`;
+      const ca = await configurations.create({ country: 'ca', messagingServiceSid: mg('1') });
+      assert.deepEqual([ca.country, ca.messagingServiceSid, ca.serviceSid, ca.accountSid], ['CA', mg('1'), serviceSid, accountSid]);
+      assert.equal(ca.url, `${base}/v2/Services/${serviceSid}/MessagingConfigurations/CA`);
+      await configurations.create({ country: 'all', messagingServiceSid: mg('2') });
+      await rejectsWith(configurations.create({ country: 'CA', messagingServiceSid: mg('3') }), 409, 60213);
+      await rejectsWith(configurations.create({ country: 'Canada', messagingServiceSid: mg('3') }), 400, 60200);
+      assert.deepEqual((await configurations.list()).map((c) => c.country), ['CA', 'all']);
+      assert.equal((await client.verify.v2.services(serviceSid).messagingConfigurations('CA').update({ messagingServiceSid: mg('4') })).messagingServiceSid, mg('4'));
+      assert.equal((await client.verify.v2.services(serviceSid).messagingConfigurations('CA').fetch()).messagingServiceSid, mg('4'));
+      assert.equal(await client.verify.v2.services(serviceSid).messagingConfigurations('CA').remove(), true);
+      await rejectsWith(client.verify.v2.services(serviceSid).messagingConfigurations('CA').fetch(), 404, 20404);
+    });
+  });
+
   describe('Safe List', () => {
     it('lets a listed number through the destination guards that refuse it otherwise (403, 60605)', async () => {
       const service = await client.verify.v2.services.create({ friendlyName: 'Guarded' });

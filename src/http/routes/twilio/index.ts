@@ -3,28 +3,33 @@
 // are Twilio's (error-envelope.ts) and it authenticates with HTTP Basic (auth.ts).
 import type { RegisterRoute } from '../../route-types.js';
 import createBucket from './create-bucket.js';
+import createMessagingConfiguration from './create-messaging-configuration.js';
 import createRateLimit from './create-rate-limit.js';
 import createSafeListNumber from './create-safe-list-number.js';
 import createService from './create-service.js';
 import createVerification from './create-verification.js';
 import createVerificationCheck from './create-verification-check.js';
 import deleteBucket from './delete-bucket.js';
+import deleteMessagingConfiguration from './delete-messaging-configuration.js';
 import deleteRateLimit from './delete-rate-limit.js';
 import deleteSafeListNumber from './delete-safe-list-number.js';
 import deleteService from './delete-service.js';
 import fetchAttempt from './fetch-attempt.js';
 import fetchAttemptsSummary from './fetch-attempts-summary.js';
 import fetchBucket from './fetch-bucket.js';
+import fetchMessagingConfiguration from './fetch-messaging-configuration.js';
 import fetchRateLimit from './fetch-rate-limit.js';
 import fetchSafeListNumber from './fetch-safe-list-number.js';
 import fetchService from './fetch-service.js';
 import fetchVerification from './fetch-verification.js';
 import listAttempts from './list-attempts.js';
 import listBuckets from './list-buckets.js';
+import listMessagingConfigurations from './list-messaging-configurations.js';
 import listRateLimits from './list-rate-limits.js';
 import listServices from './list-services.js';
 import listTemplates from './list-templates.js';
 import updateBucket from './update-bucket.js';
+import updateMessagingConfiguration from './update-messaging-configuration.js';
 import updateRateLimit from './update-rate-limit.js';
 import updateService from './update-service.js';
 import updateVerification from './update-verification.js';
@@ -36,6 +41,7 @@ const TWILIO_ROUTES: RegisterRoute[] = [
   createBucket, listBuckets, fetchBucket, updateBucket, deleteBucket,
   listAttempts, fetchAttempt, fetchAttemptsSummary, listTemplates,
   createSafeListNumber, fetchSafeListNumber, deleteSafeListNumber,
+  createMessagingConfiguration, listMessagingConfigurations, fetchMessagingConfiguration, updateMessagingConfiguration, deleteMessagingConfiguration,
 ];
 
 /** Form bodies as the SDKs send them: a repeated key becomes an array of its values. */

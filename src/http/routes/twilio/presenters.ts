@@ -8,6 +8,7 @@ import type { TwilioService } from '../../../service/twilio-services.js';
 import type { Verification } from '../../../service/twilio-verifications.js';
 import type { BucketInService, RateLimitInService } from '../../../service/twilio-rate-limits.js';
 import type { SafeListEntry } from '../../../service/twilio-safe-list.js';
+import type { MessagingConfigurationInService } from '../../../service/twilio-messaging-configurations.js';
 import { SERVICE_SETTINGS } from './schemas.js';
 
 /** 2015-07-30T20:00:00Z: seconds, as Twilio writes them. */
@@ -114,6 +115,15 @@ export function toBucket(request: FastifyRequest, found: BucketInService) {
     sid: bucket.sid, rate_limit_sid: bucket.rateLimitSid, service_sid: serviceSid(service.application.id), account_sid: accountSid(bucket.accountId),
     max: bucket.max, interval: bucket.interval, date_created: isoDate(bucket.createdAt), date_updated: isoDate(bucket.updatedAt),
     url: `${baseUrl(request)}${rateLimitPath(found)}/Buckets/${bucket.sid}`,
+  };
+}
+
+export function toMessagingConfiguration(request: FastifyRequest, { service, configuration }: MessagingConfigurationInService) {
+  const sid = serviceSid(service.application.id);
+  return {
+    account_sid: accountSid(configuration.accountId), service_sid: sid, country: configuration.country, messaging_service_sid: configuration.messagingServiceSid,
+    date_created: isoDate(configuration.createdAt), date_updated: isoDate(configuration.updatedAt),
+    url: `${baseUrl(request)}/Services/${sid}/MessagingConfigurations/${configuration.country}`,
   };
 }
 

@@ -318,5 +318,24 @@ export const SafeListSchema = Type.Object({
   url: Type.String(),
 }, { title: 'TwilioSafeListNumber', description: 'A number on the account\'s Safe List: its sends pass the destination guards.' });
 
+export const MessagingConfigurationParams = Type.Object({ ServiceSid, Country: Type.String({ maxLength: 3, description: 'ISO 3166-1 alpha-2, or all.' }) });
+export const CreateMessagingConfigurationBody = Type.Object({
+  Country: Type.String({ description: 'ISO 3166-1 alpha-2, or all for every country without its own.' }),
+  MessagingServiceSid: Type.String({ description: 'MG + 32 hex.' }),
+}, { additionalProperties: true });
+export const UpdateMessagingConfigurationBody = Type.Object({ MessagingServiceSid: Type.String() }, { additionalProperties: true });
+
+export const MessagingConfigurationSchema = Type.Object({
+  account_sid: Type.String(),
+  service_sid: Type.String(),
+  country: Type.String(),
+  messaging_service_sid: Type.String(),
+  date_created: DateTime,
+  date_updated: DateTime,
+  url: Type.String(),
+}, { title: 'TwilioMessagingConfiguration', description: 'The messaging service a Service names for a country (stored; twofa\'s transports choose the sender).' });
+
+export const MessagingConfigurationPageSchema = Type.Object({ messaging_configurations: Type.Array(MessagingConfigurationSchema), meta: PageMetaSchema }, { title: 'TwilioMessagingConfigurationPage', description: 'One page of Messaging Configurations.' });
+
 /** What every route of the dialect declares: its dialect, its scope, and the form body it consumes. */
 export const FORM = ['application/x-www-form-urlencoded'];
