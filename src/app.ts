@@ -10,6 +10,7 @@ import { authHook } from './http/auth.js';
 import { AuthFailureThrottle } from './http/auth-throttle.js';
 import { dialectOf, errorBody, handleError, handleNotFound } from './http/error-envelope.js';
 import { registerOpenApi } from './http/openapi.js';
+import { DEFAULT_IDEMPOTENCY_WINDOW_MS, registerIdempotency } from './http/plugins/idempotency.js';
 import { ALL_ROUTES } from './http/routes/index.js';
 import { deferDurability, settleDurability } from './store/durability.js';
 import { packageVersion } from './version.js';
@@ -24,6 +25,8 @@ export interface BuildAppOptions extends RouteDeps {
   requestTimeoutMs?: number;
   /** Failed authentications per client address and per key prefix before 429 (TWOFA_AUTH_FAILURE_LIMIT); absent: 20/1m. */
   authFailureLimit?: RateLimit;
+  /** How long an Idempotency-Key and its answer are kept (TWOFA_IDEMPOTENCY_WINDOW); absent: 24 h. */
+  idempotencyWindowMs?: number;
 }
 
 export const DEFAULT_AUTH_FAILURE_LIMIT: RateLimit = { count: 20, windowMs: 60_000 };
@@ -143,6 +146,9 @@ export function buildApp(options: BuildAppOptions): App {
     done();
   });
   app.addHook('onRequest', authHook(options.ctx, new AuthFailureThrottle(options.authFailureLimit ?? DEFAULT_AUTH_FAILURE_LIMIT)));
+  // Its onSend stores an answer before the next one waits for durability, so the stored answer is durable too.
+  // A request outliving its lease may be run again by a repeat: the lease is well beyond the request timeout.
+  registerIdempotency(app, { ctx: options.ctx, windowMs: options.idempotencyWindowMs ?? DEFAULT_IDEMPOTENCY_WINDOW_MS, leaseMs: Math.max(60_000, 2 * requestTimeoutMs) });
   app.addHook('onSend', async (request, reply) => {
     await settleDurability();
     reply.header('x-request-id', request.id);

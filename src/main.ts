@@ -205,7 +205,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
       else logger.warn({ transport: receipt.transport, providerMessageId: receipt.providerMessageId }, 'delivery receipt for an unknown message ignored');
     }, (err: unknown) => logger.error({ err, transport: receipt.transport }, 'could not record a delivery receipt'));
   };
-  const app = buildApp({ ctx, inbox, logger, bodyLimitBytes: config.bodyLimitBytes, trustedProxies: config.trustedProxies, requestTimeoutMs: config.requestTimeoutMs, authFailureLimit: config.authFailureLimit, isReady: () => !shuttingDown, metrics, callbacks: providerCallbacksOf(Object.values(transports)) });
+  const app = buildApp({ ctx, inbox, logger, bodyLimitBytes: config.bodyLimitBytes, trustedProxies: config.trustedProxies, requestTimeoutMs: config.requestTimeoutMs, authFailureLimit: config.authFailureLimit, idempotencyWindowMs: config.idempotencyWindowMs, isReady: () => !shuttingDown, metrics, callbacks: providerCallbacksOf(Object.values(transports)) });
 
   const purge = async () => {
     try {

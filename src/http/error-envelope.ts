@@ -30,6 +30,7 @@ export const STATUS_BY_CODE: Record<ErrorCode, number> = {
   NOT_FOUND: 404,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
+  UNPROCESSABLE_ENTITY: 422,
   UNSUPPORTED_MEDIA_TYPE: 415,
   TOO_MANY_REQUESTS: 429,
   GENERAL_ERROR: 500,
@@ -63,6 +64,7 @@ const TWILIO_CODE_BY_CODE: Record<ErrorCode, number> = {
   FORBIDDEN: 20403,
   NOT_FOUND: 20404,
   CONFLICT: 20409,
+  UNPROCESSABLE_ENTITY: 60200,
   PAYLOAD_TOO_LARGE: 60200,
   UNSUPPORTED_MEDIA_TYPE: 60200,
   TOO_MANY_REQUESTS: 20429,
@@ -148,6 +150,9 @@ const FRAMEWORK_ERRORS: Record<string, [ErrorCode, string]> = {
   FST_ERR_CTP_INVALID_JSON_BODY: ['BAD_REQUEST', 'Request body is not valid JSON'],
 };
 
+/** Client-error statuses thrown by hooks (idempotency keys, Fastify itself), as catalogue codes. */
+const CODE_BY_STATUS: Partial<Record<number, ErrorCode>> = { 404: 'NOT_FOUND', 409: 'CONFLICT', 413: 'PAYLOAD_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE', 422: 'UNPROCESSABLE_ENTITY' };
+
 export function handleError(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   if (error.validation) {
     const validationErrors: ValidationErrors = {};
@@ -164,7 +169,7 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
     return sendFailure(reply, { code: 'BAD_REQUEST', text: 'Request body is not valid JSON' });
   }
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
-    const code: ErrorCode = error.statusCode === 404 ? 'NOT_FOUND' : error.statusCode === 413 ? 'PAYLOAD_TOO_LARGE' : error.statusCode === 415 ? 'UNSUPPORTED_MEDIA_TYPE' : 'BAD_REQUEST';
+    const code = CODE_BY_STATUS[error.statusCode] ?? 'BAD_REQUEST';
     return sendFailure(reply, { code, text: error.message || 'Bad request' });
   }
   request.log.error({ err: error }, 'unhandled error');

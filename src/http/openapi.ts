@@ -3,6 +3,7 @@
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { ErrorEnvelopeSchema, TwilioErrorSchema } from './error-envelope.js';
+import { IDEMPOTENCY_KEY_PATTERN } from './plugins/idempotency.js';
 import type { App } from './route-types.js';
 
 /** What each error status means, for responses whose schema does not say it itself. */
@@ -11,11 +12,16 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
   401: 'No API key, or an unknown or revoked one.',
   403: 'The API key lacks the scope this operation needs.',
   404: 'No such resource in the API key\'s account (another account\'s resource answers the same).',
-  409: 'The resource is still in use.',
+  409: 'The resource is still in use, or a request with the same Idempotency-Key is still being processed.',
+  422: 'The Idempotency-Key was already used with another request (method, path or body).',
   413: 'The request body is larger than the configured limit (TWOFA_BODY_LIMIT).',
   415: 'The request body\'s content type is not one the operation accepts (`application/json`).',
   429: 'A rate limit was reached; `Retry-After` gives the seconds to wait.',
   500: 'Unexpected failure; the body never carries details.',
+};
+
+const NEXT_RESEND = {
+  'X-Next-Resend-At': { type: 'string', description: 'When sendPinPerPhoneNumberLimit lets the next resend to this destination through (ISO 8601; now: at once), for a countdown.' },
 };
 
 const RETRY_AFTER = { 'Retry-After': { type: 'integer', minimum: 1, description: 'Seconds to wait before retrying.' } };
@@ -38,6 +44,8 @@ function documentedResponses(response: Record<string, unknown> | undefined): Rec
 
 interface DocumentedOperation {
   operationId?: string;
+  security?: unknown[];
+  parameters?: Record<string, unknown>[];
   requestBody?: { required?: boolean; content?: Record<string, { schema?: { required?: string[] } }> };
   responses?: Record<string, unknown>;
 }
@@ -76,6 +84,29 @@ function declareAuthThrottleAnswers(paths: DocumentedPaths) {
         content: { 'application/json': { schema: JSON.parse(JSON.stringify(errorSchema)) as unknown } },
       };
     }
+  }
+}
+
+/**
+ * Every authenticated POST takes an Idempotency-Key (http/plugins/idempotency.ts, a hook on all routes,
+ * so declared here for all of them): the header, and the 409 and 422 it may answer, in the shape of the
+ * operation's own 400.
+ */
+function declareIdempotencyKeys(paths: DocumentedPaths) {
+  for (const item of Object.values(paths)) {
+    const operation = item['post'];
+    if (operation?.security === undefined) continue;
+    (operation.parameters ??= []).push({
+      in: 'header', name: 'Idempotency-Key', required: false,
+      description: 'Makes the request safe to repeat: a repeat with the same key and body within TWOFA_IDEMPOTENCY_WINDOW (24 h) gets the first answer again, '
+        + 'marked `Idempotent-Replayed: true`, without running again. Keys are per account.',
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY_PATTERN },
+    });
+    operation.responses ??= {};
+    const errorBody = (operation.responses['400'] as { content?: unknown } | undefined)?.content
+      ?? { 'application/json': { schema: JSON.parse(JSON.stringify(ErrorEnvelopeSchema)) as unknown } };
+    operation.responses['409'] ??= { description: ERROR_DESCRIPTIONS['409'], content: errorBody };
+    operation.responses['422'] ??= { description: ERROR_DESCRIPTIONS['422'], content: errorBody };
   }
 }
 
@@ -136,6 +167,7 @@ export function registerOpenApi(app: App, version: string): void {
       markOptionalBodies(paths);
       declareBodyParserAnswers(paths);
       declareAuthThrottleAnswers(paths);
+      declareIdempotencyKeys(paths);
       uniqueOperationIds(paths);
       return document;
     },
@@ -145,6 +177,8 @@ export function registerOpenApi(app: App, version: string): void {
       const transformed = { ...(schema as Record<string, unknown>) };
       if (needsKey) transformed['security'] = route.config?.dialect === 'twilio' ? [{ TwilioBasic: [] }] : [{ APIKeyHeader: [] }, { BearerKey: [] }];
       transformed['response'] = documentedResponses(transformed['response'] as Record<string, unknown> | undefined);
+      const answered = (transformed['response'] as Record<string, Record<string, unknown>> | undefined)?.['200'];
+      if (route.config?.nextResendAt === true && answered) answered['headers'] = NEXT_RESEND;
       if (!schema || (schema as { hide?: boolean }).hide) transformed['hide'] = true;
       return { schema: transformed as never, url };
     },

@@ -3,11 +3,13 @@
 // rows).
 import { randomUUID } from 'node:crypto';
 import { sql, type InferResult, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { Autofill } from '../domain/autofill.js';
 import type { PinType } from '../domain/pin-generation.js';
 import type { Database, MessageTemplatesTable, PinsTable, EmailTemplatesTable, ApplicationsTable } from './schema.js';
-import { bucketStartOf, retryAfterMs, type ExternalRateLimiter, type RateLimiter } from './rate-limiter.js';
+import { bucketStartOf, nextAllowedAfterHit, nextAllowedAt, retryAfterMs, type ExternalRateLimiter, type RateLimiter } from './rate-limiter.js';
 import { advisoryLockKey } from './postgres/advisory-lock.js';
 import { KyselyEventStore } from './event-store.js';
+import { KyselyIdempotencyStore } from './idempotency-store.js';
 import { batchOf, deleteInBatches, inBatches, PURGE_LIMITS, type PurgeLimits } from './purge-batches.js';
 import { KyselyAuditStore } from './audit-store.js';
 import { KyselySecurityStore } from './security-store.js';
@@ -134,6 +136,7 @@ export class KyselyStore implements Store, RateLimiter {
   readonly console: KyselyConsoleStore;
   /** The Twilio Verify dialect's own rows. */
   readonly twilio: KyselyTwilioStore;
+  readonly idempotency: KyselyIdempotencyStore;
 
   constructor(readonly db: Kysely<Database>, readonly dialect: 'sqlite' | 'postgres', private readonly onClose: () => Promise<void>, private readonly options: KyselyStoreOptions = {}) {
     this.externalLimiter = options.rateLimiter;
@@ -143,6 +146,7 @@ export class KyselyStore implements Store, RateLimiter {
     this.audit = new KyselyAuditStore(db, dialect);
     this.console = new KyselyConsoleStore(db);
     this.twilio = new KyselyTwilioStore(db, dialect, this.events);
+    this.idempotency = new KyselyIdempotencyStore(db, dialect);
   }
 
   async close(): Promise<void> {
@@ -372,6 +376,12 @@ export class KyselyStore implements Store, RateLimiter {
     return row && toPin(row);
   }
 
+  async peekRateLimit(check: RateLimitCheck, now: number): Promise<number> {
+    if (this.externalLimiter) return this.externalLimiter.peekRateLimit(check, now);
+    const buckets = await this.hot.rateBuckets.all(this.db, { key: check.key, since: now - check.windowMs });
+    return nextAllowedAt(buckets.map((b) => ({ hits: Number(b.hits), lastAt: Number(b.last_at) })), check.limit, check.windowMs, now);
+  }
+
   async consumeRateLimits(limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome> {
     if (this.externalLimiter) return this.externalLimiter.consumeRateLimits(limits, now);
     return this.db.transaction().execute((trx) => this.consumeWithin(trx, limits, now));
@@ -442,17 +452,22 @@ export class KyselyStore implements Store, RateLimiter {
         await sql`select pg_advisory_xact_lock(${advisoryLockKey(key)}::bigint)`.execute(trx);
       }
     }
+    const read: { hits: number; lastAt: number }[][] = [];
     for (const check of limits) {
       const buckets = await this.hot.rateBuckets.all(trx, { key: check.key, since: now - check.windowMs });
-      const total = buckets.reduce((sum, b) => sum + Number(b.hits), 0);
-      if (total < check.limit) continue;
       const counted = buckets.map((b) => ({ hits: Number(b.hits), lastAt: Number(b.last_at) }));
+      read.push(counted);
+      const total = counted.reduce((sum, b) => sum + b.hits, 0);
+      if (total < check.limit) continue;
       return { allowed: false, key: check.key, retryAfterMs: retryAfterMs(counted, total, check.limit, check.windowMs, now) };
     }
-    for (const check of limits) {
+    const nextAllowed: Record<string, number> = {};
+    for (const [i, check] of limits.entries()) {
       await this.hot.countRateHit.execute(trx, { key: check.key, bucketStart: bucketStartOf(now, check.windowMs), now, expiresAt: now + check.windowMs });
+      // From the buckets just read: the caller learns when the next request fits at no extra query.
+      nextAllowed[check.key] = nextAllowedAfterHit(read[i]!, check.limit, check.windowMs, now);
     }
-    return { allowed: true };
+    return { allowed: true, nextAllowedAt: nextAllowed };
   }
 
   // --- outbox ---
@@ -635,6 +650,7 @@ export class KyselyStore implements Store, RateLimiter {
       .where(({ eb, refTuple }) => eb(refTuple('key', 'bucket_start'), 'in', batchOf(this.db.selectFrom('rate_limit_buckets').select(['key', 'bucket_start'])
         .where('expires_at', '<=', now).orderBy('expires_at').limit(batch), this.dialect).$asTuple('key', 'bucket_start')))
       .executeTakeFirst()).numDeletedRows);
+    await this.idempotency.purge(now, limits);
     return { erased: expired + erased, deleted };
   }
 }
@@ -708,6 +724,7 @@ function toTemplate(row: Selectable<MessageTemplatesTable>): MessageTemplateReco
     ...base, kind: 'sms_voice', messageText: row.message_text ?? '', senderId: row.sender_id, language: row.language ?? 'en',
     voiceName: row.voice_name, repeatDtmf: row.repeat_dtmf, speechRate: row.speech_rate === null ? null : Number(row.speech_rate),
     regional: row.regional === null ? null : JSON.parse(row.regional),
+    ...(row.autofill !== null ? { autofill: JSON.parse(row.autofill) as Autofill } : {}),
   };
 }
 
@@ -718,13 +735,14 @@ function fromTemplate(t: MessageTemplateRecord): Selectable<MessageTemplatesTabl
   };
   if (t.kind === 'email') {
     return {
-      ...common, message_text: null, sender_id: null, language: null, voice_name: null, repeat_dtmf: null, speech_rate: null, regional: null,
+      ...common, message_text: null, sender_id: null, language: null, voice_name: null, repeat_dtmf: null, speech_rate: null, regional: null, autofill: null,
       email_template_id: t.emailTemplateId, email_from: t.from, landing_page_id: t.landingPageId,
     };
   }
   return {
     ...common, message_text: t.messageText, sender_id: t.senderId, language: t.language, voice_name: t.voiceName, repeat_dtmf: t.repeatDtmf,
     speech_rate: t.speechRate, regional: t.regional === null ? null : JSON.stringify(t.regional),
+    autofill: t.autofill ? JSON.stringify(t.autofill) : null,
     email_template_id: null, email_from: null, landing_page_id: null,
   };
 }

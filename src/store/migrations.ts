@@ -282,7 +282,30 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         await sql`update api_keys set key_prefix = substr(key_prefix, 1, 11) where length(key_prefix) > 11`.execute(db);
       },
     },
-    '0009_twilio_dialect': {
+    '0009_idempotency_keys': {
+      async up(db: Kysely<unknown>) {
+        // Idempotency-Key requests (src/http/plugins/idempotency.ts): the primary key is the race gate
+        // that lets one request per key and account run (INSERT ... ON CONFLICT DO NOTHING).
+        await db.schema.createTable('idempotency_keys')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('fingerprint', 'text', (c) => c.notNull())
+          .addColumn('lease_token', 'text', (c) => c.notNull())
+          .addColumn('lease_until', bigint, (c) => c.notNull())
+          .addColumn('status', 'integer')
+          .addColumn('answer', 'text')
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addColumn('expires_at', bigint, (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('idempotency_keys_expiry').on('idempotency_keys').column('expires_at').execute();
+      },
+    },
+    '0010_template_autofill': {
+      async up(db: Kysely<unknown>) {
+        await db.schema.alterTable('message_templates').addColumn('autofill', 'text').execute();
+      },
+    },
+    '0011_twilio_dialect': {
       async up(db: Kysely<unknown>) {
         // The Twilio Verify v2 dialect's own state beside the engine's: a Service is an application
         // plus the Twilio-only settings (JSON) and the message templates it sends with; a
@@ -309,7 +332,7 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         await db.schema.createIndex('twilio_verifications_created').on('twilio_verifications').column('created_at').execute();
       },
     },
-    '0010_twilio_verification_expiry': {
+    '0012_twilio_verification_expiry': {
       async up(db: Kysely<unknown>) {
         // The purge deletes a verification's row with its PIN, by the PIN's expiry as it deletes the
         // PIN: each row carries that expiry (0 for a row whose PIN is gone already: purged next run).
@@ -319,7 +342,7 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         await db.schema.createIndex('twilio_verifications_expires_at').on('twilio_verifications').column('expires_at').execute();
       },
     },
-    '0011_twilio_rate_limits': {
+    '0013_twilio_rate_limits': {
       async up(db: Kysely<unknown>) {
         // A Service's Rate Limits (a name a start gives a value for) and their Buckets (at most `max`
         // starts per value in `interval` seconds); the counts themselves are rate_limit_buckets rows.
@@ -346,7 +369,7 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         await db.schema.createIndex('twilio_rate_limit_buckets_limit').on('twilio_rate_limit_buckets').columns(['rate_limit_sid', 'created_at']).execute();
       },
     },
-    '0012_twilio_attempts': {
+    '0014_twilio_attempts': {
       async up(db: Kysely<unknown>) {
         // Each send of a verification (Twilio's Verification Attempt, VL...): its send_code_attempts
         // entries, and the account's attempt list and conversion summary. Purged with its PIN.
@@ -373,7 +396,7 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         await db.schema.alterTable('twilio_verifications').dropColumn('send_code_attempts').execute();
       },
     },
-    '0013_twilio_service_locales': {
+    '0015_twilio_service_locales': {
       async up(db: Kysely<unknown>) {
         // The message template a Service sends in each locale asked for (`Locale`), made at its first use.
         await db.schema.createTable('twilio_service_locales')
@@ -385,7 +408,7 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
           .execute();
       },
     },
-    '0014_safe_list': {
+    '0016_safe_list': {
       async up(db: Kysely<unknown>) {
         // An account's Safe List (Twilio's /v2/SafeList/Numbers): numbers the destination guards let through.
         await db.schema.createTable('safe_list_numbers')
@@ -397,7 +420,7 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
           .execute();
       },
     },
-    '0015_twilio_messaging_configurations': {
+    '0017_twilio_messaging_configurations': {
       async up(db: Kysely<unknown>) {
         // A Twilio Service's Messaging Configurations: the messaging service named per country.
         await db.schema.createTable('twilio_messaging_configurations')

@@ -56,6 +56,8 @@ export interface MessageTemplatesTable {
   email_template_id: number | null;
   email_from: string | null;
   landing_page_id: string | null;
+  /** JSON of the SMS autofill setting (domain/autofill.ts); null: none. */
+  autofill: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -163,6 +165,7 @@ export interface Database {
   conversion_counts: ConversionCountsTable;
   audit_log: AuditLogTable;
   audit_heads: AuditHeadsTable;
+  idempotency_keys: IdempotencyKeysTable;
   twilio_services: TwilioServicesTable;
   twilio_verifications: TwilioVerificationsTable;
   twilio_attempts: TwilioAttemptsTable;
@@ -367,4 +370,24 @@ export interface AuditHeadsTable {
   signed_at: number;
   /** `<keyId>:<HMAC-SHA256>` of the head (domain/audit-head.ts). */
   signature: string;
+}
+
+/** A request made with an Idempotency-Key and, once answered, its answer (src/store/idempotency-store.ts). */
+export interface IdempotencyKeysTable {
+  /** Hex SHA-256 of the account id and the key: one row per key per account, the key itself not kept. */
+  id: string;
+  account_id: string;
+  /** Hex SHA-256 of method, path and body of the request that used the key first. */
+  fingerprint: string;
+  /** Random token of the request holding the key (a holder's writes check it, so a taken-over lease is not overwritten). */
+  lease_token: string;
+  /** While unanswered: until when the holder is presumed alive; after that another request may take the key over. */
+  lease_until: number;
+  /** The answer's HTTP status; null while the request is running. */
+  status: number | null;
+  /** `<keyId>:<AES-GCM>` of the answer (headers and body), under a key derived from TWOFA_SECRET. */
+  answer: string | null;
+  created_at: number;
+  /** End of the key's window: it is forgotten (purged) after it. */
+  expires_at: number;
 }

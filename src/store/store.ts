@@ -1,5 +1,6 @@
 // The one storage contract. Services depend on this interface only; the Kysely implementation
 // serves SQLite (and PostgreSQL) behind it, and test/store/ runs one conformance suite against each.
+import type { Autofill } from '../domain/autofill.js';
 import type { PinType } from '../domain/pin-generation.js';
 import type { AuditStore } from './audit-store.js';
 import type { PurgeLimits } from './purge-batches.js';
@@ -7,6 +8,7 @@ import type { SecurityStore } from './security-store.js';
 import type { EventStore } from './event-store.js';
 import type { ConsoleStore } from './console-store.js';
 import type { TwilioStore } from './twilio-store.js';
+import type { IdempotencyStore } from './idempotency-store.js';
 
 export type Channel = 'sms' | 'voice' | 'email';
 
@@ -69,6 +71,8 @@ export interface SmsVoiceTemplateRecord extends TemplateBase {
   repeatDtmf: string | null;
   speechRate: number | null;
   regional: RegionalOptions | null;
+  /** SMS autofill lines (WebOTP / iOS origin-bound line, Android app hash); absent or null: none. */
+  autofill?: Autofill | null;
 }
 
 export interface EmailMessageTemplateRecord extends TemplateBase {
@@ -177,7 +181,10 @@ export interface RateLimitCheck {
   windowMs: number;
 }
 
-export type RateLimitOutcome = { allowed: true } | { allowed: false; key: string; retryAfterMs: number };
+export type RateLimitOutcome =
+  /** `nextAllowedAt`: per limit key, when its next hit will be allowed (the request's hit counted); `now` while there is room. */
+  | { allowed: true; nextAllowedAt?: Record<string, number> }
+  | { allowed: false; key: string; retryAfterMs: number };
 
 /** What one verification request did (Store.verifyPinAttempt). */
 export type VerifyAttempt =
@@ -215,6 +222,8 @@ export interface Store {
   readonly console: ConsoleStore;
   /** The Twilio Verify dialect's Service settings and Verification states (src/store/twilio-store.ts). */
   readonly twilio: TwilioStore;
+  /** Idempotency-Key requests and their answers (src/store/idempotency-store.ts); purged with the rest by `purge`. */
+  readonly idempotency: IdempotencyStore;
   close(): Promise<void>;
   /** Liveness of the database, for /readyz and `twofa doctor`. */
   ping(): Promise<void>;
@@ -260,6 +269,8 @@ export interface Store {
   getPin(accountId: string, pinId: string): Promise<PinRecord | undefined>;
   /** Consumes the limits atomically without any other write (verifyPinLimit). */
   consumeRateLimits(limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome>;
+  /** When one more hit on `check` would be allowed (`now` while there is room), counting nothing. */
+  peekRateLimit(check: RateLimitCheck, now: number): Promise<number>;
   /**
    * One verification request, in one transaction: consumes `limits` (verifyPinLimit) and, if they
    * allow it, counts an attempt, compares the candidate with `matches`, then marks the PIN verified
@@ -295,8 +306,8 @@ export interface Store {
 
   // Housekeeping
   /**
-   * Erases ciphertexts of expired PINs, deletes PINs expired longer than the retention, and stale
-   * rate-limit buckets; each step in batches (`limits`, by default PURGE_LIMITS), leaving what is
+   * Erases ciphertexts of expired PINs, deletes PINs expired longer than the retention, stale
+   * rate-limit buckets and idempotency keys past their window; each step in batches (`limits`, by default PURGE_LIMITS), leaving what is
    * beyond them to the next run.
    */
   purge(now: number, retentionMs: number, limits?: PurgeLimits): Promise<{ erased: number; deleted: number }>;

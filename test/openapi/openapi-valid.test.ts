@@ -195,6 +195,8 @@ describe('OpenAPI document', () => {
       'POST /v2/Services/{ServiceSid}/RateLimits/{RateLimitSid}/Buckets/{Sid}', 'POST /v2/Services/{ServiceSid}/RateLimits/{Sid}',
       'POST /v2/Services/{Sid}',
       'PUT /2fa/2/applications/{appId}/email/messages/{msgId}', 'PUT /2fa/2/applications/{appId}/messages/{msgId}',
+      // An empty autofill setting turns autofill off.
+      'PUT /api/v1/applications/{appId}/messages/{msgId}/autofill',
       // Every field of the security settings is optional (left out: unchanged), so an empty PUT changes nothing.
       'PUT /api/v1/applications/{appId}/security',
       // Likewise for a webhook subscription: fields left out keep their values.

@@ -176,6 +176,22 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       assert.equal((await store.consumeRateLimits(limits, T0 + 62_000)).allowed, true, 'allowed again once the window has passed');
     });
 
+    it('says when each limit admits its next hit (the hit that takes the last slot included), and peeks without counting', async () => {
+      const key = `next:${randomUUID()}`;
+      const roomy = `next:${randomUUID()}`;
+      const limits = [{ key, limit: 2, windowMs: 60_000 }, { key: roomy, limit: 10, windowMs: 60_000 }];
+      assert.equal(await store.peekRateLimit(limits[0]!, T0), T0, 'an empty window has room now');
+      assert.deepEqual(await store.consumeRateLimits(limits, T0), { allowed: true, nextAllowedAt: { [key]: T0, [roomy]: T0 } });
+      assert.deepEqual(await store.consumeRateLimits(limits, T0 + 1000), { allowed: true, nextAllowedAt: { [key]: T0 + 60_000, [roomy]: T0 + 1000 } },
+        'the second hit fills the window: the next fits when the first leaves it');
+      assert.equal(await store.peekRateLimit(limits[0]!, T0 + 2000), T0 + 60_000);
+      assert.equal(await store.peekRateLimit(limits[0]!, T0 + 2000), T0 + 60_000, 'peeking counts nothing');
+      const refused = await store.consumeRateLimits([limits[0]!], T0 + 2000);
+      assert.deepEqual(refused, { allowed: false, key, retryAfterMs: 58_000 }, 'the refusal agrees');
+      assert.equal(await store.peekRateLimit(limits[0]!, T0 + 60_000), T0 + 60_000);
+      assert.equal((await store.consumeRateLimits([limits[0]!], T0 + 60_000)).allowed, true);
+    });
+
     it('lets no concurrency exceed a rate limit', async () => {
       const key = `race:${randomUUID()}`;
       const outcomes = await Promise.all(Array.from({ length: 30 }, () => store.consumeRateLimits([{ key, limit: 4, windowMs: 60_000 }], T0)));
@@ -187,7 +203,7 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       await store.createPin(input, [], T0);
       const key = `resend:${randomUUID()}`;
       const first = await store.queueResend(input.pin.id, 'voice', { id: randomUUID(), request: { placeholders: {} } }, [{ key, limit: 1, windowMs: 60_000 }], T0 + 1);
-      assert.deepEqual(first, { allowed: true });
+      assert.deepEqual(first, { allowed: true, nextAllowedAt: { [key]: T0 + 1 + 60_000 } });
       const second = await store.queueResend(input.pin.id, 'voice', { id: randomUUID(), request: { placeholders: {} } }, [{ key, limit: 1, windowMs: 60_000 }], T0 + 2);
       assert.equal(second.allowed, false);
       const claimed = (await store.claimOutbox(T0 + 3, T0 + 1000, 100)).filter((c) => c.pinId === input.pin.id);
@@ -425,6 +441,69 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       assert.equal(await history(), Math.max(0, events - 8));
       assert.equal((await store.purge(B + 50_002, 10_000, limits)).deleted, 0);
       assert.equal(await history(), 0);
+    });
+
+    it('keeps an SMS template\'s autofill setting, and removes it', async () => {
+      const id = `MSG-AF-${randomUUID()}`;
+      const template = {
+        kind: 'sms_voice' as const, id, accountId, applicationId: app.id, pinType: 'NUMERIC' as const, pinLength: 6, messageText: 'code {{pin}}',
+        senderId: null, language: 'en', voiceName: null, repeatDtmf: null, speechRate: null, regional: null, createdAt: T0, updatedAt: T0,
+        autofill: { webOtpDomain: 'example.com', androidAppHash: 'FA+9qCX9VSu' },
+      };
+      await store.insertMessageTemplate(template);
+      assert.deepEqual(await store.getMessageTemplate(accountId, app.id, id), template);
+      await store.updateMessageTemplate({ ...template, autofill: null, updatedAt: T0 + 1 });
+      const { autofill, ...without } = template;
+      void autofill;
+      assert.deepEqual(await store.getMessageTemplate(accountId, app.id, id), { ...without, updatedAt: T0 + 1 });
+    });
+
+    describe('idempotency keys', () => {
+      const claim = (id: string, token: string, now: number, fingerprint = 'f1') =>
+        store.idempotency.claim({ id, accountId, fingerprint, token, now, leaseUntil: now + 1000, expiresAt: now + 60_000 });
+
+      it('lets one request hold a key, then answers repeats with its stored answer; another request with the key is a mismatch', async () => {
+        const id = `idem-${randomUUID()}`;
+        assert.deepEqual(await claim(id, 't1', T0), { kind: 'claimed' });
+        assert.deepEqual(await claim(id, 't2', T0 + 1), { kind: 'running' });
+        assert.deepEqual(await claim(id, 't2', T0 + 1, 'f2'), { kind: 'mismatch' });
+        assert.equal(await store.idempotency.complete(id, 't2', 200, 'other'), false, 'only the holder completes');
+        assert.equal(await store.idempotency.complete(id, 't1', 200, 'sealed'), true);
+        assert.deepEqual(await claim(id, 't3', T0 + 5000), { kind: 'answered', status: 200, answer: 'sealed' }, 'answered even after the lease');
+        assert.deepEqual(await claim(id, 't3', T0 + 5000, 'f2'), { kind: 'mismatch' });
+      });
+
+      it('lets exactly one of concurrent claims hold a key', async () => {
+        const id = `idem-${randomUUID()}`;
+        const claims = await Promise.all(Array.from({ length: 10 }, (_, i) => claim(id, `t${i}`, T0)));
+        assert.equal(claims.filter((c) => c.kind === 'claimed').length, 1);
+        assert.equal(claims.filter((c) => c.kind === 'running').length, 9);
+      });
+
+      it('a holder that died leaves a lease that runs out: a repeat takes the key over, and the old holder can no longer complete it', async () => {
+        const id = `idem-${randomUUID()}`;
+        await claim(id, 'dead', T0);
+        assert.deepEqual(await claim(id, 'next', T0 + 999), { kind: 'running' });
+        const takeovers = await Promise.all([claim(id, 'next', T0 + 1000), claim(id, 'other', T0 + 1000)]);
+        assert.equal(takeovers.filter((c) => c.kind === 'claimed').length, 1, 'one repeat takes it over');
+        assert.equal(await store.idempotency.complete(id, 'dead', 200, 'late'), false);
+      });
+
+      it('a released key runs again; a key past its window is claimed anew, and purged', async () => {
+        const id = `idem-${randomUUID()}`;
+        await claim(id, 't1', T0);
+        await store.idempotency.release(id, 't1');
+        assert.deepEqual(await claim(id, 't2', T0 + 1, 'f2'), { kind: 'claimed' }, 'a released key keeps nothing of its request');
+        await store.idempotency.complete(id, 't2', 201, 'a');
+        await store.idempotency.release(id, 't2');
+        assert.equal((await claim(id, 't3', T0 + 2, 'f2')).kind, 'answered', 'an answered key is not released');
+        assert.deepEqual(await claim(id, 't4', T0 + 60_001, 'f3'), { kind: 'claimed' }, 'past the window, the key is free');
+        const purged = `idem-${randomUUID()}`;
+        await claim(purged, 't1', T0);
+        await store.idempotency.purge(T0 + 60_000, { batch: 100, batchesPerRun: 100 });
+        assert.deepEqual(await claim(purged, 't2', T0 + 60_000, 'f9'), { kind: 'claimed' }, 'the purged key is gone');
+        assert.equal((await claim(id, 't5', T0 + 60_002, 'f3')).kind, 'running', 'the key claimed anew was not purged');
+      });
     });
 
     it('purges through indexes: no statement of the purge walks a whole table', async () => {

@@ -44,6 +44,8 @@ import getApplicationSecurity from './api-v1/get-application-security.js';
 import listAudit from './api-v1/list-audit.js';
 import updateApplicationSecurity from './api-v1/update-application-security.js';
 import twilioVerify from './twilio/index.js';
+import getTemplateAutofill from './api-v1/get-template-autofill.js';
+import updateTemplateAutofill from './api-v1/update-template-autofill.js';
 
 export const ALL_ROUTES: RegisterRoute[] = [
   // Infobip 2FA API v2: the 18 operations
@@ -63,4 +65,6 @@ export const ALL_ROUTES: RegisterRoute[] = [
   getApplicationSecurity, updateApplicationSecurity, listAudit,
   // Twilio Verify v2 under /v2: its own plugin (form bodies, Twilio's errors and Basic auth)
   twilioVerify,
+  // SMS autofill lines of 2FA messages
+  getTemplateAutofill, updateTemplateAutofill,
 ];
