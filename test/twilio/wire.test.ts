@@ -64,6 +64,18 @@ describe('Twilio Verify wire conventions', () => {
     assert.equal(infobip.body.requestError.serviceException.messageId, 'UNSUPPORTED_MEDIA_TYPE');
   });
 
+  it('takes an Idempotency-Key on /v2 too: the same request replays its answer, another request with the key is refused in Twilio\'s body', async () => {
+    const headers = { ...FORM, 'idempotency-key': 'create-service-once' };
+    const first = await h.request('POST', '/v2/Services', { rawBody: 'FriendlyName=Once', headers });
+    assert.equal(first.status, 201);
+    const again = await h.request('POST', '/v2/Services', { rawBody: 'FriendlyName=Once', headers });
+    assert.equal(again.status, 201);
+    assert.equal(again.body.sid, first.body.sid);
+    const other = await h.request('POST', '/v2/Services', { rawBody: 'FriendlyName=Twice', headers });
+    assert.equal(other.status, 422);
+    assertTwilioError(other.body, 422, 60200);
+  });
+
   it('answers malformed parameters with 60200 naming the parameter, and a JSON-valued parameter is taken as Twilio sends it', async () => {
     const bad = await h.request('GET', '/v2/Services/VAnot-a-sid');
     assert.equal(bad.status, 400);
