@@ -93,8 +93,8 @@ export interface GuardRefusal {
   guard: string;
 }
 
-function blocked(ctx: ServiceContext, guard: string, text: string): GuardRefusal {
-  ctx.metrics.securityRefusal(guard);
+/** A destination guard's refusal; counted in the metrics by checkSendGuards once the Safe List has not let it through. */
+function blocked(guard: string, text: string): GuardRefusal {
   return { ok: false, guard, failure: fail('FORBIDDEN', `Destination refused by the application's security settings: ${text}`, { reason: 'destination_blocked' }).failure };
 }
 
@@ -115,17 +115,17 @@ function breakerBucketMs(windowMs: number): number {
 /** The first destination guard (countries, prefixes, premium numbers, the conversion breaker) that refuses `to`, if any. */
 async function destinationRefusal(ctx: ServiceContext, principal: Principal, app: ApplicationRecord, settings: SecuritySettings, to: string, country: string | undefined, now: number): Promise<GuardRefusal | undefined> {
   if (settings.allowedCountries.length > 0 && (country === undefined || !settings.allowedCountries.includes(country))) {
-    return blocked(ctx, 'country', `country ${country ?? 'unknown'} is not among the allowed countries`);
+    return blocked('country', `country ${country ?? 'unknown'} is not among the allowed countries`);
   }
-  if (country !== undefined && settings.blockedCountries.includes(country)) return blocked(ctx, 'country', `country ${country} is blocked`);
+  if (country !== undefined && settings.blockedCountries.includes(country)) return blocked('country', `country ${country} is blocked`);
   if (settings.allowedPrefixes.length > 0 && !settings.allowedPrefixes.some((p) => to.startsWith(p))) {
-    return blocked(ctx, 'prefix', 'the number is not in an allowed prefix');
+    return blocked('prefix', 'the number is not in an allowed prefix');
   }
   const blockedPrefix = settings.blockedPrefixes.find((p) => to.startsWith(p));
-  if (blockedPrefix !== undefined) return blocked(ctx, 'prefix', `numbers starting with ${blockedPrefix} are blocked`);
+  if (blockedPrefix !== undefined) return blocked('prefix', `numbers starting with ${blockedPrefix} are blocked`);
   if (settings.refusePremiumNumbers) {
     const type = phoneNumberType(to);
-    if (type !== undefined && PREMIUM_TYPES.has(type)) return blocked(ctx, 'premium_number', `${type === 'PREMIUM_RATE' ? 'premium-rate' : 'shared-cost'} numbers are refused`);
+    if (type !== undefined && PREMIUM_TYPES.has(type)) return blocked('premium_number', `${type === 'PREMIUM_RATE' ? 'premium-rate' : 'shared-cost'} numbers are refused`);
   }
   const breaker = settings.conversionBreaker;
   if (breaker.enabled && country !== undefined) return checkBreaker(ctx, principal, app, settings, country, now);
@@ -144,7 +144,11 @@ export async function checkSendGuards(ctx: ServiceContext, principal: Principal,
     const refusal = await destinationRefusal(ctx, principal, app, settings, to, country, now);
     // A number on the account's Safe List (POST /v2/SafeList/Numbers) passes the destination guards,
     // looked up only when one refuses; the per-address limits below still count it.
-    if (refusal && !(await ctx.store.twilio.isSafeListed(principal.accountId, to))) return refusal;
+    if (refusal && !(await ctx.store.twilio.isSafeListed(principal.accountId, to))) {
+      // (The breaker counts its own refusals, with the block it records.)
+      if (refusal.guard !== 'conversion_breaker') ctx.metrics.securityRefusal(refusal.guard);
+      return refusal;
+    }
     if (!refusal && settings.conversionBreaker.enabled && country !== undefined) breakerCountry = country;
     if (settings.perPrefixSendLimit !== null && to.length > 4) {
       const limit = parseRateLimit(settings.perPrefixSendLimit);
