@@ -470,9 +470,17 @@ export async function migrateToLatest(db: Kysely<unknown>, dialect: SqlDialect):
   });
 }
 
-async function runMigrator(db: Kysely<unknown>, dialect: SqlDialect): Promise<string[]> {
+/**
+ * Brings an empty or older schema up to the named migration and no further: what a database written
+ * by an older release looks like, for the tests of the migrations that follow it.
+ */
+export async function migrateUpTo(db: Kysely<unknown>, dialect: SqlDialect, lastMigration: string): Promise<string[]> {
+  return runMigrator(db, dialect, lastMigration);
+}
+
+async function runMigrator(db: Kysely<unknown>, dialect: SqlDialect, lastMigration?: string): Promise<string[]> {
   const migrator = new Migrator({ db, provider: new InCodeMigrations(dialect), migrationTableName: 'twofa_migrations', migrationLockTableName: 'twofa_migrations_lock' });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = lastMigration === undefined ? await migrator.migrateToLatest() : await migrator.migrateTo(lastMigration);
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

@@ -2,12 +2,14 @@
 // would: the migration cuts generated keys' prefixes to 11 characters and those of keys given in
 // TWOFA_BOOTSTRAP_API_KEY (once allowed down to 16 characters) to 4.
 import assert from 'node:assert/strict';
-import Database from 'better-sqlite3';
+import type { Kysely } from 'kysely';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
+import { migrateUpTo } from '../../src/store/migrations.js';
 import { openStore } from '../../src/store/open-store.js';
+import { openSqlite } from '../../src/store/sqlite/open-sqlite.js';
 
 const T0 = 1_800_000_000_000;
 
@@ -17,20 +19,19 @@ describe('migration 0008_short_key_prefixes', () => {
 
   it('shortens stored prefixes of older keys', async () => {
     const file = path.join(dir, 'twofa.db');
-    const store = await openStore(`sqlite:${file}`);
-    const account = await store.findOrCreateAccount('default', 'acct-1', T0);
+    // A database as the release before the migration left it: its schema, and keys with long prefixes.
+    const older = openSqlite(file);
+    await migrateUpTo(older.db as unknown as Kysely<unknown>, 'sqlite', '0007_audit_heads');
+    await older.db.insertInto('accounts').values({ id: 'acct-1', name: 'default', created_at: T0 }).execute();
     const old = [
-      { id: 'generated', keyPrefix: 'tfa_AbCdEfGh', label: 'first start' },
-      { id: 'bootstrap', keyPrefix: 'short-key-01', label: 'TWOFA_BOOTSTRAP_API_KEY' },
-      { id: 'already-short', keyPrefix: 'tfa_AbC', label: null },
+      { id: 'generated', key_prefix: 'tfa_AbCdEfGh', label: 'first start' },
+      { id: 'bootstrap', key_prefix: 'short-key-01', label: 'TWOFA_BOOTSTRAP_API_KEY' },
+      { id: 'already-short', key_prefix: 'tfa_AbC', label: null },
     ];
-    for (const k of old) await store.insertApiKey({ ...k, accountId: account.id, keyHash: `hash-${k.id}`, scopes: ['2fa:manage'], createdAt: T0 });
-    await store.close();
-
-    // As a database written before the migration existed: the rows above, the migration not yet applied.
-    const db = new Database(file);
-    db.prepare('delete from twofa_migrations where name = ?').run('0008_short_key_prefixes');
-    db.close();
+    for (const k of old) {
+      await older.db.insertInto('api_keys').values({ ...k, account_id: 'acct-1', key_hash: `hash-${k.id}`, scopes: '2fa:manage', created_at: T0, revoked_at: null }).execute();
+    }
+    await older.close();
 
     const migrated = await openStore(`sqlite:${file}`);
     try {
