@@ -437,8 +437,7 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
   };
 }
 
-/** The migrations in code (exported for tests that stop short of the latest). */
-export class InCodeMigrations implements MigrationProvider {
+class InCodeMigrations implements MigrationProvider {
   constructor(private readonly dialect: SqlDialect) {}
   async getMigrations(): Promise<Record<string, Migration>> {
     return migrations(this.dialect);
