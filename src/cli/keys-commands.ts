@@ -2,6 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { OperationFailedError } from './cli-errors.js';
 import { ALL_SCOPES, createApiKey } from '../service/api-keys.js';
+import { accountSid, apiKeySid } from '../domain/twilio-sids.js';
 import type { KyselyStore } from '../store/kysely-store.js';
 
 async function withStore<T>(work: (store: KyselyStore) => Promise<T>): Promise<T> {
@@ -39,13 +40,13 @@ Examples:
     .option('--account <name>', 'account the key belongs to (created if it does not exist)', 'default')
     .option('--scopes <list>', `comma-separated scopes (${ALL_SCOPES.join(', ')})`, parseScopes, [...ALL_SCOPES])
     .option('--label <text>', 'a note to recognise the key by')
-    .option('--json', 'print {key, id, account, scopes} as JSON')
+    .option('--json', 'print {key, id, account, accountSid, sid, scopes} as JSON')
     .addHelpText('after', '\nExamples:\n  $ export TWOFA_API_KEY=$(twofa keys create --label laptop)\n  $ twofa keys create --account acme --scopes 2fa:pin:send --json')
     .action(async (options: { account: string; scopes: string[]; label?: string; json?: boolean }) => {
       const scopes = options.scopes;
       const created = await withStore((store) => createApiKey(store, { accountName: options.account, scopes, label: options.label ?? null, now: Date.now() }));
       if (options.json) {
-        process.stdout.write(`${JSON.stringify({ key: created.key, id: created.record.id, account: created.record.accountName, scopes: created.record.scopes })}\n`);
+        process.stdout.write(`${JSON.stringify({ key: created.key, id: created.record.id, account: created.record.accountName, accountSid: accountSid(created.record.accountId), sid: apiKeySid(created.record.id), scopes: created.record.scopes })}\n`);
       } else {
         process.stdout.write(`${created.key}\n`);
         process.stderr.write(`created key ${created.record.id} in account ${created.record.accountName} with scopes ${scopes.join(' ')}; it is not shown again\n`);
@@ -54,17 +55,17 @@ Examples:
 
   keys.command('list')
     .description('List API keys (prefix, account, scopes, state), never the keys themselves')
-    .option('--json', 'print the keys (without the keys themselves) as JSON')
+    .option('--json', 'print the keys (without the keys themselves) as JSON, each with its account\'s SID (the user name of the Twilio Verify API)')
     .addHelpText('after', '\nExample:\n  $ twofa keys list --json')
     .action(async (options: { json?: boolean }) => {
       const list = await withStore((store) => store.listApiKeys());
       if (options.json) {
-        process.stdout.write(`${JSON.stringify(list.map((k) => ({ id: k.id, prefix: k.keyPrefix, account: k.accountName, scopes: k.scopes, label: k.label, createdAt: k.createdAt, revokedAt: k.revokedAt })))}\n`);
+        process.stdout.write(`${JSON.stringify(list.map((k) => ({ id: k.id, prefix: k.keyPrefix, account: k.accountName, accountSid: accountSid(k.accountId), sid: apiKeySid(k.id), scopes: k.scopes, label: k.label, createdAt: k.createdAt, revokedAt: k.revokedAt })))}\n`);
         return;
       }
       for (const k of list) {
         const state = k.revokedAt === null ? 'active' : `revoked ${new Date(k.revokedAt).toISOString()}`;
-        process.stdout.write(`${k.id}  ${k.keyPrefix}...  account=${k.accountName}  scopes=${k.scopes.join(',')}  ${state}${k.label ? `  (${k.label})` : ''}\n`);
+        process.stdout.write(`${k.id}  ${apiKeySid(k.id)}  ${k.keyPrefix}...  account=${k.accountName} (${accountSid(k.accountId)})  scopes=${k.scopes.join(',')}  ${state}${k.label ? `  (${k.label})` : ''}\n`);
       }
       if (list.length === 0) process.stderr.write('no API keys\n');
     });

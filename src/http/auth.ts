@@ -5,8 +5,9 @@ import { ipRateKey } from '../domain/client-ip.js';
 import { API_KEY_MARKER, authenticate, presentedApiKey } from '../service/api-keys.js';
 import { appendAudit } from '../service/audit-log.js';
 import type { Principal, ServiceContext } from '../service/context.js';
+import { authenticateBasic, basicCredentials } from '../service/twilio-credentials.js';
 import type { AuthFailureThrottle, Throttled } from './auth-throttle.js';
-import { envelope } from './error-envelope.js';
+import { sendFailure } from './error-envelope.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -57,7 +58,9 @@ export function authHook(ctx: ServiceContext, throttle: AuthFailureThrottle) {
     // Only a request that presents credentials can be a guess; one without any is a plain 401.
     const counted = authorization !== undefined && authorization !== '';
     const ipKey = () => (counted ? ipRateKey(request.ip) : undefined);
-    const presented = () => (counted ? presentedApiKey(authorization) : undefined);
+    // The Twilio dialect authenticates with HTTP Basic (a SID and the API key), every other route with the key alone.
+    const twilio = request.routeOptions.config.dialect === 'twilio';
+    const presented = () => (!counted ? undefined : twilio ? basicCredentials(authorization)?.password : presentedApiKey(authorization));
     const prefix = () => {
       const key = presented();
       return key === undefined ? undefined : guessedPrefix(key);
@@ -67,17 +70,17 @@ export function authHook(ctx: ServiceContext, throttle: AuthFailureThrottle) {
     const throttled = throttle.idle() ? undefined : throttle.check(ipKey(), prefix(), now);
     if (throttled !== undefined) {
       if (throttled.first) await reportThrottled(ctx, request, throttled, presented());
-      return reply.code(429).header('retry-after', String(Math.max(1, Math.ceil(throttled.retryAfterMs / 1000))))
-        .send(envelope('TOO_MANY_REQUESTS', 'Too many failed authentications; try again later'));
+      return sendFailure(reply, { code: 'TOO_MANY_REQUESTS', text: 'Too many failed authentications; try again later', retryAfterMs: throttled.retryAfterMs });
     }
-    const principal = await authenticate(ctx.store, authorization);
+    const principal = twilio ? await authenticateBasic(ctx.store, authorization) : await authenticate(ctx.store, authorization);
     if (!principal) {
       throttle.recordFailure(ipKey(), prefix(), now);
-      return reply.code(401).header('www-authenticate', 'App').send(envelope('UNAUTHORIZED', 'Invalid login details'));
+      reply.header('www-authenticate', twilio ? 'Basic realm="twofa"' : 'App');
+      return sendFailure(reply, { code: 'UNAUTHORIZED', text: twilio ? 'Authentication Error - invalid username or password' : 'Invalid login details' });
     }
     // 2fa:manage is Infobip's superset scope: it is listed on every 2FA endpoint.
     if (!principal.scopes.includes(scope) && !principal.scopes.includes('2fa:manage')) {
-      return reply.code(403).send(envelope('FORBIDDEN', `This API key lacks the ${scope} scope`));
+      return sendFailure(reply, { code: 'FORBIDDEN', text: `This API key lacks the ${scope} scope` });
     }
     request.principal = { ...principal, ip: request.ip };
   };

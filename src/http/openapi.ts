@@ -2,7 +2,7 @@
 // /openapi.json, with interactive docs at /docs.
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { ErrorEnvelopeSchema } from './error-envelope.js';
+import { ErrorEnvelopeSchema, TwilioErrorSchema } from './error-envelope.js';
 import { IDEMPOTENCY_KEY_PATTERN } from './plugins/idempotency.js';
 import type { App } from './route-types.js';
 
@@ -56,27 +56,32 @@ type DocumentedPaths = Record<string, Record<string, DocumentedOperation>>;
 const BODY_METHODS = new Set(['post', 'put', 'patch', 'delete']);
 
 function declareBodyParserAnswers(paths: DocumentedPaths) {
-  for (const item of Object.values(paths)) {
+  for (const [path, item] of Object.entries(paths)) {
+    // The error body is the dialect's (error-envelope.ts): Twilio's under /v2.
+    const errorSchema = isTwilioPath(path) ? TwilioErrorSchema : ErrorEnvelopeSchema;
     for (const [method, operation] of Object.entries(item)) {
       if (!BODY_METHODS.has(method)) continue;
       operation.responses ??= {};
       for (const status of ['413', '415']) {
-        operation.responses[status] ??= { description: ERROR_DESCRIPTIONS[status], content: { 'application/json': { schema: JSON.parse(JSON.stringify(ErrorEnvelopeSchema)) as unknown } } };
+        operation.responses[status] ??= { description: ERROR_DESCRIPTIONS[status], content: { 'application/json': { schema: JSON.parse(JSON.stringify(errorSchema)) as unknown } } };
       }
     }
   }
 }
 
+const isTwilioPath = (path: string) => path.startsWith('/v2/');
+
 // Every authenticated operation (one that can answer 401) can also answer 429 before its key is looked
 // up, once a client has failed authentication too often (TWOFA_AUTH_FAILURE_LIMIT, http/auth.ts).
 function declareAuthThrottleAnswers(paths: DocumentedPaths) {
-  for (const item of Object.values(paths)) {
+  for (const [path, item] of Object.entries(paths)) {
+    const errorSchema = isTwilioPath(path) ? TwilioErrorSchema : ErrorEnvelopeSchema;
     for (const operation of Object.values(item)) {
       if (operation.responses?.['401'] === undefined) continue;
       operation.responses['429'] ??= {
         description: 'Too many failed authentications from this address (TWOFA_AUTH_FAILURE_LIMIT), or a rate limit was reached; `Retry-After` gives the seconds to wait.',
         headers: { 'Retry-After': { description: RETRY_AFTER['Retry-After'].description, schema: { type: 'integer', minimum: 1 } } },
-        content: { 'application/json': { schema: JSON.parse(JSON.stringify(ErrorEnvelopeSchema)) as unknown } },
+        content: { 'application/json': { schema: JSON.parse(JSON.stringify(errorSchema)) as unknown } },
       };
     }
   }
@@ -124,7 +129,7 @@ function markOptionalBodies(paths: DocumentedPaths) {
     for (const operation of Object.values(item)) {
       const body = operation.requestBody;
       if (!body) continue;
-      const schema = body.content?.['application/json']?.schema;
+      const schema = Object.values(body.content ?? {})[0]?.schema;
       body.required = (schema?.required ?? []).length > 0;
     }
   }
@@ -138,12 +143,13 @@ export function registerOpenApi(app: App, version: string): void {
       info: {
         title: 'twofa',
         version,
-        description: 'Self-hosted two-factor one-time-PIN service. `/2fa/2` is wire-compatible with Infobip\'s 2FA API v2; `/api/v1` is the service\'s own API.',
+        description: 'Self-hosted two-factor one-time-PIN service. `/2fa/2` is wire-compatible with Infobip\'s 2FA API v2, `/v2` with Twilio Verify v2; `/api/v1` is the service\'s own API.',
       },
       components: {
         securitySchemes: {
           APIKeyHeader: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Infobip style: `App <key>`.' },
           BearerKey: { type: 'http', scheme: 'bearer', description: 'The same key as `Bearer <key>`.' },
+          TwilioBasic: { type: 'http', scheme: 'basic', description: 'Twilio Verify (/v2): the account SID (`GET /api/v1/me`) as user name, an API key as password.' },
         },
       },
       tags: [
@@ -151,6 +157,7 @@ export function registerOpenApi(app: App, version: string): void {
         { name: 'PINs' }, { name: 'Email templates' }, { name: 'Webhooks' }, { name: 'Inbox' }, { name: 'Operations' },
         { name: 'Security' }, { name: 'Audit' }, { name: 'Statistics' }, { name: 'API keys' },
         { name: 'twofa extensions', description: 'Operations beside Infobip\'s under /2fa/2 (WhatsApp and Telegram sends and resends), in the shape of its SMS operations.' },
+        { name: 'Twilio Verify', description: 'Twilio Verify v2, wire-compatible: form-encoded PascalCase parameters, snake_case JSON, Twilio\'s errors.' },
       ],
     },
     transformObject: (documentObject) => {
@@ -169,7 +176,7 @@ export function registerOpenApi(app: App, version: string): void {
     transform: ({ schema, url, route }) => {
       const needsKey = route.config?.scope !== undefined;
       const transformed = { ...(schema as Record<string, unknown>) };
-      if (needsKey) transformed['security'] = [{ APIKeyHeader: [] }, { BearerKey: [] }];
+      if (needsKey) transformed['security'] = route.config?.dialect === 'twilio' ? [{ TwilioBasic: [] }] : [{ APIKeyHeader: [] }, { BearerKey: [] }];
       transformed['response'] = documentedResponses(transformed['response'] as Record<string, unknown> | undefined);
       const answered = (transformed['response'] as Record<string, Record<string, unknown>> | undefined)?.['200'];
       if (route.config?.nextResendAt === true && answered) answered['headers'] = NEXT_RESEND;

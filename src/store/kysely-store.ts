@@ -14,6 +14,7 @@ import { batchOf, deleteInBatches, inBatches, PURGE_LIMITS, type PurgeLimits } f
 import { KyselyAuditStore } from './audit-store.js';
 import { KyselySecurityStore } from './security-store.js';
 import { KyselyConsoleStore } from './console-store.js';
+import { KyselyTwilioStore } from './twilio-store.js';
 import { PreparedQuery } from './prepared-query.js';
 import { WriteBatcher } from './write-batcher.js';
 import { ConfigCache, UNCACHED, type ConfigReader, type ConfigVersion } from './config-cache.js';
@@ -133,6 +134,8 @@ export class KyselyStore implements Store, RateLimiter {
   readonly audit: KyselyAuditStore;
   /** The console's read queries and the account-scoped API key operations. */
   readonly console: KyselyConsoleStore;
+  /** The Twilio Verify dialect's own rows. */
+  readonly twilio: KyselyTwilioStore;
   readonly idempotency: KyselyIdempotencyStore;
 
   constructor(readonly db: Kysely<Database>, readonly dialect: 'sqlite' | 'postgres', private readonly onClose: () => Promise<void>, private readonly options: KyselyStoreOptions = {}) {
@@ -142,6 +145,7 @@ export class KyselyStore implements Store, RateLimiter {
     this.security = new KyselySecurityStore(db, this.config);
     this.audit = new KyselyAuditStore(db, dialect);
     this.console = new KyselyConsoleStore(db);
+    this.twilio = new KyselyTwilioStore(db, dialect, this.events);
     this.idempotency = new KyselyIdempotencyStore(db, dialect);
   }
 
@@ -637,6 +641,7 @@ export class KyselyStore implements Store, RateLimiter {
     await this.events.purgeEnded(cutoff, limits);
     const deleted = await deleteInBatches(this.db, this.dialect, limits, 'pins', (batch) =>
       this.db.selectFrom('pins').select('id').where('expires_at', '<=', cutoff).orderBy('expires_at').limit(batch));
+    await this.twilio.purge(cutoff, limits);
     await deleteInBatches(this.db, this.dialect, limits, 'outbox', (batch) =>
       this.db.selectFrom('outbox').select('id').where('state', '<>', sql.lit('pending')).where('updated_at', '<=', cutoff).orderBy('updated_at').limit(batch));
     await deleteInBatches(this.db, this.dialect, limits, 'delivery_events', (batch) =>

@@ -305,6 +305,135 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         await db.schema.alterTable('message_templates').addColumn('autofill', 'text').execute();
       },
     },
+    '0011_twilio_dialect': {
+      async up(db: Kysely<unknown>) {
+        // The Twilio Verify v2 dialect's own state beside the engine's: a Service is an application
+        // plus the Twilio-only settings (JSON) and the message templates it sends with; a
+        // Verification is a PIN plus its Twilio status and the times and channels of its sends.
+        await db.schema.createTable('twilio_services')
+          .addColumn('application_id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('settings', 'text', (c) => c.notNull())
+          .addColumn('sms_message_id', 'text')
+          .addColumn('email_message_id', 'text')
+          .addColumn('deleted_at', bigint)
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addColumn('updated_at', bigint, (c) => c.notNull())
+          .execute();
+        await db.schema.createTable('twilio_verifications')
+          .addColumn('pin_id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('channel', 'text', (c) => c.notNull())
+          .addColumn('send_code_attempts', 'text', (c) => c.notNull())
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addColumn('updated_at', bigint, (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('twilio_verifications_created').on('twilio_verifications').column('created_at').execute();
+      },
+    },
+    '0012_twilio_verification_expiry': {
+      async up(db: Kysely<unknown>) {
+        // The purge deletes a verification's row with its PIN, by the PIN's expiry as it deletes the
+        // PIN: each row carries that expiry (0 for a row whose PIN is gone already: purged next run).
+        await db.schema.alterTable('twilio_verifications').addColumn('expires_at', bigint, (c) => c.notNull().defaultTo(0)).execute();
+        await sql`update twilio_verifications set expires_at = coalesce((select p.expires_at from pins p where p.id = twilio_verifications.pin_id), 0)`.execute(db);
+        await db.schema.dropIndex('twilio_verifications_created').execute();
+        await db.schema.createIndex('twilio_verifications_expires_at').on('twilio_verifications').column('expires_at').execute();
+      },
+    },
+    '0013_twilio_rate_limits': {
+      async up(db: Kysely<unknown>) {
+        // A Service's Rate Limits (a name a start gives a value for) and their Buckets (at most `max`
+        // starts per value in `interval` seconds); the counts themselves are rate_limit_buckets rows.
+        await db.schema.createTable('twilio_rate_limits')
+          .addColumn('sid', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('application_id', 'text', (c) => c.notNull())
+          .addColumn('unique_name', 'text', (c) => c.notNull())
+          .addColumn('description', 'text')
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addColumn('updated_at', bigint, (c) => c.notNull())
+          .addUniqueConstraint('twilio_rate_limits_name', ['application_id', 'unique_name'])
+          .execute();
+        await db.schema.createTable('twilio_rate_limit_buckets')
+          .addColumn('sid', 'text', (c) => c.primaryKey())
+          .addColumn('rate_limit_sid', 'text', (c) => c.notNull())
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('application_id', 'text', (c) => c.notNull())
+          .addColumn('max', 'integer', (c) => c.notNull())
+          .addColumn('interval', 'integer', (c) => c.notNull())
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addColumn('updated_at', bigint, (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('twilio_rate_limit_buckets_limit').on('twilio_rate_limit_buckets').columns(['rate_limit_sid', 'created_at']).execute();
+      },
+    },
+    '0014_twilio_attempts': {
+      async up(db: Kysely<unknown>) {
+        // Each send of a verification (Twilio's Verification Attempt, VL...): its send_code_attempts
+        // entries, and the account's attempt list and conversion summary. Purged with its PIN.
+        await db.schema.createTable('twilio_attempts')
+          .addColumn('sid', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('pin_id', 'text', (c) => c.notNull())
+          .addColumn('channel', 'text', (c) => c.notNull())
+          .addColumn('seq', 'integer', (c) => c.notNull())
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addColumn('expires_at', bigint, (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('twilio_attempts_pin').on('twilio_attempts').columns(['pin_id', 'seq']).execute();
+        await db.schema.createIndex('twilio_attempts_account').on('twilio_attempts').columns(['account_id', 'created_at']).execute();
+        await db.schema.createIndex('twilio_attempts_expires_at').on('twilio_attempts').column('expires_at').execute();
+        // The sends recorded so far as JSON beside each verification become rows, in their order.
+        const rows = await sql<{ pin_id: string; account_id: string; send_code_attempts: string; expires_at: number | string }>`select pin_id, account_id, send_code_attempts, expires_at from twilio_verifications`.execute(db);
+        for (const row of rows.rows) {
+          const attempts = JSON.parse(row.send_code_attempts) as Array<{ time: number; channel: string; attemptSid: string }>;
+          for (const [seq, a] of attempts.entries()) {
+            await sql`insert into twilio_attempts (sid, account_id, pin_id, channel, seq, created_at, expires_at) values (${a.attemptSid}, ${row.account_id}, ${row.pin_id}, ${a.channel}, ${seq}, ${a.time}, ${Number(row.expires_at)})`.execute(db);
+          }
+        }
+        await db.schema.alterTable('twilio_verifications').dropColumn('send_code_attempts').execute();
+      },
+    },
+    '0015_twilio_service_locales': {
+      async up(db: Kysely<unknown>) {
+        // The message template a Service sends in each locale asked for (`Locale`), made at its first use.
+        await db.schema.createTable('twilio_service_locales')
+          .addColumn('application_id', 'text', (c) => c.notNull())
+          .addColumn('locale', 'text', (c) => c.notNull())
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('message_id', 'text', (c) => c.notNull())
+          .addPrimaryKeyConstraint('twilio_service_locales_pk', ['application_id', 'locale'])
+          .execute();
+      },
+    },
+    '0016_safe_list': {
+      async up(db: Kysely<unknown>) {
+        // An account's Safe List (Twilio's /v2/SafeList/Numbers): numbers the destination guards let through.
+        await db.schema.createTable('safe_list_numbers')
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('destination', 'text', (c) => c.notNull())
+          .addColumn('sid', 'text', (c) => c.notNull())
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addPrimaryKeyConstraint('safe_list_numbers_pk', ['account_id', 'destination'])
+          .execute();
+      },
+    },
+    '0017_twilio_messaging_configurations': {
+      async up(db: Kysely<unknown>) {
+        // A Twilio Service's Messaging Configurations: the messaging service named per country.
+        await db.schema.createTable('twilio_messaging_configurations')
+          .addColumn('application_id', 'text', (c) => c.notNull())
+          .addColumn('country', 'text', (c) => c.notNull())
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('messaging_service_sid', 'text', (c) => c.notNull())
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addColumn('updated_at', bigint, (c) => c.notNull())
+          .addPrimaryKeyConstraint('twilio_messaging_configurations_pk', ['application_id', 'country'])
+          .execute();
+      },
+    },
   };
 }
 

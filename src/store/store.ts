@@ -7,6 +7,7 @@ import type { PurgeLimits } from './purge-batches.js';
 import type { SecurityStore } from './security-store.js';
 import type { EventStore } from './event-store.js';
 import type { ConsoleStore } from './console-store.js';
+import type { TwilioStore } from './twilio-store.js';
 import type { IdempotencyStore } from './idempotency-store.js';
 
 /** Every channel a PIN can travel by; whatsapp and telegram take phone numbers, like sms and voice. */
@@ -221,6 +222,8 @@ export interface Store {
   readonly audit: AuditStore;
   /** The console's queries: paged PIN search, statistics aggregated in the database, the account's API keys. */
   readonly console: ConsoleStore;
+  /** The Twilio Verify dialect's Service settings and Verification states (src/store/twilio-store.ts). */
+  readonly twilio: TwilioStore;
   /** Idempotency-Key requests and their answers (src/store/idempotency-store.ts); purged with the rest by `purge`. */
   readonly idempotency: IdempotencyStore;
   close(): Promise<void>;

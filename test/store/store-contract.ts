@@ -212,6 +212,83 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       assert.deepEqual(await store.queueResend(input.pin.id, 'sms', { id: randomUUID(), request: { placeholders: {} } }, [], T0 + 5), { allowed: true, ended: true });
     });
 
+    it('keeps the Twilio dialect\'s rows per account, and settles a live PIN once among concurrent approves and cancels', async () => {
+      await store.twilio.saveService({ applicationId: app.id, accountId, settings: { lookup_enabled: true }, smsMessageId: `MSG-${app.id}`, emailMessageId: null, deletedAt: null, createdAt: T0, updatedAt: T0 });
+      await store.twilio.saveService({ applicationId: app.id, accountId, settings: { lookup_enabled: false }, smsMessageId: `MSG-${app.id}`, emailMessageId: null, deletedAt: null, createdAt: T0, updatedAt: T0 + 1 });
+      assert.deepEqual((await store.twilio.getService(accountId, app.id))?.settings, { lookup_enabled: false });
+      assert.equal(await store.twilio.getService(otherAccountId, app.id), undefined);
+
+      const older = newPin({ destination: '41790000001', createdAt: T0 });
+      const newer = newPin({ destination: '41790000001', createdAt: T0 + 10 });
+      for (const p of [older, newer]) {
+        assert.equal((await store.createPin(p, [], T0)).allowed, true);
+        await store.twilio.insertVerification({ pinId: p.pin.id, accountId, status: 'pending', channel: 'sms', sendCodeAttempts: [{ time: p.pin.createdAt, channel: 'sms', attemptSid: `VL1-${p.pin.id}` }], createdAt: T0, updatedAt: T0, expiresAt: p.pin.expiresAt });
+      }
+      assert.equal(await store.twilio.latestPinId(accountId, app.id, '41790000001'), newer.pin.id);
+      assert.equal(await store.twilio.latestPinId(otherAccountId, app.id, '41790000001'), undefined);
+      await store.twilio.recordSend(accountId, newer.pin.id, { time: T0 + 15, channel: 'call', attemptSid: `VL2-${newer.pin.id}` }, T0 + 15);
+      const row = await store.twilio.getVerification(accountId, newer.pin.id);
+      assert.deepEqual(row?.sendCodeAttempts.map((a) => a.attemptSid), [`VL1-${newer.pin.id}`, `VL2-${newer.pin.id}`]);
+      // The account's attempts, newest first, with their PINs' destination; none for another account.
+      const attempts = await store.twilio.listAttempts(accountId, { destination: '41790000001' }, 0, 10);
+      assert.deepEqual(attempts.map((a) => a.sid), [`VL2-${newer.pin.id}`, `VL1-${newer.pin.id}`, `VL1-${older.pin.id}`]);
+      assert.equal((await store.twilio.getAttempt(accountId, `VL2-${newer.pin.id}`))?.channel, 'call');
+      assert.equal(await store.twilio.getAttempt(otherAccountId, `VL2-${newer.pin.id}`), undefined);
+      assert.deepEqual(await store.twilio.summarizeAttempts(accountId, { destination: '41790000001' }), { total: 3, converted: 0 });
+      assert.equal(row?.channel, 'call');
+      assert.equal(await store.twilio.getVerification(otherAccountId, newer.pin.id), undefined);
+
+      // Race gate: of concurrent approves and cancels of one live PIN, exactly one settles it.
+      const outcomes = await Promise.all([0, 1, 2, 3].map((i) => store.twilio.settlePin(accountId, newer.pin.id, i % 2 === 0 ? 'approved' : 'canceled', T0 + 20)));
+      assert.equal(outcomes.filter(Boolean).length, 1);
+      const settled = await store.getPin(accountId, newer.pin.id);
+      assert.equal(settled?.pinCiphertext, null);
+      assert.equal((settled?.verifiedAt !== null) !== (settled?.lockedAt !== null), true, 'approved or canceled, not both');
+      assert.equal((await store.twilio.getVerification(accountId, newer.pin.id))?.status, settled?.verifiedAt !== null ? 'approved' : 'canceled');
+      // An expired PIN, and another account's, are not settled.
+      assert.equal(await store.twilio.settlePin(accountId, older.pin.id, 'approved', T0 + 60_000), false);
+      assert.equal(await store.twilio.settlePin(otherAccountId, older.pin.id, 'approved', T0 + 20), false);
+      assert.equal(await store.twilio.endVerification(accountId, older.pin.id, 'max_attempts_reached', T0 + 30), true);
+      assert.equal(await store.twilio.endVerification(accountId, older.pin.id, 'approved', T0 + 31), false, 'only a pending verification ends');
+
+      // The rows go with their PINs: by the PINs' expiry, in batches.
+      const lasting = newPin({ destination: '41790000002', createdAt: T0, expiresAt: T0 + 86_400_000 });
+      await store.createPin(lasting, [], T0);
+      await store.twilio.insertVerification({ pinId: lasting.pin.id, accountId, status: 'pending', channel: 'sms', sendCodeAttempts: [], createdAt: T0, updatedAt: T0, expiresAt: lasting.pin.expiresAt });
+      assert.deepEqual(await store.twilio.summarizeAttempts(accountId, { destination: '41790000001', converted: true }), { total: settled?.verifiedAt !== null ? 2 : 0, converted: settled?.verifiedAt !== null ? 2 : 0 });
+      assert.equal(await store.twilio.purge(T0 + 60_000, { batch: 1, batchesPerRun: 10 }), 2);
+      assert.equal(await store.twilio.getVerification(accountId, older.pin.id), undefined);
+      assert.equal(await store.twilio.getAttempt(accountId, `VL1-${older.pin.id}`), undefined, 'attempts go with their PIN');
+      assert.ok(await store.twilio.getVerification(accountId, lasting.pin.id), 'a verification whose PIN is kept is kept');
+    });
+
+    it('queues pin.verified when a Twilio verification is approved by update, pin.locked when it is canceled', async () => {
+      const account = (await store.findOrCreateAccount(`twilio-events-${randomUUID()}`, randomUUID(), T0)).id;
+      await subscribe(account, ['pin.verified', 'pin.locked']);
+      const approved = newPin({ accountId: account, createdAt: T0 });
+      const canceled = newPin({ accountId: account, createdAt: T0 });
+      for (const p of [approved, canceled]) await store.createPin(p, [], T0);
+      assert.equal(await store.twilio.settlePin(account, approved.pin.id, 'approved', T0 + 1), true);
+      assert.equal(await store.twilio.settlePin(account, canceled.pin.id, 'canceled', T0 + 1), true);
+      const events = (await store.events.claim(T0 + 2, T0 + 1000, 1000)).map((e) => `${e.pinId}:${e.type}`).sort();
+      assert.deepEqual(events.filter((e) => e.startsWith(approved.pin.id) || e.startsWith(canceled.pin.id)), [`${approved.pin.id}:pin.verified`, `${canceled.pin.id}:pin.locked`].sort());
+    });
+
+    it('keeps a Service\'s Rate Limit names unique under concurrent creates, and deletes a limit with its Buckets', async () => {
+      const limit = (sid: string) => ({ sid, accountId, applicationId: app.id, uniqueName: 'end_user_ip', description: null, createdAt: T0, updatedAt: T0 });
+      const created = await Promise.all([1, 2, 3].map((i) => store.twilio.insertRateLimit(limit(`RK${String(i).repeat(32)}`))));
+      assert.equal(created.filter(Boolean).length, 1, 'one name, one limit');
+      const [kept] = await store.twilio.listRateLimits(accountId, app.id);
+      assert.ok(kept);
+      assert.equal(await store.twilio.getRateLimit(otherAccountId, app.id, kept.sid), undefined);
+      await store.twilio.insertBucket({ sid: `BL${'1'.repeat(32)}`, rateLimitSid: kept.sid, accountId, applicationId: app.id, max: 5, interval: 60, createdAt: T0, updatedAt: T0 });
+      assert.equal((await store.twilio.listBuckets(accountId, [kept.sid])).length, 1);
+      assert.deepEqual(await store.twilio.listBuckets(otherAccountId, [kept.sid]), []);
+      assert.equal(await store.twilio.deleteRateLimit(otherAccountId, app.id, kept.sid), false);
+      assert.equal(await store.twilio.deleteRateLimit(accountId, app.id, kept.sid), true);
+      assert.deepEqual(await store.twilio.listBuckets(accountId, [kept.sid]), [], 'its buckets went with it');
+    });
+
     it('lists verifications newest first with filters', async () => {
       const destination = `4179${Math.floor(Number(`0x${randomUUID().slice(0, 6)}`) % 10_000_000).toString().padStart(7, '0')}`;
       const older = newPin({ destination, createdAt: T0 }, false);
@@ -440,9 +517,12 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       await subscribe(subscribed, ['pin.expired']);
       await store.createPin(newPin({ accountId: subscribed, createdAt: P, expiresAt: P + 1000 }, false), [], P);
       await store.createPin(newPin({ createdAt: P, expiresAt: P + 1000 }), [], P);
-      await store.createPin(newPin({ createdAt: P, expiresAt: P + 1000 }), [], P);
+      const twilioPin = newPin({ createdAt: P, expiresAt: P + 1000 });
+      await store.createPin(twilioPin, [], P);
+      await store.twilio.insertVerification({ pinId: twilioPin.pin.id, accountId, status: 'pending', channel: 'sms', sendCodeAttempts: [], createdAt: P, updatedAt: P, expiresAt: P + 1000 });
       await recording.purge(P + 2000, 500, { batch: 1, batchesPerRun: 2 });
       await recording.security.purge(P + 2000, P);
+      assert.equal(await store.twilio.getVerification(accountId, twilioPin.pin.id), undefined, 'a Twilio verification goes with its PIN');
       const statements = recorder.compile(store.dialect).filter((q) => !/^\s*insert/i.test(q.sql));
       assert.ok(statements.length >= 10, `the purge's statements were recorded (${statements.length})`);
       for (const statement of statements) {

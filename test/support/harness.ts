@@ -10,7 +10,9 @@ import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import type { HostResolver } from '../../src/delivery/webhook/webhook-address-guard.js';
 import { createNode, type TwofaNode } from '../../src/main.js';
-import { createApiKey, SCOPE_PIN_SEND } from '../../src/service/api-keys.js';
+import { authenticate, createApiKey, SCOPE_PIN_SEND } from '../../src/service/api-keys.js';
+import { accountSid } from '../../src/domain/twilio-sids.js';
+import type { Store } from '../../src/store/store.js';
 import { assertResponseConforms } from '../openapi/response-conformance.js';
 import { createTestDatabase, type TestDatabase } from './postgres.js';
 
@@ -54,7 +56,8 @@ export async function createHarness(env: Record<string, string> = {}, options: {
   async function request(method: string, url: string, options: { key?: string | null; body?: unknown; headers?: Record<string, string>; rawBody?: string } = {}) {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
     const key = options.key === undefined ? a : options.key;
-    if (key !== null) headers['authorization'] ??= `App ${key}`;
+    // The Twilio dialect (/v2) takes the same key as the password of HTTP Basic, under the key's account SID.
+    if (key !== null) headers['authorization'] ??= /^\/v2(\/|\?|$)/.test(url) ? await twilioBasic(node.store, key) : `App ${key}`;
     let payload: string | undefined = options.rawBody;
     if (options.body !== undefined) {
       payload = JSON.stringify(options.body);
@@ -77,6 +80,13 @@ export async function createHarness(env: Record<string, string> = {}, options: {
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** `Authorization: Basic` of the Twilio dialect for an API key: its account's SID (an unknown key: a SID of no account) and the key. */
+export async function twilioBasic(store: Store, key: string): Promise<string> {
+  const principal = await authenticate(store, `App ${key}`);
+  const sid = principal ? accountSid(principal.accountId) : `AC${'0'.repeat(32)}`;
+  return `Basic ${Buffer.from(`${sid}:${key}`).toString('base64')}`;
 }
 
 /** Creates an application and an SMS/voice template; returns their ids. */

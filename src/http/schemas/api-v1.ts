@@ -194,6 +194,8 @@ export const ApiKeyIdParamsSchema = Type.Object({ id: Type.String({ maxLength: 6
 
 export const MeResponseSchema = Type.Object({
   accountName: Type.String(),
+  accountSid: Type.String({ description: 'The account\'s SID (`AC` + 32 hex): the user name of HTTP Basic on the Twilio Verify API (/v2).' }),
+  apiKeySid: Type.String({ description: 'The calling key\'s SID (`SK` + 32 hex): the other user name the Twilio Verify API takes with this key.' }),
   key: ApiKeySchema,
 }, { description: 'The account and the API key of the caller.' });
 
