@@ -3,7 +3,7 @@
 // limited like the others; off by default.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createAppAndTemplate, createHarness, deliveredPin, type Harness } from '../support/harness.js';
+import { createAppAndTemplate, createHarness, deliveredPin, twilioBasic, type Harness } from '../support/harness.js';
 import { assertEnvelope, createEmailMessage, forbid5xx, freshEmail, freshPhone, inboxFor } from '../support/http-assertions.js';
 
 describe('the whatsapp and telegram channels through the API', () => {
@@ -53,6 +53,22 @@ describe('the whatsapp and telegram channels through the API', () => {
     assert.equal(bad.status, 400);
     const emailPin = await h.request('POST', '/2fa/2/pin/email', { body: { applicationId: ids.applicationId, messageId: email.messageId, to: freshEmail() } });
     assert.equal((await h.request('POST', `/2fa/2/pin/${emailPin.body.pinId}/resend/telegram`)).status, 400);
+  });
+
+  it('takes Twilio Verify\'s Channel=whatsapp under /v2: the code goes by the whatsapp channel and the check approves it', async () => {
+    const headers = { 'content-type': 'application/x-www-form-urlencoded', authorization: await twilioBasic(h.node.store, h.keys.a) };
+    const service = await h.request('POST', '/v2/Services', { rawBody: 'FriendlyName=Acme', headers });
+    assert.equal(service.status, 201, JSON.stringify(service.body));
+    const to = freshPhone();
+    const started = await h.request('POST', `/v2/Services/${service.body.sid}/Verifications`, { rawBody: `To=%2B${to}&Channel=whatsapp`, headers });
+    assert.equal(started.status, 201, JSON.stringify(started.body));
+    assert.equal(started.body.channel, 'whatsapp');
+    const inbox = await inboxFor(h, to);
+    assert.deepEqual(inbox.map((m) => m.channel), ['whatsapp']);
+    const code = /(\d{4,10})\D*$/.exec(inbox[0]!.text ?? '')?.[1] ?? '';
+    const checked = await h.request('POST', `/v2/Services/${service.body.sid}/VerificationCheck`, { rawBody: `To=%2B${to}&Code=${code}`, headers });
+    assert.equal(checked.body.status, 'approved', JSON.stringify(checked.body));
+    assert.equal(checked.body.channel, 'whatsapp');
   });
 
   it('counts the channels in the statistics', async () => {
