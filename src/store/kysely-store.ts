@@ -6,7 +6,8 @@ import { sql, type InferResult, type Kysely, type Selectable, type Transaction }
 import type { PinType } from '../domain/pin-generation.js';
 import type { Database, MessageTemplatesTable, PinsTable, EmailTemplatesTable, ApplicationsTable } from './schema.js';
 import { bucketStartOf, retryAfterMs, type ExternalRateLimiter, type RateLimiter } from './rate-limiter.js';
-import { advisoryLockKey } from './postgres/advisory-lock.js';
+import * as pgHot from './postgres/hot-statements.js';
+import { RateLimitRefusal } from './postgres/hot-statements.js';
 import { KyselyEventStore } from './event-store.js';
 import { batchOf, deleteInBatches, inBatches, PURGE_LIMITS, type PurgeLimits } from './purge-batches.js';
 import { KyselyAuditStore } from './audit-store.js';
@@ -304,6 +305,19 @@ export class KyselyStore implements Store, RateLimiter {
   // --- PINs ---
 
   async createPin(input: NewPin, limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome> {
+    if (this.dialect === 'postgres') {
+      const external = await this.consumeExternally(limits, now);
+      if (!external.allowed) return external;
+      const p = input.pin;
+      return this.refusable(limits, now, async () => {
+        await pgHot.createPin(this.db, this.externalLimiter ? [] : limits, now, {
+          id: p.id, accountId: p.accountId, applicationId: p.applicationId, messageId: p.messageId, channel: p.channel, destination: p.destination,
+          pinHash: p.pinHash, pinCiphertext: p.pinCiphertext, attemptsLeft: p.attemptsLeft, allowMultipleVerifications: p.allowMultipleVerifications,
+          createdAt: p.createdAt, expiresAt: p.expiresAt, deliveryStatus: p.deliveryStatus, country: p.country ?? null,
+        }, input.outbox && { id: input.outbox.id, request: JSON.stringify(input.outbox.request), eventId: nextEventId() }, OUTBOX_CHANNEL);
+        return { allowed: true };
+      });
+    }
     return this.db.transaction().execute(async (trx) => {
       const outcome = await this.consumeWithin(trx, limits, now);
       if (!outcome.allowed) return outcome;
@@ -321,7 +335,7 @@ export class KyselyStore implements Store, RateLimiter {
   }
 
   async queueResend(pinId: string, channel: Channel, outbox: { id: string; request: DeliveryRequest } | undefined, limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome | { allowed: true; ended: true }> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.refusable(limits, now, () => this.db.transaction().execute(async (trx) => {
       const pin = await trx.selectFrom('pins').select(['account_id', 'pin_ciphertext', 'expires_at', 'locked_at', 'verified_at'])
         .where('id', '=', pinId).executeTakeFirst();
       if (!pin || pin.pin_ciphertext === null || Number(pin.expires_at) <= now || pin.locked_at !== null || pin.verified_at !== null) {
@@ -334,7 +348,7 @@ export class KyselyStore implements Store, RateLimiter {
         await trx.updateTable('pins').set((eb) => ({ send_count: eb('send_count', '+', 1), delivery_status: 'queued' })).where('id', '=', pinId).execute();
       }
       return outcome;
-    });
+    }));
   }
 
   private async insertOutbox(trx: Db, outbox: { id: string; request: DeliveryRequest }, pinId: string, accountId: string, channel: Channel, now: number, eventAt = now): Promise<void> {
@@ -370,10 +384,17 @@ export class KyselyStore implements Store, RateLimiter {
 
   async consumeRateLimits(limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome> {
     if (this.externalLimiter) return this.externalLimiter.consumeRateLimits(limits, now);
+    if (this.dialect === 'postgres') {
+      return this.refusable(limits, now, async () => {
+        await pgHot.consumeLimits(this.db, limits, now);
+        return { allowed: true };
+      });
+    }
     return this.db.transaction().execute((trx) => this.consumeWithin(trx, limits, now));
   }
 
   async verifyPinAttempt(pin: Pick<PinRecord, 'id' | 'accountId'>, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean): Promise<VerifyAttempt> {
+    if (this.dialect === 'postgres') return this.verifyPinAttemptPostgres(pin, now, limits, matches);
     // One transaction, one commit, for what was four: the limit, the attempt, and the verified mark
     // or the lock. The comparison is synchronous, so the transaction never waits on anything else.
     return this.db.transaction().execute(async (trx): Promise<VerifyAttempt> => {
@@ -384,14 +405,70 @@ export class KyselyStore implements Store, RateLimiter {
         const current = await this.hot.pin.first(trx, { id: pin.id, accountId: pin.accountId });
         return { kind: 'ended', pin: current && toPin(current) };
       }
-      const counted = toPin(row);
-      if (matches(counted.pinHash)) {
-        const won = await this.markVerifiedIn(trx, pin.id, now, counted.allowMultipleVerifications);
-        return { kind: 'counted', pin: counted, matched: true, verified: won };
-      }
-      if (counted.attemptsLeft === 0) await this.lockIn(trx, pin.id, now);
-      return { kind: 'counted', pin: counted, matched: false, verified: false };
+      return this.settleAttempt(trx, toPin(row), now, matches);
     });
+  }
+
+  /**
+   * PostgreSQL: the limit and the attempt are one statement; a right PIN's verified mark (the second
+   * race gate) or the last wrong attempt's lock follows in the same transaction, so that concurrent
+   * right PINs wait on the row and find it verified without spending an attempt. A wrong PIN is
+   * three round trips (BEGIN, the statement, COMMIT), whatever the limits.
+   */
+  private async verifyPinAttemptPostgres(pin: Pick<PinRecord, 'id' | 'accountId'>, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean): Promise<VerifyAttempt> {
+    const external = await this.consumeExternally(limits, now);
+    if (!external.allowed) return { kind: 'refused', outcome: external };
+    try {
+      return await this.db.transaction().execute(async (trx): Promise<VerifyAttempt> => {
+        const row = await pgHot.countAttempt<Selectable<PinsTable>>(trx, this.externalLimiter ? [] : limits, now, pin.id);
+        if (!row) {
+          const current = await this.hot.pin.first(trx, { id: pin.id, accountId: pin.accountId });
+          return { kind: 'ended', pin: current && toPin(current) };
+        }
+        return this.settleAttempt(trx, toPin(row), now, matches);
+      });
+    } catch (err) {
+      if (err instanceof RateLimitRefusal) return { kind: 'refused', outcome: await this.refusalOutcome(limits, now) };
+      throw err;
+    }
+  }
+
+  /** After a counted attempt: compares the candidate, then marks the PIN verified or, after its last wrong attempt, locks it. */
+  private async settleAttempt(trx: Transaction<Database>, counted: PinRecord, now: number, matches: (pinHash: string) => boolean): Promise<VerifyAttempt> {
+    if (matches(counted.pinHash)) {
+      const won = await this.markVerifiedIn(trx, counted.id, now, counted.allowMultipleVerifications);
+      return { kind: 'counted', pin: counted, matched: true, verified: won };
+    }
+    if (counted.attemptsLeft === 0) await this.lockIn(trx, counted.id, now);
+    return { kind: 'counted', pin: counted, matched: false, verified: false };
+  }
+
+  /** With an external limiter (Redis), its verdict first; the database then counts no limits. */
+  private async consumeExternally(limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome> {
+    if (!this.externalLimiter || limits.length === 0) return { allowed: true };
+    return this.externalLimiter.consumeRateLimits(limits, now);
+  }
+
+  /** Runs `write`; a PostgreSQL statement refused by a limit (and so undone) becomes that limit's outcome. */
+  private async refusable<T>(limits: RateLimitCheck[], now: number, write: () => Promise<T>): Promise<T | RateLimitOutcome> {
+    try {
+      return await write();
+    } catch (err) {
+      if (err instanceof RateLimitRefusal) return this.refusalOutcome(limits, now);
+      throw err;
+    }
+  }
+
+  /** Which limit is full and when it frees a slot, read after a refusal (the refused request counted nothing). */
+  private async refusalOutcome(limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome & { allowed: false }> {
+    for (const check of limits) {
+      const buckets = await this.hot.rateBuckets.all(this.db, { key: check.key, since: now - check.windowMs });
+      const counted = buckets.map((b) => ({ hits: Number(b.hits), lastAt: Number(b.last_at) }));
+      const total = counted.reduce((sum, b) => sum + b.hits, 0);
+      if (total >= check.limit) return { allowed: false, key: check.key, retryAfterMs: retryAfterMs(counted, total, check.limit, check.windowMs, now) };
+    }
+    // Slots freed between the refusal and this read: the next attempt may well fit.
+    return { allowed: false, key: limits[0]?.key ?? '', retryAfterMs: 1000 };
   }
 
   /** The second race gate: without multiple verifications only the request that flips verified_at wins. */
@@ -422,9 +499,10 @@ export class KyselyStore implements Store, RateLimiter {
 
   /**
    * Sliding-window limits, all checked before any is counted, inside the caller's transaction. On
-   * SQLite the single connection serialises transactions; on PostgreSQL an advisory lock per key does
-   * (taken in key order, so two requests sharing keys cannot deadlock). The lock is held until the
-   * transaction ends, so the next request on a key sees this one's hit (or the refusal's nothing).
+   * SQLite the single connection serialises transactions. On PostgreSQL they are counted by one
+   * statement whose upserts lock each key's current bucket until the transaction ends
+   * (postgres/hot-statements.ts); a refusal throws RateLimitRefusal, which aborts the transaction and
+   * becomes the outcome in refusable().
    *
    * With an external limiter (Redis) the hits are counted there, before the caller's write: if that
    * write then fails (database error), the counted hits stay. A limit may so count a request that
@@ -434,9 +512,8 @@ export class KyselyStore implements Store, RateLimiter {
     if (limits.length === 0) return { allowed: true };
     if (this.externalLimiter) return this.externalLimiter.consumeRateLimits(limits, now);
     if (this.dialect === 'postgres') {
-      for (const key of [...new Set(limits.map((l) => l.key))].sort()) {
-        await sql`select pg_advisory_xact_lock(${advisoryLockKey(key)}::bigint)`.execute(trx);
-      }
+      await pgHot.consumeLimits(trx, limits, now);
+      return { allowed: true };
     }
     for (const check of limits) {
       const buckets = await this.hot.rateBuckets.all(trx, { key: check.key, since: now - check.windowMs });

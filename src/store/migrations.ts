@@ -2,6 +2,7 @@
 // few places that differ take it as a parameter.
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { advisoryLockKey } from './postgres/advisory-lock.js';
+import { RATE_LIMITED_FUNCTION } from './postgres/hot-statements.js';
 
 export type SqlDialect = 'sqlite' | 'postgres';
 
@@ -258,6 +259,14 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         await db.schema.createIndex('delivery_events_at').on('delivery_events').column('at').execute();
         await db.schema.createIndex('security_blocks_until').on('security_blocks').column('blocked_until').execute();
         await db.schema.createIndex('conversion_counts_bucket').on('conversion_counts').column('bucket_start').execute();
+      },
+    },
+    '0007_postgres_rate_limit_refusal': {
+      async up(db: Kysely<unknown>) {
+        // PostgreSQL counts a send's or a verify's rate limits in the same statement as its write
+        // (postgres/hot-statements.ts); a refusal raises this function's error, which undoes the whole
+        // statement. SQLite checks the limits in the transaction instead.
+        if (dialect === 'postgres') await sql.raw(RATE_LIMITED_FUNCTION).execute(db);
       },
     },
   };
