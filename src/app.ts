@@ -2,14 +2,12 @@
 import Fastify, { LogController, type FastifyHttpOptions, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Server } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { AsyncResource } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { authHook } from './http/auth.js';
 import { envelope, handleError, handleNotFound } from './http/error-envelope.js';
 import { registerOpenApi } from './http/openapi.js';
 import { ALL_ROUTES } from './http/routes/index.js';
-import { deferDurability, settleDurability } from './store/durability.js';
 import { packageVersion } from './version.js';
 import type { App, RouteDeps } from './http/route-types.js';
 
@@ -84,23 +82,6 @@ export function fastifyServerOptions(options: Pick<BuildAppOptions, 'logger' | '
 export function buildApp(options: BuildAppOptions): App {
   const app = Fastify(fastifyServerOptions(options)).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
-  // A request's queries do not each wait for the disk: the request waits once, in onSend, until
-  // everything committed so far is durable, and only then is its answer sent (store/durability.ts).
-  // The body arrives through socket events, outside the request's scope: preHandler re-enters it.
-  const durabilityScopes = new WeakMap<FastifyRequest, AsyncResource>();
-  app.addHook('onRequest', (request, _reply, done) => {
-    deferDurability(() => {
-      const scope = new AsyncResource('twofa-request');
-      durabilityScopes.set(request, scope);
-      scope.runInAsyncScope(done);
-    });
-  });
-  app.addHook('preHandler', (request, _reply, done) => {
-    const scope = durabilityScopes.get(request);
-    if (scope) scope.runInAsyncScope(done);
-    else done();
-  });
-
   // An empty body with a JSON content type is an empty object, not a parse error.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
@@ -138,7 +119,6 @@ export function buildApp(options: BuildAppOptions): App {
   });
   app.addHook('onRequest', authHook(options.ctx.store));
   app.addHook('onSend', async (request, reply) => {
-    await settleDurability();
     reply.header('x-request-id', request.id);
     // A request still in flight when the node starts shutting down gets its answer and then the
     // connection closes: a keep-alive connection busy when the server closed would otherwise stay

@@ -18,6 +18,7 @@ export async function recordDeliveryReceipt(ctx: ServiceContext, receipt: Receip
       accountId: matched.accountId, at: ctx.clock(), event: `delivery.${receipt.status}`, pinId: matched.pinId, actor: receipt.transport,
       reason: receipt.error ?? receipt.status,
     });
+    await ctx.store.durable();
   }
   return matched !== undefined;
 }

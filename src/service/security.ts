@@ -60,6 +60,7 @@ export async function updateSecurity(ctx: ServiceContext, principal: Principal, 
   if (!errors.empty) return errors.result();
   await ctx.store.security.putSettings(principal.accountId, app.id, JSON.stringify(merged), ctx.clock());
   await auditRequest(ctx, principal, { event: 'config.security.update', applicationId: app.id, reason: `enabled=${merged.enabled}` });
+  await ctx.store.durable();
   return ok(await view(ctx, app));
 }
 
@@ -162,6 +163,7 @@ async function checkBreaker(ctx: ServiceContext, principal: Principal, app: Appl
   const reason = `${verifies} of ${sends} sends verified in ${b.window}, below ${b.minConversionRate}`;
   await ctx.store.security.addBlock(app.id, scope, until, reason, now);
   await auditRequest(ctx, principal, { event: 'security.breaker.tripped', applicationId: app.id, reason: `${scope}: ${reason}` });
+  await ctx.store.durable();
   return tooMany(until, `Sends to country ${country} are paused by the conversion breaker (${reason}); retry in ${Math.ceil((until - now) / 1000)} s`);
 }
 

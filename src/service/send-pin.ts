@@ -9,7 +9,7 @@ import { generatePin, generatePinId } from '../domain/pin-generation.js';
 import { validateSmsSender } from '../domain/sender-ids.js';
 import { missingPlaceholders, validatePlaceholderValues } from '../domain/template-rendering.js';
 import type { ApplicationRecord, Channel, DeliveryRequest, MessageTemplateRecord, PinRecord, RateLimitCheck, RateLimitOutcome } from '../store/store.js';
-import { auditRequest } from './audit-log.js';
+import { auditRequest, durably } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
 import { checkSendGuards, countBreakerSend, guardLimitRefusal } from './security.js';
 
@@ -121,6 +121,7 @@ export async function sendPin(ctx: ServiceContext, principal: Principal, channel
   const guard = await checkSendGuards(ctx, principal, app, channel, to, ctx.clock());
   if (!guard.ok) {
     await auditRequest(ctx, principal, { event: 'pin.send.refused', applicationId: app.id, destination: to, reason: guard.guard });
+    await ctx.store.durable();
     return { ok: false, failure: guard.failure };
   }
 
@@ -143,11 +144,15 @@ export async function sendPin(ctx: ServiceContext, principal: Principal, channel
   }, [...sendLimits(app, to), ...guard.limits], now);
   if (!outcome.allowed) {
     await auditRequest(ctx, principal, { event: 'pin.send.refused', applicationId: app.id, destination: to, reason: outcome.key.split(':').slice(0, 2).join(':') });
+    await ctx.store.durable();
     return refused(ctx, outcome);
   }
   ctx.metrics.pinSent(channel, 'send', queued);
   if (guard.breakerCountry !== undefined && guard.settings) await countBreakerSend(ctx, app, guard.breakerCountry, guard.settings, now);
   await auditRequest(ctx, principal, { event: 'pin.send', applicationId: app.id, pinId, destination: to, reason: channel });
+  // The PIN, its message and the audit entry were committed without waiting for the disk: one wait
+  // (one fsync shared with the requests in flight) makes them durable before the send is acknowledged.
+  await ctx.store.durable();
   if (queued) ctx.messageQueued();
   return ok({ pinId, to, queued, deliveryId });
 }
@@ -161,7 +166,12 @@ export function pinNotFound(pinId: string) {
 }
 
 /** Resend delivers the same PIN under the same pinId; it never resets the attempts or the expiry. */
-export async function resendPin(ctx: ServiceContext, principal: Principal, pinId: string, channel: Channel, input: ResendPinInput): Promise<Result<SendOutcome>> {
+export function resendPin(ctx: ServiceContext, principal: Principal, pinId: string, channel: Channel, input: ResendPinInput): Promise<Result<SendOutcome>> {
+  // Whatever it answers (the PIN as read, the resend queued, the audit entry) is durable first.
+  return durably(ctx.store, () => queueResend(ctx, principal, pinId, channel, input));
+}
+
+async function queueResend(ctx: ServiceContext, principal: Principal, pinId: string, channel: Channel, input: ResendPinInput): Promise<Result<SendOutcome>> {
   const pin: PinRecord | undefined = await ctx.store.getPin(principal.accountId, pinId);
   if (!pin) return pinNotFound(pinId);
   if (isPhoneChannel(channel) !== isPhoneChannel(pin.channel)) {

@@ -36,6 +36,9 @@ export async function verifyPin(ctx: ServiceContext, principal: Principal, pinId
     // Every verify decision is audited (ASVS 7.2.1 / 16.3.1); the candidate PIN never is.
     await auditRequest(ctx, principal, { event: 'pin.verify', applicationId: pin.applicationId, pinId, destination: pin.destination, reason: pinError ?? 'verified' });
     if (verified) await countBreakerVerify(ctx, pin.applicationId, pin.destination, now);
+    // The attempt (and the verified mark or the lock) and the audit entry were committed without
+    // waiting for the disk: one wait makes them durable before the decision is answered.
+    await ctx.store.durable();
     return ok({ pinId, msisdn: pin.destination, verified, attemptsRemaining, ...(pinError ? { pinError } : {}) });
   };
 
@@ -48,6 +51,7 @@ export async function verifyPin(ctx: ServiceContext, principal: Principal, pinId
     case 'refused':
       ctx.metrics.rateLimited('verifyPinLimit');
       await auditRequest(ctx, principal, { event: 'pin.verify.refused', applicationId: pin.applicationId, pinId, destination: pin.destination, reason: 'verifyPinLimit' });
+      await ctx.store.durable();
       return tooManyRequests(attempt.outcome, 'verifyPinLimit reached for this destination');
     case 'ended': {
       const current = attempt.pin ?? pin;

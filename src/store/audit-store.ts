@@ -96,10 +96,15 @@ export class KyselyAuditStore implements AuditStore {
     prev_hash: p('prevHash'), hash: p('hash'),
   }));
 
-  constructor(private readonly db: Kysely<Database>, private readonly dialect: 'sqlite' | 'postgres') {}
+  /**
+   * `deferred` runs a write without waiting for the disk (SQLite group commit): an entry is committed
+   * when append() resolves, durable once the caller's Store.durable() resolves.
+   */
+  constructor(private readonly db: Kysely<Database>, private readonly dialect: 'sqlite' | 'postgres',
+    private readonly deferred: <T>(work: (db: Kysely<Database>) => Promise<T>) => Promise<T> = (work) => work(db)) {}
 
   /**
-   * Resolves once the entry is committed. Appends that arrive while an account's previous write is
+   * Resolves once the entry is committed (durable once Store.durable() resolves). Appends that arrive while an account's previous write is
    * under way are written together by the next one (one lock, one read of the head, in one
    * transaction: write-batcher.ts), so a burst of concurrent requests costs a few transactions, not one each.
    */
@@ -114,7 +119,7 @@ export class KyselyAuditStore implements AuditStore {
   }
 
   private async write(accountId: string, batch: PendingAppend[]): Promise<AuditEntry[]> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.deferred((db) => db.transaction().execute(async (trx) => {
       if (this.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${advisoryLockKey(`audit:${accountId}`)}::bigint)`.execute(trx);
       const last = await this.chainHead.first(trx, { accountId });
       let seq = last ? Number(last.seq) : 0;
@@ -142,7 +147,7 @@ export class KyselyAuditStore implements AuditStore {
         for (const entry of entries) await this.insertEntry.execute(trx, entry);
       }
       return entries;
-    });
+    }));
   }
 
   async list(accountId: string, filter: AuditFilter, limit: number): Promise<AuditEntry[]> {

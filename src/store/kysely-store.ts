@@ -15,6 +15,7 @@ import { KyselySecurityStore } from './security-store.js';
 import { KyselyConsoleStore } from './console-store.js';
 import { PreparedQuery } from './prepared-query.js';
 import { WriteBatcher } from './write-batcher.js';
+import type { SqliteDurability } from './sqlite/group-commit.js';
 import { ConfigCache, UNCACHED, type ConfigReader, type ConfigVersion } from './config-cache.js';
 import type {
   AccountRecord, ApiKeyRecord, DeliveryEvent, DeliveryEventKind, ReceiptInput, ApplicationRecord, Channel, DeliveryRequest, DeliveryStatus, EmailTemplateFields,
@@ -35,6 +36,8 @@ export interface Subscription {
 export interface KyselyStoreOptions {
   /** Counts the rate limits instead of the database (Redis). The store neither opens nor closes it. */
   rateLimiter?: ExternalRateLimiter;
+  /** SQLite group commit: the deferred use of the connection and the wait for durability (sqlite/group-commit.ts). */
+  durability?: SqliteDurability;
   /** Calls `onQueued` whenever any node commits a new outbox row (PostgreSQL LISTEN); absent on SQLite. */
   listen?: (onQueued: () => void) => Subscription;
   /** Changes whenever configuration may have changed (SQLite); absent: configuration is read uncached. */
@@ -138,7 +141,7 @@ export class KyselyStore implements Store, RateLimiter {
     this.config = options.configVersion ? new ConfigCache(options.configVersion) : UNCACHED;
     this.events = new KyselyEventStore(db, dialect, this.config);
     this.security = new KyselySecurityStore(db, this.config);
-    this.audit = new KyselyAuditStore(db, dialect);
+    this.audit = new KyselyAuditStore(db, dialect, (work) => this.deferred(work));
     this.console = new KyselyConsoleStore(db);
   }
 
@@ -318,7 +321,7 @@ export class KyselyStore implements Store, RateLimiter {
         return { allowed: true };
       });
     }
-    return this.db.transaction().execute(async (trx) => {
+    return this.deferred((db) => db.transaction().execute(async (trx) => {
       const outcome = await this.consumeWithin(trx, limits, now);
       if (!outcome.allowed) return outcome;
       const p = input.pin;
@@ -331,11 +334,11 @@ export class KyselyStore implements Store, RateLimiter {
       });
       if (input.outbox) await this.insertOutbox(trx, input.outbox, p.id, p.accountId, p.channel, now);
       return outcome;
-    });
+    }));
   }
 
   async queueResend(pinId: string, channel: Channel, outbox: { id: string; request: DeliveryRequest } | undefined, limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome | { allowed: true; ended: true }> {
-    return this.refusable(limits, now, () => this.db.transaction().execute(async (trx) => {
+    return this.refusable(limits, now, () => this.deferred((db) => db.transaction().execute(async (trx) => {
       const pin = await trx.selectFrom('pins').select(['account_id', 'pin_ciphertext', 'expires_at', 'locked_at', 'verified_at'])
         .where('id', '=', pinId).executeTakeFirst();
       if (!pin || pin.pin_ciphertext === null || Number(pin.expires_at) <= now || pin.locked_at !== null || pin.verified_at !== null) {
@@ -348,7 +351,7 @@ export class KyselyStore implements Store, RateLimiter {
         await trx.updateTable('pins').set((eb) => ({ send_count: eb('send_count', '+', 1), delivery_status: 'queued' })).where('id', '=', pinId).execute();
       }
       return outcome;
-    }));
+    })));
   }
 
   private async insertOutbox(trx: Db, outbox: { id: string; request: DeliveryRequest }, pinId: string, accountId: string, channel: Channel, now: number, eventAt = now): Promise<void> {
@@ -378,8 +381,27 @@ export class KyselyStore implements Store, RateLimiter {
   }
 
   async getPin(accountId: string, pinId: string): Promise<PinRecord | undefined> {
-    const row = await this.hot.pin.first(this.db, { id: pinId, accountId });
+    const row = await this.deferred((db) => this.hot.pin.first(db, { id: pinId, accountId }));
     return row && toPin(row);
+  }
+
+  durable(): Promise<void> {
+    return this.options.durability?.durable() ?? Promise.resolve();
+  }
+
+  /**
+   * Runs `work` on the connection without waiting for the disk when it is given back (SQLite group
+   * commit): its commits are made but may not be durable yet, so the caller awaits durable() before
+   * it acknowledges anything. Elsewhere (PostgreSQL, an in-memory database) a commit is durable when
+   * it returns, and this is just `work(db)`.
+   */
+  private deferred<T>(work: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+    const durability = this.options.durability;
+    if (!durability) return work(this.db);
+    return this.db.connection().execute((connection) => {
+      durability.deferNextRelease();
+      return work(connection);
+    });
   }
 
   async consumeRateLimits(limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome> {
@@ -397,7 +419,7 @@ export class KyselyStore implements Store, RateLimiter {
     if (this.dialect === 'postgres') return this.verifyPinAttemptPostgres(pin, now, limits, matches);
     // One transaction, one commit, for what was four: the limit, the attempt, and the verified mark
     // or the lock. The comparison is synchronous, so the transaction never waits on anything else.
-    return this.db.transaction().execute(async (trx): Promise<VerifyAttempt> => {
+    return this.deferred((db) => db.transaction().execute(async (trx): Promise<VerifyAttempt> => {
       const outcome = await this.consumeWithin(trx, limits, now);
       if (!outcome.allowed) return { kind: 'refused', outcome };
       const row = await this.hot.countAttempt.first(trx, { id: pin.id, now });
@@ -406,7 +428,7 @@ export class KyselyStore implements Store, RateLimiter {
         return { kind: 'ended', pin: current && toPin(current) };
       }
       return this.settleAttempt(trx, toPin(row), now, matches);
-    });
+    }));
   }
 
   /**

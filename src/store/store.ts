@@ -255,6 +255,14 @@ export interface Store {
    */
   queueResend(pinId: string, channel: Channel, outbox: { id: string; request: DeliveryRequest } | undefined, limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome | { allowed: true; ended: true }>;
   getPin(accountId: string, pinId: string): Promise<PinRecord | undefined>;
+  /**
+   * Resolves once every commit made so far is durable. createPin, queueResend, verifyPinAttempt,
+   * getPin and audit.append return without waiting for the disk (SQLite shares one fsync between the
+   * requests in flight: sqlite/group-commit.ts), so a service that used them awaits this once before
+   * it answers: nothing is acknowledged, and nothing read is shown, before it would survive a power
+   * cut. Every other method waits by itself. On PostgreSQL a commit is durable when it returns.
+   */
+  durable(): Promise<void>;
   /** Consumes the limits atomically without any other write (verifyPinLimit). */
   consumeRateLimits(limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome>;
   /**
