@@ -6,7 +6,7 @@
 // breaker, with Retry-After), counted in twofa_security_refusals_total and written to the audit log.
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { ipRateKey } from '../domain/client-ip.js';
-import { phoneCountry } from '../domain/destinations.js';
+import { parsedPhone, phoneCountry } from '../domain/destinations.js';
 import { parseDuration, parseRateLimit } from '../domain/durations.js';
 import { FieldErrors, fail, ok, type Failure, type Result } from '../domain/errors.js';
 import {
@@ -68,7 +68,7 @@ const PREMIUM_TYPES = new Set(['PREMIUM_RATE', 'SHARED_COST']);
 
 /** libphonenumber's type of an international number (full metadata), e.g. MOBILE or PREMIUM_RATE. */
 export function phoneNumberType(digits: string): string | undefined {
-  return parsePhoneNumberFromString(`+${digits}`)?.getType();
+  return (/^[0-9]+$/.test(digits) ? parsedPhone(digits) : parsePhoneNumberFromString(`+${digits}`))?.getType();
 }
 
 export interface GuardPass {
