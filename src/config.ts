@@ -5,6 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseDuration } from './domain/durations.js';
+import { SECURITY_PROFILES, type SecurityProfile } from './domain/security-profile.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -24,6 +25,8 @@ export interface Config {
   logLevel: LogLevel;
   pinRetentionMs: number;
   deliveryMaxAttempts: number;
+  /** Most SMS parts one rendered SMS message may take; a send or resend beyond it is refused. */
+  smsMaxSegments: number;
   purgeIntervalMs: number;
   bodyLimitBytes: number;
   nodeId: string;
@@ -42,6 +45,10 @@ export interface Config {
   trustedProxies: string[];
   /** Longest time a client may take to send a whole request (slow bodies are cut off). */
   requestTimeoutMs: number;
+  /** Floors applied to every application and template (domain/security-profile.ts). */
+  securityProfile: SecurityProfile;
+  /** How often each account's audit chain head is signed and recorded. */
+  auditHeadIntervalMs: number;
 }
 
 export class ConfigError extends Error {
@@ -203,9 +210,31 @@ export const CONFIG_OPTIONS = [
   }),
   option({ key: 'deliveryMaxAttempts', env: 'TWOFA_DELIVERY_MAX_ATTEMPTS', default: '8', doc: 'Delivery attempts per message before it is recorded as failed (exponential backoff with jitter, capped at 5 minutes, never past the PIN\'s expiry).', parse: integerIn(1, 100) }),
   option({
+    key: 'smsMaxSegments', env: 'TWOFA_SMS_MAX_SEGMENTS', default: '3',
+    doc: 'Most SMS parts one PIN message may take once its placeholders are filled (GSM-7: 160 characters alone, 153 per part when concatenated; UCS-2: 70 / 67). A send or resend by SMS whose message would take more is refused with 400 and nothing is sent, so long placeholder values cannot multiply the cost of one send. Voice and email are not limited by it.',
+    parse: integerIn(1, 255),
+  }),
+  option({
     key: 'trustedProxies', env: 'TWOFA_TRUSTED_PROXIES', default: '',
     doc: 'Comma-separated IP addresses or CIDR ranges (e.g. `10.0.0.0/8,::1`) of the reverse proxies in front of the service. Only a request coming from one of them has its `X-Forwarded-For` believed for the client address (per-IP send limits, audit log); from anyone else the header is ignored. Empty: the header is never believed.',
     parse: parseTrustedProxies,
+  }),
+  option({
+    key: 'securityProfile', env: 'TWOFA_SECURITY_PROFILE', default: 'compatible',
+    doc: '`compatible`: Infobip\'s defaults and ranges (10 attempts, several verifications of one PIN, 4-digit PINs, TTL up to a year, anti-fraud guards off). '
+      + '`strict`: floors on every application and template, old and new, used by send and verify and shown by GET/POST/PUT: PINs of at least 6 characters '
+      + '(20 bits: NIST SP 800-63B §5.1.3.2, ASVS 5.0 6.5.4), at most 5 attempts per PIN (ASVS 5.0 6.6.3; NIST §5.2.2 allows 100), pinTimeToLive at most 10m '
+      + '(NIST §5.1.3.2, ASVS 4.0.3 2.7.2, ASVS 5.0 6.5.5), one successful verification per PIN, allowMultiplePinVerifications false (NIST §5.1.3.2, ASVS 5.0 6.5.1), '
+      + 'and the anti-fraud guards on, with premium-rate numbers refused and the conversion breaker watching (ASVS 5.0 2.4.1). Stored values are kept: back to `compatible` restores them.',
+    parse: (raw) => {
+      if (!SECURITY_PROFILES.includes(raw as SecurityProfile)) throw new Error(`must be one of ${SECURITY_PROFILES.join(', ')}`);
+      return raw as SecurityProfile;
+    },
+  }),
+  option({
+    key: 'auditHeadIntervalMs', env: 'TWOFA_AUDIT_HEAD_INTERVAL', default: '5m',
+    doc: 'How often the server signs the newest entry of each account\'s audit chain and records it outside the audit table (table `audit_heads`, file `<TWOFA_DATA_DIR>/audit-heads.json`, and an `audit chain head recorded` log line); it also does on shutdown. `twofa audit verify` reports a chain that lost entries recorded in a head. Entries written since the last head can be deleted undetected: a shorter interval narrows that window.',
+    parse: duration,
   }),
   option({ key: 'requestTimeoutMs', env: 'TWOFA_REQUEST_TIMEOUT', default: '30s', doc: 'Longest time a client may take to send a whole request, headers and body; a slower one (slowloris) is cut off with 408.', parse: duration }),
   option({ key: 'bodyLimitBytes', env: 'TWOFA_BODY_LIMIT', default: '65536', doc: 'Largest accepted request body in bytes; larger ones are answered 413.', parse: integerIn(1024, 10 * 1024 * 1024) }),

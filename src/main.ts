@@ -8,18 +8,21 @@ import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { createTransport, type TransportDeps } from './delivery/dsn.js';
 import { Inbox } from './delivery/log/inbox.js';
+import { LogTransport } from './delivery/log/log-transport.js';
 import { EventWorker } from './delivery/events/event-worker.js';
 import { OutboxWorker } from './delivery/outbox-worker.js';
 import { hasProviderCallback, type BoundProviderCallback } from './delivery/providers/provider-callback.js';
-import { failoverMemberNames, RoutedTransport } from './delivery/routing/routed-transport.js';
+import { failoverMemberNames, RoutedTransport, routeLeaves } from './delivery/routing/routed-transport.js';
 import type { DeliveryReceipt, Transport } from './delivery/transport.js';
 import { PinKeyring } from './domain/pin-secrets.js';
 import type { App } from './http/route-types.js';
 import { bootstrapApiKeys } from './service/api-keys.js';
+import { recordAuditHeads } from './service/audit-heads.js';
 import { recordDeliveryReceipt } from './service/delivery-tracking.js';
 import { reencryptWebhookSecrets } from './service/webhooks.js';
-import type { ServiceContext } from './service/context.js';
+import type { ChannelDelivery, ServiceContext } from './service/context.js';
 import { PrometheusMetrics } from './observability/metrics.js';
+import { auditHeadFilePath } from './store/audit-head-file.js';
 import { openStore, postgresOptions } from './store/open-store.js';
 import type { Channel, Store } from './store/store.js';
 
@@ -90,12 +93,42 @@ export interface TwofaNode {
   events: EventWorker;
   /** Erases ended PINs' ciphertexts and purges old PINs now (the server also does this on a timer). */
   purge(): Promise<void>;
+  /** Signs and records the head of every audit chain that grew (the server also does this on a timer and on shutdown). */
+  recordAuditHeads(): Promise<void>;
   /** Stops accepting, finishes in-flight requests and deliveries, hands unsent messages back, closes the store. */
   stop(): Promise<void>;
 }
 
 export interface RunningServer extends TwofaNode {
   url: string;
+}
+
+/** Where each channel delivers: log:// (the inbox), real transports, or a route with both. */
+function channelDelivery(transports: Partial<Record<Channel, Transport>>): Partial<Record<Channel, ChannelDelivery>> {
+  const delivery: Partial<Record<Channel, ChannelDelivery>> = {};
+  for (const channel of CHANNELS) {
+    const transport = transports[channel];
+    if (transport === undefined) continue;
+    const members = routeLeaves(transport);
+    const inbox = members.some((t) => t instanceof LogTransport);
+    const real = members.some((t) => !(t instanceof LogTransport));
+    delivery[channel] = inbox && real ? 'both' : inbox ? 'inbox' : 'real';
+  }
+  return delivery;
+}
+
+/**
+ * log:// next to a real transport is a development setting left in production: a PIN delivered to a
+ * real phone must not also be readable in the inbox (resendPin refuses the resend that would do it).
+ */
+function warnAboutMixedDelivery(delivery: Partial<Record<Channel, ChannelDelivery>>, logger: Logger): void {
+  const channels = Object.keys(delivery) as Channel[];
+  const inbox = channels.filter((c) => delivery[c] !== 'real');
+  const real = channels.filter((c) => delivery[c] !== 'inbox');
+  if (inbox.length === 0 || real.length === 0) return;
+  logger.warn({ inboxChannels: inbox, realChannels: real },
+    `log:// delivers ${inbox.join(', ')} PINs to the local inbox, readable through the API, while ${real.join(', ')} use real transports: `
+    + 'a PIN sent through a real transport is never resent through log://; configure a real transport (or none://) for every channel in production');
 }
 
 export interface NodeOptions {
@@ -118,6 +151,8 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
   // Receipts can arrive as soon as a transport connects; they are applied once the context exists.
   let onReceipt: (receipt: DeliveryReceipt, attempt?: number) => void = () => {};
   const transports = await createTransports(config, { inbox, logger, onReceipt: (receipt) => onReceipt(receipt) });
+  const delivery = channelDelivery(transports);
+  warnAboutMixedDelivery(delivery, logger);
   // With several nodes the rate limits are shared through the database, or through Redis when configured.
   const rateLimiter = config.redisUrl === undefined ? undefined
     : await (await import('./store/redis/redis-rate-limiter.js')).RedisRateLimiter.open(config.redisUrl, { logger });
@@ -149,7 +184,10 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
     channelConfigured: (channel) => transports[channel] !== undefined,
     messageQueued: () => worker.wake(),
     metrics,
+    smsMaxSegments: config.smsMaxSegments,
     receiptFailover: receiptFailoverRoutes(transports),
+    channelDelivery: delivery,
+    securityProfile: config.securityProfile,
   };
   // A fast SMSC's receipt can arrive before the worker has recorded the provider's id for the
   // message, so an unmatched receipt is tried again a little later before it is given up.
@@ -177,14 +215,32 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
   const purgeTimer = setInterval(() => void purge(), config.purgeIntervalMs);
   purgeTimer.unref();
 
+  // One recording at a time: the shutdown's waits for the timer's, then takes the last heads.
+  let headsRecorded: Promise<void> = Promise.resolve();
+  const recordHeads = () => {
+    headsRecorded = headsRecorded.then(async () => {
+      try {
+        await recordAuditHeads({ store, keyring, clock, logger, headFile: auditHeadFilePath(config.dataDir) });
+      } catch (err) {
+        logger.error({ err }, 'recording the audit chain heads failed');
+      }
+    });
+    return headsRecorded;
+  };
+  const headTimer = setInterval(() => void recordHeads(), config.auditHeadIntervalMs);
+  headTimer.unref();
+
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
       shuttingDown = true;
       clearInterval(purgeTimer);
+      clearInterval(headTimer);
       await app.close();
       await worker.stop();
       await events.stop();
+      // After the last request and delivery have written their audit entries.
+      await recordHeads();
       await notifications.close();
       for (const transport of Object.values(transports)) await transport?.close?.();
       await store.close();
@@ -192,7 +248,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
     })();
     return stopping;
   };
-  return { app, store, inbox, worker, events, purge, stop };
+  return { app, store, inbox, worker, events, purge, recordAuditHeads: recordHeads, stop };
 }
 
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
@@ -205,6 +261,6 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   if (usesLogTransport && !isLoopback(config.host)) {
     logger.warn({ host: config.host }, 'log:// delivers PINs to the local inbox, readable through the API, while the server listens beyond loopback: configure real transports (TWOFA_SMS_DSN, TWOFA_VOICE_DSN, TWOFA_EMAIL_DSN) for production');
   }
-  logger.info({ url, database: config.databaseUrl.split(':')[0] }, 'twofa is listening');
+  logger.info({ url, database: config.databaseUrl.split(':')[0], securityProfile: config.securityProfile }, 'twofa is listening');
   return { ...node, url };
 }

@@ -10,6 +10,7 @@ import { CONFIG_OPTIONS, loadConfig, type Config } from '../config.js';
 import { createTwofaClient } from '../client/index.js';
 import { createTransport, describeDsn, DsnError } from '../delivery/dsn.js';
 import { Inbox } from '../delivery/log/inbox.js';
+import type { SecurityProfile } from '../domain/security-profile.js';
 import { TWILIO_BASE_URL } from '../delivery/providers/twilio/twilio-transport.js';
 import { VONAGE_BASE_URL } from '../delivery/providers/vonage/vonage-transport.js';
 import { splitRouteMembers } from '../delivery/routing/routed-transport.js';
@@ -233,7 +234,7 @@ export async function checkDatabaseAndKeys(config: Config): Promise<CheckResult[
         : { name: 'api keys', status: 'warn', message: 'no active API key: no client can call the API', fix: 'run twofa keys create (or set TWOFA_BOOTSTRAP_API_KEY and restart)' });
     }
     if (applied.includes('0004_security')) {
-      const guards = await checkGuards(store);
+      const guards = await checkGuards(store, config.securityProfile);
       if (guards) results.push(guards);
     }
     return results;
@@ -245,10 +246,12 @@ export async function checkDatabaseAndKeys(config: Config): Promise<CheckResult[
 /**
  * The anti-fraud guards are off until turned on per application (Infobip-compatible default): doctor
  * recommends them for every application that has not. Absent when there is no application yet.
+ * TWOFA_SECURITY_PROFILE=strict runs them for every application.
  */
-async function checkGuards(store: KyselyStore): Promise<CheckResult | undefined> {
+async function checkGuards(store: KyselyStore, profile: SecurityProfile): Promise<CheckResult | undefined> {
   const apps = await store.db.selectFrom('applications').select('id').execute();
   if (apps.length === 0) return undefined;
+  if (profile === 'strict') return { name: 'anti-fraud guards', status: 'ok', message: `on for all ${apps.length} application${apps.length === 1 ? '' : 's'} (TWOFA_SECURITY_PROFILE=strict)` };
   const rows = await store.db.selectFrom('security_settings').select(['application_id', 'settings']).execute();
   const on = new Set(rows.filter((r) => (JSON.parse(r.settings) as { enabled?: boolean }).enabled === true).map((r) => r.application_id));
   const off = apps.filter((a) => !on.has(a.id)).length;

@@ -6,6 +6,7 @@
 // imported here when a DSN names them, not before: a node that configures none of them never loads
 // nodemailer, smpp or the voice stack.
 import type { Logger } from 'pino';
+import { describeDsn } from '../domain/dsn-masking.js';
 import { Inbox } from './log/inbox.js';
 import { LogTransport } from './log/log-transport.js';
 import { isProviderScheme } from './providers/provider-callback.js';
@@ -13,6 +14,8 @@ import { RoutedTransport, splitRouteMembers } from './routing/routed-transport.j
 import type { ReceiptListener, Transport } from './transport.js';
 import { parseWebhookSecret } from './webhook/webhook-signature.js';
 import { WebhookTransport } from './webhook/webhook-transport.js';
+
+export { describeDsn };
 
 export class DsnError extends Error {
   constructor(message: string) {
@@ -154,24 +157,4 @@ function safeDecode(text: string): string {
   } catch {
     return text;
   }
-}
-
-// Query parameters that hold credentials in the DSNs we accept or plan to (webhook secret, provider
-// tokens and keys).
-const SECRET_PARAMS = /([?&](?:secret|password|pass|token|key|api_?key|auth|access_?token)=)[^&#\s)]*/gi;
-
-/**
- * The DSN with its credentials replaced by `***`, for logs and error messages. Works on text, not a
- * parsed URL, so that a malformed DSN (whose error message shows it) is masked as well. A lone user
- * part (`infobip://KEY@host`) is masked whole because such DSNs put the key there; with `user:pass@`
- * only the password is. The user part runs to the last `@` before the query, so a password holding
- * an unencoded `@` or `/` is still hidden whole (at worst some host or path is hidden with it).
- */
-export function describeDsn(dsn: string): string {
-  return dsn
-    .replace(/(\/\/)([^\s?#]*)@/g, (_whole, slashes: string, userinfo: string) => {
-      const colon = userinfo.indexOf(':');
-      return colon === -1 ? `${slashes}***@` : `${slashes}${userinfo.slice(0, colon)}:***@`;
-    })
-    .replace(SECRET_PARAMS, '$1***');
 }

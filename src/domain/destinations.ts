@@ -116,6 +116,24 @@ export function normalizeEmailAddress(input: string): DestinationResult {
   return { ok: true, value: `${local}@${domain.toLowerCase()}` };
 }
 
+/**
+ * The spelling of an email address that limits and counters use: lower-cased, with a `+tag` cut from
+ * the local part. Most mail servers deliver `Victim@x.com`, `victim@X.COM` and `victim+1@x.com` to one
+ * mailbox, so one budget must cover them all. Only keys use it: delivery keeps the address as given.
+ */
+export function canonicalEmailAddress(address: string): string {
+  const at = address.lastIndexOf('@');
+  if (at === -1) return address.toLowerCase();
+  const local = address.slice(0, at);
+  const plus = local.indexOf('+');
+  return `${(plus === -1 ? local : local.slice(0, plus)).toLowerCase()}@${address.slice(at + 1).toLowerCase()}`;
+}
+
+/** A normalised destination (digits or an email address) as rate-limit keys spell it. */
+export function limitKeyDestination(destination: string): string {
+  return destination.includes('@') ? canonicalEmailAddress(destination) : destination;
+}
+
 const DISPLAY_NAME_MAX_LENGTH = 100;
 const SENDER_FORMAT_ERROR =
   'must be an email address with an optional sender name, e.g. company@example.com or Jane Smith <jane.smith@somecompany.com>';

@@ -9,6 +9,7 @@ interface DerivedKeys {
   hmacKey: Buffer;
   encryptionKey: Buffer;
   auditKey: Buffer;
+  auditHeadKey: Buffer;
 }
 
 function derive(secret: string, purpose: string): Buffer {
@@ -18,7 +19,7 @@ function derive(secret: string, purpose: string): Buffer {
 function deriveKeys(secret: string): DerivedKeys {
   // The id is itself derived, so it identifies the secret without revealing anything about it.
   const id = derive(secret, 'key id').subarray(0, 4).toString('hex');
-  return { id, hmacKey: derive(secret, 'pin hmac'), encryptionKey: derive(secret, 'pin encryption'), auditKey: derive(secret, 'audit chain') };
+  return { id, hmacKey: derive(secret, 'pin hmac'), encryptionKey: derive(secret, 'pin encryption'), auditKey: derive(secret, 'audit chain'), auditHeadKey: derive(secret, 'audit head') };
 }
 
 export class PinKeyring {
@@ -80,16 +81,33 @@ export class PinKeyring {
 
   /** `<keyId>:<hex HMAC-SHA256>` of an audit entry's canonical text, keyed apart from the PIN keys. */
   sealAudit(text: string): string {
-    return `${this.current.id}:${createHmac('sha256', this.current.auditKey).update(text, 'utf8').digest('hex')}`;
+    return this.keyedMac('auditKey', text);
   }
 
   /** Whether `stored` seals `text` under the current or a previous secret (constant-time compare). */
   checkAuditSeal(stored: string, text: string): boolean {
+    return this.checkKeyedMac('auditKey', stored, text);
+  }
+
+  /** `<keyId>:<hex HMAC-SHA256>` of an audit chain head's text, under a key of its own. */
+  signAuditHead(text: string): string {
+    return this.keyedMac('auditHeadKey', text);
+  }
+
+  checkAuditHeadSignature(stored: string, text: string): boolean {
+    return this.checkKeyedMac('auditHeadKey', stored, text);
+  }
+
+  private keyedMac(key: 'auditKey' | 'auditHeadKey', text: string): string {
+    return `${this.current.id}:${createHmac('sha256', this.current[key]).update(text, 'utf8').digest('hex')}`;
+  }
+
+  private checkKeyedMac(key: 'auditKey' | 'auditHeadKey', stored: string, text: string): boolean {
     const [keyId, encoded] = stored.split(':');
     const keys = keyId === undefined ? undefined : this.byId.get(keyId);
     if (keys === undefined || encoded === undefined) return false;
     const expected = Buffer.from(encoded, 'hex');
-    const actual = createHmac('sha256', keys.auditKey).update(text, 'utf8').digest();
+    const actual = createHmac('sha256', keys[key]).update(text, 'utf8').digest();
     return expected.length === actual.length && timingSafeEqual(expected, actual);
   }
 

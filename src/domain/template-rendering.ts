@@ -160,3 +160,12 @@ function countParts(costs: number[], units: number, single: number, part: number
   }
   return parts;
 }
+
+/**
+ * What an SMS template becomes with these values and a PIN of `pinLength` characters, measured for
+ * billing. Every PIN alphabet is one-septet GSM-7 characters, so any PIN of that length measures the
+ * same as the real one; the rendered text is dropped at once.
+ */
+export function renderedSmsInfo(text: string, pinLength: number, values: Record<string, string>): SmsTextInfo {
+  return smsTextInfo(renderText(text, '0'.repeat(pinLength), values));
+}

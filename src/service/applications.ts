@@ -5,6 +5,7 @@ import { generateResourceId } from '../domain/pin-generation.js';
 import type { ApplicationConfiguration, ApplicationRecord } from '../store/store.js';
 import { auditRequest } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
+import { presentApplication } from './effective-records.js';
 
 /** The security-relevant settings of an application, as the audit log records a change. */
 function describeConfiguration(app: ApplicationRecord): string {
@@ -36,16 +37,16 @@ export async function createApplication(ctx: ServiceContext, principal: Principa
   await ctx.store.insertApplication(app);
   await auditRequest(ctx, principal, { event: 'config.application.create', applicationId: app.id, reason: describeConfiguration(app) });
   await ctx.store.durable();
-  return ok(app);
+  return ok(presentApplication(ctx, app));
 }
 
 export async function getApplication(ctx: ServiceContext, principal: Principal, id: string): Promise<Result<ApplicationRecord>> {
   const app = await ctx.store.getApplication(principal.accountId, id);
-  return app ? ok(app) : applicationNotFound(id);
+  return app ? ok(presentApplication(ctx, app)) : applicationNotFound(id);
 }
 
 export async function listApplications(ctx: ServiceContext, principal: Principal): Promise<ApplicationRecord[]> {
-  return ctx.store.listApplications(principal.accountId);
+  return (await ctx.store.listApplications(principal.accountId)).map((app) => presentApplication(ctx, app));
 }
 
 /**
@@ -63,5 +64,5 @@ export async function updateApplication(ctx: ServiceContext, principal: Principa
   await ctx.store.updateApplication(updated);
   await auditRequest(ctx, principal, { event: 'config.application.update', applicationId: updated.id, reason: describeConfiguration(updated) });
   await ctx.store.durable();
-  return ok(updated);
+  return ok(presentApplication(ctx, updated));
 }

@@ -7,6 +7,7 @@ import { maskDestination } from '../domain/destinations.js';
 import type { Metrics } from '../observability/metrics.js';
 import { auditEntryText, type AuditEntry, type AuditEntryInput, type AuditFilter } from '../store/audit-store.js';
 import type { Store } from '../store/store.js';
+import { headProblems, type SourcedHead } from './audit-heads.js';
 import type { Principal, ServiceContext } from './context.js';
 
 export interface AuditEvent {
@@ -77,18 +78,21 @@ export interface ChainReport {
   accounts: number;
   entries: number;
   problems: ChainProblem[];
-  /** Last entry of each chain: record it elsewhere to detect a truncated tail later. */
+  /** Last entry of each chain. */
   heads: { accountId: string; seq: number; hash: string }[];
+  /** How many signed heads (recorded by the servers, or given) the chains were checked against. */
+  checkedHeads: number;
 }
 
 /**
  * Walks every chain from its first entry: sequence numbers must run 1, 2, 3... without a gap (a
  * deleted entry), each entry must name its predecessor's hash, and each hash must be the keyed HMAC
  * of its entry (an edited entry, or one forged without the secret, fails). Removing the newest
- * entries leaves a consistent shorter chain: compare `heads` with a copy kept elsewhere for that.
+ * entries leaves a consistent shorter chain, and deleting a whole chain leaves nothing to walk: the
+ * signed `heads` (audit-heads.ts) catch both, as every chain must still hold the entry each names.
  */
-export async function verifyAuditChains(store: Store, keyring: PinKeyring, pageSize = 5000): Promise<ChainReport> {
-  const report: ChainReport = { accounts: 0, entries: 0, problems: [], heads: [] };
+export async function verifyAuditChains(store: Store, keyring: PinKeyring, heads: SourcedHead[] = [], pageSize = 5000): Promise<ChainReport> {
+  const report: ChainReport = { accounts: 0, entries: 0, problems: [], heads: [], checkedHeads: heads.length };
   for (const accountId of await store.audit.accounts()) {
     report.accounts += 1;
     let expectedSeq = 1;
@@ -112,5 +116,6 @@ export async function verifyAuditChains(store: Store, keyring: PinKeyring, pageS
     }
     if (after > 0) report.heads.push({ accountId, seq: after, hash: prevHash });
   }
+  report.problems.push(...await headProblems(store, keyring, heads));
   return report;
 }

@@ -1,5 +1,6 @@
 // What every use case is given: ports in, nothing global. Tests build one with a fake clock.
 import type { PinKeyring } from '../domain/pin-secrets.js';
+import type { SecurityProfile } from '../domain/security-profile.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Channel, Store } from '../store/store.js';
 
@@ -12,12 +13,24 @@ export interface ServiceContext {
   /** Called after a message was queued, so the delivery worker starts at once. */
   messageQueued: () => void;
   metrics: Metrics;
+  /** Most SMS parts a rendered SMS may take (TWOFA_SMS_MAX_SEGMENTS): each part is billed. */
+  smsMaxSegments: number;
   /**
    * The member transport names of each channel whose transport is a failover route: an undelivered
    * receipt from one of them queues the message again for the next (see Store.recordReceipt).
    */
   receiptFailover?: Partial<Record<Channel, readonly string[]>>;
+  /**
+   * Where each channel's transport delivers: `inbox` (log://, the local inbox that any manage key
+   * reads through the API), `real` (a provider or server), `both` (a route with members of each).
+   * A channel that is off is missing. Without it (unit tests), no resend is refused for it.
+   */
+  channelDelivery?: Partial<Record<Channel, ChannelDelivery>>;
+  /** TWOFA_SECURITY_PROFILE; unset means `compatible` (Infobip's defaults). */
+  securityProfile?: SecurityProfile;
 }
+
+export type ChannelDelivery = 'inbox' | 'real' | 'both';
 
 /** The caller, as authenticated from its API key. */
 export interface Principal {

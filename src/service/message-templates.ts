@@ -9,6 +9,7 @@ import { PIN_PLACEHOLDER, placeholderNames } from '../domain/template-rendering.
 import type { EmailMessageTemplateRecord, MessageTemplateRecord, RegionalOptions, SmsVoiceTemplateRecord } from '../store/store.js';
 import { applicationNotFound } from './applications.js';
 import type { Principal, ServiceContext } from './context.js';
+import { presentTemplate, readMessageTemplates } from './effective-records.js';
 
 export const MESSAGE_TEXT_MAX = 1600;
 export const DEFAULT_PIN_LENGTH = 4;
@@ -87,7 +88,7 @@ export async function createSmsVoiceTemplate(ctx: ServiceContext, principal: Pri
   const template = applySmsVoiceInput(blank, input, errors);
   if (!errors.empty) return errors.result();
   await ctx.store.insertMessageTemplate(template);
-  return ok(template);
+  return ok(presentTemplate(ctx, template));
 }
 
 async function findTemplate(ctx: ServiceContext, principal: Principal, applicationId: string, messageId: string): Promise<Result<MessageTemplateRecord>> {
@@ -108,7 +109,7 @@ export async function updateSmsVoiceTemplate(ctx: ServiceContext, principal: Pri
   if (!errors.empty) return errors.result();
   template.updatedAt = ctx.clock();
   await ctx.store.updateMessageTemplate(template);
-  return ok(template);
+  return ok(presentTemplate(ctx, template));
 }
 
 async function applyEmailInput(ctx: ServiceContext, principal: Principal, base: EmailMessageTemplateRecord, input: EmailMessageInput, errors: FieldErrors): Promise<EmailMessageTemplateRecord> {
@@ -141,7 +142,7 @@ export async function createEmailMessageTemplate(ctx: ServiceContext, principal:
   const template = await applyEmailInput(ctx, principal, blank, input, errors);
   if (!errors.empty) return errors.result();
   await ctx.store.insertMessageTemplate(template);
-  return ok(template);
+  return ok(presentTemplate(ctx, template));
 }
 
 export async function updateEmailMessageTemplate(ctx: ServiceContext, principal: Principal, applicationId: string, messageId: string, input: EmailMessageInput): Promise<Result<EmailMessageTemplateRecord>> {
@@ -155,15 +156,16 @@ export async function updateEmailMessageTemplate(ctx: ServiceContext, principal:
   if (!errors.empty) return errors.result();
   template.updatedAt = ctx.clock();
   await ctx.store.updateMessageTemplate(template);
-  return ok(template);
+  return ok(presentTemplate(ctx, template));
 }
 
 export async function getMessageTemplate(ctx: ServiceContext, principal: Principal, applicationId: string, messageId: string): Promise<Result<MessageTemplateRecord>> {
-  return findTemplate(ctx, principal, applicationId, messageId);
+  const found = await findTemplate(ctx, principal, applicationId, messageId);
+  return found.ok ? ok(presentTemplate(ctx, found.value)) : found;
 }
 
 export async function listMessageTemplates(ctx: ServiceContext, principal: Principal, applicationId: string): Promise<Result<MessageTemplateRecord[]>> {
   const app = await ctx.store.getApplication(principal.accountId, applicationId);
   if (!app) return applicationNotFound(applicationId);
-  return ok(await ctx.store.listMessageTemplates(principal.accountId, applicationId));
+  return ok(await readMessageTemplates(ctx, principal.accountId, applicationId));
 }

@@ -12,11 +12,13 @@ import { FieldErrors, fail, ok, type Failure, type Result } from '../domain/erro
 import {
   bruteForceBudget, mergeSecuritySettings, settingsFromJson, type BruteForceBudget, type SecuritySettings, type SecuritySettingsPatch,
 } from '../domain/security-settings.js';
+import { effectiveSecuritySettings } from '../domain/security-profile.js';
 import type { ActiveBlock } from '../store/security-store.js';
 import type { ApplicationRecord, Channel, RateLimitCheck } from '../store/store.js';
 import { applicationNotFound } from './applications.js';
 import { auditRequest } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
+import { presentApplication, profileOf, readMessageTemplates } from './effective-records.js';
 
 export interface SecurityView {
   applicationId: string;
@@ -27,19 +29,25 @@ export interface SecurityView {
   updatedAt: number | null;
 }
 
-export async function loadSecuritySettings(ctx: ServiceContext, applicationId: string): Promise<SecuritySettings> {
+/** The settings as the application stored them, which an update merges into. */
+async function storedSecuritySettings(ctx: ServiceContext, applicationId: string): Promise<SecuritySettings> {
   const row = await ctx.store.security.getSettings(applicationId);
   return settingsFromJson(row?.settings);
 }
 
+/** The settings the guards run with: the stored ones under the security profile's floors. */
+export async function loadSecuritySettings(ctx: ServiceContext, applicationId: string): Promise<SecuritySettings> {
+  return effectiveSecuritySettings(profileOf(ctx), await storedSecuritySettings(ctx, applicationId));
+}
+
 async function view(ctx: ServiceContext, app: ApplicationRecord): Promise<SecurityView> {
   const row = await ctx.store.security.getSettings(app.id);
-  const templates = await ctx.store.listMessageTemplates(app.accountId, app.id);
+  const templates = await readMessageTemplates(ctx, app.accountId, app.id);
   return {
     applicationId: app.id,
-    settings: settingsFromJson(row?.settings),
+    settings: effectiveSecuritySettings(profileOf(ctx), settingsFromJson(row?.settings)),
     activeBlocks: await ctx.store.security.listBlocks(app.id, ctx.clock()),
-    bruteForce: bruteForceBudget(app.configuration, templates),
+    bruteForce: bruteForceBudget(presentApplication(ctx, app).configuration, templates),
     updatedAt: row?.updatedAt ?? null,
   };
 }
@@ -55,7 +63,7 @@ export async function updateSecurity(ctx: ServiceContext, principal: Principal, 
   const app = await ctx.store.getApplication(principal.accountId, applicationId);
   if (!app) return applicationNotFound(applicationId);
   const errors = new FieldErrors();
-  const current = await loadSecuritySettings(ctx, app.id);
+  const current = await storedSecuritySettings(ctx, app.id);
   const merged = mergeSecuritySettings(current, patch, errors);
   if (!errors.empty) return errors.result();
   await ctx.store.security.putSettings(principal.accountId, app.id, JSON.stringify(merged), ctx.clock());

@@ -2,16 +2,17 @@
 // transaction consumes the send limits and writes the PIN with its outbox row; the delivery worker
 // renders and delivers it afterwards, so a crash never loses an acknowledged send.
 import { randomUUID } from 'node:crypto';
-import { normalizeEmailAddress, normalizePhoneNumber, phoneCountry, validateEmailSender } from '../domain/destinations.js';
+import { limitKeyDestination, normalizeEmailAddress, normalizePhoneNumber, phoneCountry, validateEmailSender } from '../domain/destinations.js';
 import { parseDuration, parseRateLimit } from '../domain/durations.js';
 import { FieldErrors, fail, ok, type Result } from '../domain/errors.js';
 import { generatePin, generatePinId } from '../domain/pin-generation.js';
 import { validateSmsSender } from '../domain/sender-ids.js';
-import { missingPlaceholders, validatePlaceholderValues } from '../domain/template-rendering.js';
+import { missingPlaceholders, renderedSmsInfo, validatePlaceholderValues } from '../domain/template-rendering.js';
 import type { ApplicationRecord, Channel, DeliveryRequest, MessageTemplateRecord, PinRecord, RateLimitCheck, RateLimitOutcome } from '../store/store.js';
 import { auditRequest, durably } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
-import { checkSendGuards, countBreakerSend, guardLimitRefusal } from './security.js';
+import { readApplication, readMessageTemplate } from './effective-records.js';
+import { checkSendGuards, countBreakerSend, guardLimitRefusal, type GuardPass } from './security.js';
 
 export interface SendPinInput {
   applicationId: string;
@@ -71,12 +72,23 @@ async function checkTemplateFilled(ctx: ServiceContext, template: MessageTemplat
   for (const name of missing) errors.add('placeholders', `missing a value for {{${name}}} used by the message template`);
 }
 
+/**
+ * One send must not cost dozens of SMS: long placeholder values, or a placeholder the template repeats,
+ * can make the message many billed parts. Measured on the message rendered in memory, as delivery will.
+ */
+function checkSmsSize(ctx: ServiceContext, template: MessageTemplateRecord, channel: Channel, placeholders: Record<string, string>, errors: FieldErrors): void {
+  if (channel !== 'sms' || template.kind !== 'sms_voice' || missingPlaceholders(template.messageText, placeholders).length > 0) return;
+  const info = renderedSmsInfo(template.messageText, template.pinLength, placeholders);
+  if (info.segments <= ctx.smsMaxSegments) return;
+  errors.add('placeholders', `the SMS would take ${info.segments} parts (${info.units} ${info.encoding} characters with these values); at most ${ctx.smsMaxSegments} are sent per message`);
+}
+
 /** Infobip's two send limits: per application, and per application and destination. */
 function sendLimits(app: ApplicationRecord, destination: string): RateLimitCheck[] {
   const perApp = parseRateLimit(app.configuration.sendPinPerApplicationLimit);
   const perDestination = parseRateLimit(app.configuration.sendPinPerPhoneNumberLimit);
   const checks: RateLimitCheck[] = [];
-  if (perDestination) checks.push({ key: `send:to:${app.id}:${destination}`, limit: perDestination.count, windowMs: perDestination.windowMs });
+  if (perDestination) checks.push({ key: `send:to:${app.id}:${limitKeyDestination(destination)}`, limit: perDestination.count, windowMs: perDestination.windowMs });
   if (perApp) checks.push({ key: `send:app:${app.id}`, limit: perApp.count, windowMs: perApp.windowMs });
   return checks;
 }
@@ -96,65 +108,112 @@ function refused(ctx: ServiceContext, outcome: Extract<RateLimitOutcome, { allow
   return tooManyRequests(outcome, perDestination ? 'sendPinPerPhoneNumberLimit reached for this destination' : 'sendPinPerApplicationLimit reached for this application');
 }
 
-export async function sendPin(ctx: ServiceContext, principal: Principal, channel: Channel, input: SendPinInput): Promise<Result<SendOutcome>> {
+/** A send or a resend that passed every check: what it consumes with its write and counts after it. */
+interface Admission {
+  kind: 'send' | 'resend';
+  app: ApplicationRecord;
+  template: MessageTemplateRecord;
+  channel: Channel;
+  to: string;
+  /** The PIN a resend delivers again; a send has none yet. */
+  pinId?: string;
+  /** Infobip's send limits and the guards' own, consumed atomically with the write. */
+  limits: RateLimitCheck[];
+  guard: GuardPass;
+}
+
+/**
+ * The checks every send and every resend pass, in one order and with one set of answers: the
+ * application is enabled, the message can be rendered from the request at a bounded cost, then the
+ * anti-fraud guards.
+ * A resend is a message the operator pays for like a send, so any check it skipped would be a way
+ * around that check. `template` is undefined when the request names none usable (its error is in
+ * `errors` already).
+ */
+async function admit(
+  ctx: ServiceContext, principal: Principal, attempt: Pick<Admission, 'kind' | 'app' | 'channel' | 'to' | 'pinId'>,
+  template: MessageTemplateRecord | undefined, placeholders: Record<string, string>, errors: FieldErrors,
+): Promise<Result<Admission>> {
+  const { kind, app, channel, to } = attempt;
+  if (!app.enabled) errors.add('applicationId', `application ${app.id} is disabled`);
+  if (template) {
+    await checkTemplateFilled(ctx, template, placeholders, errors);
+    checkSmsSize(ctx, template, channel, placeholders, errors);
+  }
+  if (!errors.empty || !template) return errors.result();
+
+  // The application's anti-fraud guards (off unless turned on): after the body, before the limits.
+  const guard = await checkSendGuards(ctx, principal, app, channel, to, ctx.clock());
+  if (!guard.ok) {
+    await auditRequest(ctx, principal, { event: `pin.${kind}.refused`, applicationId: app.id, ...(attempt.pinId !== undefined ? { pinId: attempt.pinId } : {}), destination: to, reason: guard.guard });
+    return { ok: false, failure: guard.failure };
+  }
+  return ok({ ...attempt, template, limits: [...sendLimits(app, to), ...guard.limits], guard });
+}
+
+/** The answer to an admitted send or resend once its write is done: a limit's refusal, or the message counted, audited and handed to the worker. */
+async function settle(
+  ctx: ServiceContext, principal: Principal, admission: Admission, outcome: RateLimitOutcome,
+  message: { pinId: string; queued: boolean; deliveryId: string | undefined }, now: number,
+): Promise<Result<SendOutcome>> {
+  const { kind, app, channel, to, guard } = admission;
+  const { pinId, queued, deliveryId } = message;
+  if (!outcome.allowed) {
+    await auditRequest(ctx, principal, { event: `pin.${kind}.refused`, applicationId: app.id, ...(admission.pinId !== undefined ? { pinId } : {}), destination: to, reason: outcome.key.split(':').slice(0, 2).join(':') });
+    return refused(ctx, outcome);
+  }
+  ctx.metrics.pinSent(channel, kind, queued);
+  if (guard.breakerCountry !== undefined && guard.settings) await countBreakerSend(ctx, app, guard.breakerCountry, guard.settings, now);
+  await auditRequest(ctx, principal, { event: `pin.${kind}`, applicationId: app.id, pinId, destination: to, reason: channel });
+  if (queued) ctx.messageQueued();
+  return ok({ pinId, to, queued, deliveryId });
+}
+
+export function sendPin(ctx: ServiceContext, principal: Principal, channel: Channel, input: SendPinInput): Promise<Result<SendOutcome>> {
+  // The PIN, its message and the audit entry are committed without waiting for the disk: one wait
+  // (one fsync shared with the requests in flight) makes them durable before the send is answered.
+  return durably(ctx.store, () => queuePin(ctx, principal, channel, input));
+}
+
+async function queuePin(ctx: ServiceContext, principal: Principal, channel: Channel, input: SendPinInput): Promise<Result<SendOutcome>> {
   const errors = new FieldErrors();
   const to = checkDestination(channel, input.to, errors);
   if (input.from !== undefined) errors.add('from', isPhoneChannel(channel) ? validateSmsSender(input.from) : validateEmailSender(input.from));
   checkPlaceholders(input, errors);
 
-  const app = await ctx.store.getApplication(principal.accountId, input.applicationId);
-  if (!app) errors.add('applicationId', `application ${input.applicationId} does not exist`);
-  else if (!app.enabled) errors.add('applicationId', `application ${input.applicationId} is disabled`);
-  const template = app ? await ctx.store.getMessageTemplate(principal.accountId, app.id, input.messageId) : undefined;
-  if (app && !template) errors.add('messageId', `message ${input.messageId} does not exist in application ${input.applicationId}`);
-  if (template) {
-    const wanted = isPhoneChannel(channel) ? 'sms_voice' : 'email';
-    if (template.kind !== wanted) {
-      errors.add('messageId', wanted === 'email' ? 'is an SMS/voice message; send it with /2fa/2/pin or /2fa/2/pin/voice' : 'is an email message; send it with /2fa/2/pin/email');
-    } else {
-      await checkTemplateFilled(ctx, template, input.placeholders ?? {}, errors);
-    }
+  const app = await readApplication(ctx, principal.accountId, input.applicationId);
+  if (!app) {
+    errors.add('applicationId', `application ${input.applicationId} does not exist`);
+    return errors.result();
   }
-  if (!errors.empty || !app || !template) return errors.result();
-
-  // The application's anti-fraud guards (off unless turned on): after the body, before the limits.
-  const guard = await checkSendGuards(ctx, principal, app, channel, to, ctx.clock());
-  if (!guard.ok) {
-    await auditRequest(ctx, principal, { event: 'pin.send.refused', applicationId: app.id, destination: to, reason: guard.guard });
-    await ctx.store.durable();
-    return { ok: false, failure: guard.failure };
+  const wanted = isPhoneChannel(channel) ? 'sms_voice' : 'email';
+  const template = await readMessageTemplate(ctx, principal.accountId, app.id, input.messageId);
+  if (!template) errors.add('messageId', `message ${input.messageId} does not exist in application ${input.applicationId}`);
+  else if (template.kind !== wanted) {
+    errors.add('messageId', wanted === 'email' ? 'is an SMS/voice message; send it with /2fa/2/pin or /2fa/2/pin/voice' : 'is an email message; send it with /2fa/2/pin/email');
   }
+  const admission = await admit(ctx, principal, { kind: 'send', app, channel, to }, template?.kind === wanted ? template : undefined, input.placeholders ?? {}, errors);
+  if (!admission.ok) return admission;
 
   const now = ctx.clock();
   const ttl = parseDuration(app.configuration.pinTimeToLive) ?? 15 * 60_000;
   const pinId = generatePinId();
-  const pin = generatePin(template.pinType, template.pinLength);
+  const { pinType, pinLength, id: messageId } = admission.value.template;
+  const pin = generatePin(pinType, pinLength);
   const queued = ctx.channelConfigured(channel);
   const deliveryId = queued ? randomUUID() : undefined;
   const request: DeliveryRequest = { placeholders: input.placeholders ?? {}, ...(input.from !== undefined ? { from: input.from } : {}) };
   const outcome = await ctx.store.createPin({
     pin: {
-      id: pinId, accountId: principal.accountId, applicationId: app.id, messageId: template.id, channel, destination: to,
+      id: pinId, accountId: principal.accountId, applicationId: app.id, messageId, channel, destination: to,
       pinHash: ctx.keyring.hashPin(pinId, pin), pinCiphertext: ctx.keyring.encryptPin(pinId, pin),
       attemptsLeft: app.configuration.pinAttempts, allowMultipleVerifications: app.configuration.allowMultiplePinVerifications,
       createdAt: now, expiresAt: now + ttl, deliveryStatus: queued ? 'queued' : 'not_sent',
       country: isPhoneChannel(channel) ? phoneCountry(to) ?? null : null,
     },
     ...(deliveryId ? { outbox: { id: deliveryId, request } } : {}),
-  }, [...sendLimits(app, to), ...guard.limits], now);
-  if (!outcome.allowed) {
-    await auditRequest(ctx, principal, { event: 'pin.send.refused', applicationId: app.id, destination: to, reason: outcome.key.split(':').slice(0, 2).join(':') });
-    await ctx.store.durable();
-    return refused(ctx, outcome);
-  }
-  ctx.metrics.pinSent(channel, 'send', queued);
-  if (guard.breakerCountry !== undefined && guard.settings) await countBreakerSend(ctx, app, guard.breakerCountry, guard.settings, now);
-  await auditRequest(ctx, principal, { event: 'pin.send', applicationId: app.id, pinId, destination: to, reason: channel });
-  // The PIN, its message and the audit entry were committed without waiting for the disk: one wait
-  // (one fsync shared with the requests in flight) makes them durable before the send is acknowledged.
-  await ctx.store.durable();
-  if (queued) ctx.messageQueued();
-  return ok({ pinId, to, queued, deliveryId });
+  }, admission.value.limits, now);
+  return settle(ctx, principal, admission.value, outcome, { pinId, queued, deliveryId }, now);
 }
 
 function pinEnded(pinId: string) {
@@ -163,6 +222,18 @@ function pinEnded(pinId: string) {
 
 export function pinNotFound(pinId: string) {
   return fail('NOT_FOUND', `PIN ${pinId} not found`);
+}
+
+/**
+ * A PIN that may have reached a real phone is never copied into the local inbox, where any manage
+ * key reads it: a resend on another channel whose transport includes log:// is refused.
+ */
+function inboxResendRefusal(ctx: ServiceContext, pin: PinRecord, channel: Channel) {
+  const first = ctx.channelDelivery?.[pin.channel];
+  const next = ctx.channelDelivery?.[channel];
+  if (channel === pin.channel || first === undefined || first === 'inbox' || next === undefined || next === 'real') return undefined;
+  return fail('BAD_REQUEST', `PIN ${pin.id} was sent by ${pin.channel} through a real transport and cannot be resent by ${channel}: the ${channel} channel delivers through log://, `
+    + `which would put the PIN in the local inbox, readable through the API; configure a real ${channel} transport (or none://) to resend by ${channel}`);
 }
 
 /** Resend delivers the same PIN under the same pinId; it never resets the attempts or the expiry. */
@@ -179,29 +250,24 @@ async function queueResend(ctx: ServiceContext, principal: Principal, pinId: str
       ? `PIN ${pinId} was sent by email; resend it with /2fa/2/pin/${pinId}/resend/email`
       : `PIN ${pinId} was sent to a phone number; resend it with /2fa/2/pin/${pinId}/resend or /resend/voice`);
   }
+  const intoInbox = inboxResendRefusal(ctx, pin, channel);
+  if (intoInbox) return intoInbox;
   // An ended PIN is answered as such before its body is checked: no placeholder can make it resendable.
   // (The store checks again inside the resend's transaction, which is what makes it a race gate.)
   if (pin.pinCiphertext === null || pin.verifiedAt !== null || pin.lockedAt !== null || pin.expiresAt <= ctx.clock()) return pinEnded(pinId);
   const errors = new FieldErrors();
   checkPlaceholders(input, errors);
-  const app = await ctx.store.getApplication(principal.accountId, pin.applicationId);
-  const template = await ctx.store.getMessageTemplate(principal.accountId, pin.applicationId, pin.messageId);
+  const app = await readApplication(ctx, principal.accountId, pin.applicationId);
+  const template = await readMessageTemplate(ctx, principal.accountId, pin.applicationId, pin.messageId);
   if (!app || !template) return pinNotFound(pinId);
-  await checkTemplateFilled(ctx, template, input.placeholders ?? {}, errors);
-  if (!errors.empty) return errors.result();
+  const admission = await admit(ctx, principal, { kind: 'resend', app, channel, to: pin.destination, pinId }, template, input.placeholders ?? {}, errors);
+  if (!admission.ok) return admission;
 
   const now = ctx.clock();
   const queued = ctx.channelConfigured(channel);
   const deliveryId = queued ? randomUUID() : undefined;
   const request: DeliveryRequest = { placeholders: input.placeholders ?? {} };
-  const outcome = await ctx.store.queueResend(pinId, channel, deliveryId ? { id: deliveryId, request } : undefined, sendLimits(app, pin.destination), now);
+  const outcome = await ctx.store.queueResend(pinId, channel, deliveryId ? { id: deliveryId, request } : undefined, admission.value.limits, now);
   if ('ended' in outcome) return pinEnded(pinId);
-  if (!outcome.allowed) {
-    await auditRequest(ctx, principal, { event: 'pin.resend.refused', applicationId: pin.applicationId, pinId, destination: pin.destination, reason: outcome.key.split(':').slice(0, 2).join(':') });
-    return refused(ctx, outcome);
-  }
-  ctx.metrics.pinSent(channel, 'resend', queued);
-  await auditRequest(ctx, principal, { event: 'pin.resend', applicationId: pin.applicationId, pinId, destination: pin.destination, reason: channel });
-  if (queued) ctx.messageQueued();
-  return ok({ pinId, to: pin.destination, queued, deliveryId });
+  return settle(ctx, principal, admission.value, outcome, { pinId, queued, deliveryId }, now);
 }

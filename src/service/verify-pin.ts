@@ -1,10 +1,12 @@
 // Use case of verifying a PIN. Every outcome of a counted attempt is a 200 answer; only a request
 // refused before it is counted (unknown pinId, verifyPinLimit) is an error.
+import { limitKeyDestination } from '../domain/destinations.js';
 import { parseRateLimit } from '../domain/durations.js';
 import { ok, type Result } from '../domain/errors.js';
 import type { PinRecord, RateLimitCheck } from '../store/store.js';
 import { auditRequest } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
+import { readApplication } from './effective-records.js';
 import { countBreakerVerify } from './security.js';
 import { pinNotFound, tooManyRequests } from './send-pin.js';
 
@@ -28,7 +30,7 @@ function endedReason(pin: PinRecord, now: number): PinError {
 export async function verifyPin(ctx: ServiceContext, principal: Principal, pinId: string, candidate: string): Promise<Result<VerifyOutcome>> {
   const pin = await ctx.store.getPin(principal.accountId, pinId);
   if (!pin) return pinNotFound(pinId);
-  const app = await ctx.store.getApplication(principal.accountId, pin.applicationId);
+  const app = await readApplication(ctx, principal.accountId, pin.applicationId);
   const now = ctx.clock();
 
   const answer = async (verified: boolean, attemptsRemaining: number, pinError?: PinError): Promise<Result<VerifyOutcome>> => {
@@ -44,7 +46,7 @@ export async function verifyPin(ctx: ServiceContext, principal: Principal, pinId
 
   // verifyPinLimit counts verification requests per destination, before any attempt is spent.
   const limit = app ? parseRateLimit(app.configuration.verifyPinLimit) : null;
-  const limits: RateLimitCheck[] = limit ? [{ key: `verify:${pin.applicationId}:${pin.destination}`, limit: limit.count, windowMs: limit.windowMs }] : [];
+  const limits: RateLimitCheck[] = limit ? [{ key: `verify:${pin.applicationId}:${limitKeyDestination(pin.destination)}`, limit: limit.count, windowMs: limit.windowMs }] : [];
   // Any string is compared: a wrong length or alphabet is simply a wrong, counted attempt.
   const attempt = await ctx.store.verifyPinAttempt(pin, now, limits, (pinHash) => ctx.keyring.matches(pinHash, pinId, candidate));
   switch (attempt.kind) {

@@ -6,6 +6,7 @@
 // caller (`seal`), keyed by a secret that never sits in the database, so that whoever can write to the
 // database cannot forge a consistent chain after editing or deleting an entry.
 import { CompiledQuery, sql, type Kysely, type Selectable } from 'kysely';
+import { KyselyAuditHeadStore, type AuditHeadStore } from './audit-head-store.js';
 import { advisoryLockKey } from './postgres/advisory-lock.js';
 import type { AuditLogTable, Database } from './schema.js';
 import { PreparedQuery, type ParamOf } from './prepared-query.js';
@@ -56,6 +57,8 @@ export interface AuditStore {
   list(accountId: string, filter: AuditFilter, limit: number): Promise<AuditEntry[]>;
   /** Every account that has a chain. */
   accounts(): Promise<string[]>;
+  /** The chains' signed heads, kept apart from the entries (audit-head-store.ts). */
+  readonly heads: AuditHeadStore;
 }
 
 /** The canonical text an entry's hash covers: every field, the previous hash included, in a fixed order. */
@@ -96,12 +99,16 @@ export class KyselyAuditStore implements AuditStore {
     prev_hash: p('prevHash'), hash: p('hash'),
   }));
 
+  readonly heads: AuditHeadStore;
+
   /**
    * `deferred` runs a write without waiting for the disk (SQLite group commit): an entry is committed
    * when append() resolves, durable once the caller's Store.durable() resolves.
    */
   constructor(private readonly db: Kysely<Database>, private readonly dialect: 'sqlite' | 'postgres',
-    private readonly deferred: <T>(work: (db: Kysely<Database>) => Promise<T>) => Promise<T> = (work) => work(db)) {}
+    private readonly deferred: <T>(work: (db: Kysely<Database>) => Promise<T>) => Promise<T> = (work) => work(db)) {
+    this.heads = new KyselyAuditHeadStore(db);
+  }
 
   /**
    * Resolves once the entry is committed (durable once Store.durable() resolves). Appends that arrive while an account's previous write is

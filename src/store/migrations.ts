@@ -261,7 +261,19 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         await db.schema.createIndex('conversion_counts_bucket').on('conversion_counts').column('bucket_start').execute();
       },
     },
-    '0007_postgres_rate_limit_refusal': {
+    '0007_audit_heads': {
+      async up(db: Kysely<unknown>) {
+        // Outside audit_log, so that deleting a chain's newest entries leaves a head that names them.
+        await db.schema.createTable('audit_heads')
+          .addColumn('account_id', 'text', (c) => c.primaryKey())
+          .addColumn('seq', bigint, (c) => c.notNull())
+          .addColumn('hash', 'text', (c) => c.notNull())
+          .addColumn('signed_at', bigint, (c) => c.notNull())
+          .addColumn('signature', 'text', (c) => c.notNull())
+          .execute();
+      },
+    },
+    '0008_postgres_rate_limit_refusal': {
       async up(db: Kysely<unknown>) {
         // PostgreSQL counts a send's or a verify's rate limits in the same statement as its write
         // (postgres/hot-statements.ts); a refusal raises this function's error, which undoes the whole

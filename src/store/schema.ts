@@ -162,6 +162,7 @@ export interface Database {
   security_blocks: SecurityBlocksTable;
   conversion_counts: ConversionCountsTable;
   audit_log: AuditLogTable;
+  audit_heads: AuditHeadsTable;
 }
 
 /** An account's subscription to PIN events (POST /api/v1/webhooks). */
@@ -244,4 +245,18 @@ export interface AuditLogTable {
   prev_hash: string;
   /** `<keyId>:<HMAC-SHA256>` of the entry and prev_hash, keyed from TWOFA_SECRET. */
   hash: string;
+}
+
+/**
+ * The newest signed head of each account's audit chain (src/store/audit-head-store.ts): its last
+ * entry's seq and hash, signed with a key derived from TWOFA_SECRET, so that a chain shorter than its
+ * head, or one rewritten past it, is detected.
+ */
+export interface AuditHeadsTable {
+  account_id: string;
+  seq: number;
+  hash: string;
+  signed_at: number;
+  /** `<keyId>:<HMAC-SHA256>` of the head (domain/audit-head.ts). */
+  signature: string;
 }

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { createJsonClient } from '../support/json-client.js';
 import { freePort, runCli, startServerProcess, TEST_SECRET, type CliResult, type ServerProcess } from '../support/server-process.js';
 
 interface Check {
@@ -187,5 +188,16 @@ describe('twofa doctor', () => {
     assert.match(mode.message, /mode 0644/);
     assert.equal(mode.fix, `chmod 600 ${file}`);
     assert.ok(!result.stdout.includes(secret));
+  });
+
+  it('warns about applications without anti-fraud guards, unless TWOFA_SECURITY_PROFILE=strict runs them for all', async () => {
+    const created = await createJsonClient(server.url, server.key).post('/2fa/2/applications', { name: 'doctor guards' });
+    assert.equal(created.status, 200);
+    const compatible = report(await doctor(['--json'], env));
+    assert.equal(check(compatible.checks, 'anti-fraud guards').status, 'warn');
+    const strict = report(await doctor(['--json'], { ...env, TWOFA_SECURITY_PROFILE: 'strict' }));
+    const guards = check(strict.checks, 'anti-fraud guards');
+    assert.equal(guards.status, 'ok', guards.message);
+    assert.match(guards.message, /TWOFA_SECURITY_PROFILE=strict/);
   });
 });

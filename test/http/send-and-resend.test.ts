@@ -476,6 +476,29 @@ describe('sending and resending PINs', () => {
       assert.equal((await inboxFor(h, to)).length, 2);
     });
 
+    it('spellings of one mailbox (case, +tag) share the per-destination limit; delivery keeps the address as given', async () => {
+      const app = await createAppAndTemplate(h, { configuration: { sendPinPerPhoneNumberLimit: '1/1d' } });
+      const email = { applicationId: app.applicationId, messageId: (await createEmailMessage(h, app.applicationId)).messageId };
+      const mailbox = `victim${process.pid}`;
+      const given = `Victim${process.pid}+first@example.com`;
+      assert.equal((await send({ ...email, to: given }, '/2fa/2/pin/email')).status, 200);
+      for (const to of [`${mailbox}@example.com`, `${mailbox.toUpperCase()}@EXAMPLE.COM`, `${mailbox}+1@example.com`, `${mailbox}+1+2@Example.com`]) {
+        assertEnvelope(await send({ ...email, to }, '/2fa/2/pin/email'), 429, 'TOO_MANY_REQUESTS');
+      }
+      const [message] = await inboxFor(h, given);
+      assert.equal(message!.to, given, 'delivered to the address as the client spelled it');
+      assert.equal((await send({ ...email, to: `other${process.pid}@example.com` }, '/2fa/2/pin/email')).status, 200, 'another mailbox has its own budget');
+    });
+
+    it('spellings of one mailbox share verifyPinLimit', async () => {
+      const app = await createAppAndTemplate(h, { configuration: { verifyPinLimit: '2/1d' } });
+      const email = { applicationId: app.applicationId, messageId: (await createEmailMessage(h, app.applicationId)).messageId };
+      const one = await send({ ...email, to: `mailbox${process.pid}@example.com` }, '/2fa/2/pin/email');
+      const two = await send({ ...email, to: `Mailbox${process.pid}+2@example.com` }, '/2fa/2/pin/email');
+      for (let i = 0; i < 2; i += 1) assert.equal((await h.request('POST', `/2fa/2/pin/${one.body.pinId}/verify`, { body: { pin: '0000' } })).status, 200);
+      assertEnvelope(await h.request('POST', `/2fa/2/pin/${two.body.pinId}/verify`, { body: { pin: '0000' } }), 429, 'TOO_MANY_REQUESTS');
+    });
+
     it('a malformed request is a 400 even when the limit is exhausted (validation comes before limits)', async () => {
       const app = await createAppAndTemplate(h, { configuration: { sendPinPerPhoneNumberLimit: '1/1d', sendPinPerApplicationLimit: '1/1d' } });
       const to = freshPhone();

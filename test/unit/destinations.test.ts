@@ -1,6 +1,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  canonicalEmailAddress,
+  limitKeyDestination,
   maskDestination,
   normalizeEmailAddress,
   normalizePhoneNumber,
@@ -234,5 +236,24 @@ describe('maskDestination', () => {
   it('masks the local part of email addresses', () => {
     assert.equal(maskDestination('john.smith@example.com'), 'j*********@example.com');
     assert.equal(maskDestination('a@example.com'), '*@example.com');
+  });
+});
+
+describe('canonicalEmailAddress / limitKeyDestination', () => {
+  it('gives every spelling of one mailbox the same key: case and +tag do not count', () => {
+    for (const spelling of ['victim@x.com', 'Victim@x.com', 'victim@X.COM', 'VICTIM@X.Com', 'victim+1@x.com', 'Victim+promo+2@X.com']) {
+      assert.equal(canonicalEmailAddress(spelling), 'victim@x.com', spelling);
+    }
+  });
+
+  it('keeps addresses of different mailboxes apart', () => {
+    assert.notEqual(canonicalEmailAddress('victim@x.com'), canonicalEmailAddress('victim2@x.com'));
+    assert.notEqual(canonicalEmailAddress('victim@x.com'), canonicalEmailAddress('victim@y.com'));
+    assert.equal(canonicalEmailAddress('first.last@x.com'), 'first.last@x.com', 'dots are part of the mailbox');
+  });
+
+  it('changes email addresses only: phone digits are their own key', () => {
+    assert.equal(limitKeyDestination('Victim+1@X.com'), 'victim@x.com');
+    assert.equal(limitKeyDestination('41793026727'), '41793026727');
   });
 });

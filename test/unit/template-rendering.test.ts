@@ -6,6 +6,7 @@ import {
   placeholderNames,
   renderHtml,
   renderText,
+  renderedSmsInfo,
   smsTextInfo,
   validatePlaceholderValues,
 } from '../../src/domain/template-rendering.js';
@@ -174,5 +175,18 @@ describe('smsTextInfo', () => {
     const text = `${'я'.repeat(66)}🔐${'я'.repeat(66)}`;
     assert.equal(smsTextInfo(text).units, 134);
     assert.equal(smsTextInfo(text).segments, 3);
+  });
+});
+
+describe('renderedSmsInfo', () => {
+  it('measures the message as delivered: the PIN at its length, every use of a placeholder', () => {
+    assert.deepEqual(renderedSmsInfo('Code {{pin}}', 6, {}), { encoding: 'GSM-7', units: 11, segments: 1 });
+    assert.deepEqual(renderedSmsInfo('{{x}}{{x}}{{x}} {{pin}}', 4, { x: 'a'.repeat(100) }), { encoding: 'GSM-7', units: 305, segments: 2 });
+    assert.equal(renderedSmsInfo('{{x}}{{x}}{{x}}{{x}} {{pin}}', 4, { x: 'a'.repeat(100) }).segments, 3);
+  });
+
+  it('counts a value that switches the message to UCS-2 at 70 / 67 per part', () => {
+    assert.deepEqual(renderedSmsInfo('{{pin}} {{name}}', 6, { name: 'я'.repeat(63) }), { encoding: 'UCS-2', units: 70, segments: 1 });
+    assert.equal(renderedSmsInfo('{{pin}} {{name}}', 6, { name: 'я'.repeat(64) }).segments, 2);
   });
 });

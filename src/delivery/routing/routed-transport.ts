@@ -99,8 +99,12 @@ export class RoutedTransport implements Transport {
  */
 export function failoverMemberNames(transport: Transport): string[] | undefined {
   if (!(transport instanceof RoutedTransport) || transport.mode !== 'failover') return undefined;
-  const leaves = (t: Transport): string[] => (t instanceof RoutedTransport ? t.transports.flatMap(leaves) : [t.name]);
-  return [...new Set(leaves(transport))];
+  return [...new Set(routeLeaves(transport).map((t) => t.name))];
+}
+
+/** The transports that deliver, with nested failover/roundrobin routes flattened; a plain transport is its own. */
+export function routeLeaves(transport: Transport): Transport[] {
+  return transport instanceof RoutedTransport ? transport.transports.flatMap(routeLeaves) : [transport];
 }
 
 /**

@@ -1,7 +1,7 @@
 // `smtp://user:pass@host:port` / `smtps://user:pass@host:port`: email through the operator's mail
 // server, by nodemailer over a small pool of kept-open connections. `smtp://` upgrades with
-// STARTTLS whenever the server offers it (require_tls=true refuses a server that does not);
-// `smtps://` speaks TLS from the first byte (port 465).
+// STARTTLS and, for any host but the machine itself, refuses a server that does not offer it
+// (require_tls, see smtpRequireTls); `smtps://` speaks TLS from the first byte (port 465).
 //
 // Outcome of a send, in the terms of RFC 5321's reply classes:
 //   2xx for the message                 -> sent; its Message-ID is the provider message id
@@ -238,6 +238,15 @@ function isIp(host: string): boolean {
 }
 
 /**
+ * Whether STARTTLS is required: `require_tls` when given, else true for every host but loopback.
+ * Taking STARTTLS only when offered lets whoever sits on the path strip the offer from the EHLO
+ * reply and read the PIN in clear; a mail relay on the machine itself has no such path.
+ */
+export function smtpRequireTls(variable: string, host: string, value: string | undefined): boolean {
+  return readBoolean(variable, 'require_tls', value, !isLoopback(host));
+}
+
+/**
  * The transport an `smtp://` or `smtps://` DSN describes; throws an Error naming `variable`, with
  * an example, when the DSN is unusable.
  */
@@ -296,7 +305,7 @@ export function createSmtpTransport(variable: string, url: URL, deps: { logger: 
     pool: readBoolean(variable, 'pool', params.get('pool'), true),
     maxConnections,
     timeoutMs: readTimeout(variable, params.get('timeout'), SMTP_TIMEOUT_MS),
-    requireTls: readBoolean(variable, 'require_tls', params.get('require_tls'), false),
+    requireTls: smtpRequireTls(variable, host, params.get('require_tls')),
     rejectUnauthorized,
     ...(localDomain !== undefined && localDomain !== '' && { localDomain }),
   }, deps.logger);

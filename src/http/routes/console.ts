@@ -46,32 +46,64 @@ interface CachedFile {
   type: string;
 }
 
+/** The built app's files, relative to its folder with `/` separators: `index.html`, `assets/index-3f2a.js`. */
+function listFiles(root: string): Map<string, string> {
+  const files = new Map<string, string>();
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      // Regular files only: a symbolic link in the build could point anywhere.
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile()) files.set(path.relative(root, full).split(path.sep).join('/'), full);
+    }
+  };
+  walk(root);
+  return files;
+}
+
 /**
- * Files are read once and kept: the app is a few hundred kilobytes, and a rebuild replacing dist/web
- * under a running server (npm run build) then never serves half a file. A restart serves the new build.
+ * A path under /console as a key of the file list: `.`, `..` and repeated or back slashes resolved
+ * against a fixed root, so no spelling reaches outside the app's folder and every spelling of one
+ * file is the same key. `x1/../assets/a.js` -> `assets/a.js`; `../../package.json` -> `package.json`.
  */
-function consoleFiles() {
-  const cache = new Map<string, CachedFile | null>();
-  const rootDir = () => CONSOLE_DIRS.find((dir) => fs.existsSync(path.join(dir, 'index.html')));
+function consolePath(relative: string): string {
+  return path.posix.relative('/', path.posix.resolve('/', relative.replaceAll('\\', '/')));
+}
+
+/** The console's files, as the request path names them; undefined for any other path. */
+export interface ConsoleFiles {
+  read(relative: string): CachedFile | undefined;
+  /** How many files are held in memory: never more than the build has. */
+  cachedCount(): number;
+}
+
+/**
+ * The files of the build found at start are the only ones ever served: the list is keyed by the
+ * resolved path, so every spelling of one file (`x/../assets/a.js`, `assets//a.js`) is the same
+ * entry, and any other path is not a file. Each file is read once and kept: the cache can hold no
+ * more than the build, and a rebuild replacing dist/web under a running server (npm run build)
+ * never serves half a file. A restart serves the new build.
+ */
+export function consoleFiles(dirs: readonly string[] = CONSOLE_DIRS): ConsoleFiles {
+  const root = dirs.find((dir) => fs.existsSync(path.join(dir, 'index.html')));
+  const known = root === undefined ? new Map<string, string>() : listFiles(root);
+  const cache = new Map<string, CachedFile>();
   return {
-    available: () => rootDir() !== undefined,
+    cachedCount: () => cache.size,
     read(relative: string): CachedFile | undefined {
-      const cached = cache.get(relative);
-      if (cached !== undefined) return cached ?? undefined;
-      const dir = rootDir();
-      if (dir === undefined) return undefined;
-      const full = path.resolve(dir, relative);
-      // Never outside the app's folder, whatever the path says (.., encoded slashes, absolute paths).
-      if (!full.startsWith(dir + path.sep)) return undefined;
-      let file: CachedFile | null = null;
+      const key = consolePath(relative);
+      const full = known.get(key);
+      if (full === undefined) return undefined;
+      const cached = cache.get(key);
+      if (cached !== undefined) return cached;
+      let file: CachedFile;
       try {
-        if (fs.statSync(full).isFile()) file = { body: fs.readFileSync(full), type: CONTENT_TYPES[path.extname(full).toLowerCase()] ?? 'application/octet-stream' };
+        file = { body: fs.readFileSync(full), type: CONTENT_TYPES[path.extname(full).toLowerCase()] ?? 'application/octet-stream' };
       } catch {
-        file = null;
+        return undefined;
       }
-      // Only hits are kept: a missing file may still appear (a first build while the server runs).
-      if (file) cache.set(relative, file);
-      return file ?? undefined;
+      cache.set(key, file);
+      return file;
     },
   };
 }
@@ -85,43 +117,47 @@ function secure(reply: FastifyReply): FastifyReply {
     .header('cross-origin-opener-policy', 'same-origin');
 }
 
-const register: RegisterRoute = (app) => {
-  const files = consoleFiles();
+/** The console's routes over the given files; the server's are those of the build found at start. */
+export function consoleRoutes(files: ConsoleFiles): RegisterRoute {
+  return (app) => {
+    const sendIndex = (reply: FastifyReply) => {
+      const index = files.read('index.html');
+      if (!index) {
+        return secure(reply).code(503).type('text/plain; charset=utf-8')
+          .send('The console is not built. Run `npm run build` (it builds the server and the console into dist/), then restart twofa.\n');
+      }
+      // The page itself is never cached, so a new build is picked up at the next visit.
+      return secure(reply).code(200).type(index.type).header('cache-control', 'no-cache').send(index.body);
+    };
 
-  const sendIndex = (reply: FastifyReply) => {
-    const index = files.read('index.html');
-    if (!index) {
-      return secure(reply).code(503).type('text/plain; charset=utf-8')
-        .send('The console is not built. Run `npm run build` (it builds the server and the console into dist/), then restart twofa.\n');
-    }
-    // The page itself is never cached, so a new build is picked up at the next visit.
-    return secure(reply).code(200).type(index.type).header('cache-control', 'no-cache').send(index.body);
+    // Not in the OpenAPI document: these are the console's pages and files, not operations of the API.
+    app.get('/console', { schema: { hide: true } }, async (_request, reply) => sendIndex(reply));
+    app.get('/console/*', { schema: { hide: true } }, async (request, reply) => {
+      const rest = (request.params as { '*': string })['*'] ?? '';
+      let decoded: string;
+      try {
+        decoded = decodeURIComponent(rest);
+      } catch {
+        return reply.code(400).send(envelope('BAD_REQUEST', 'Malformed path'));
+      }
+      const relative = consolePath(decoded);
+      if (relative === '' || relative === 'index.html') return sendIndex(reply);
+      const file = relative.includes('\0') ? undefined : files.read(relative);
+      if (file) {
+        // Vite names every built asset after its content hash: a changed file is a new name.
+        const immutable = relative.startsWith('assets/');
+        return secure(reply).code(200).type(file.type)
+          .header('cache-control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache')
+          .send(file.body);
+      }
+      // A missing asset is a 404; any other path is a page of the app, which routes it itself.
+      if (relative.startsWith('assets/') || /\.[A-Za-z0-9]{1,12}$/.test(relative)) {
+        return reply.code(404).send(envelope('NOT_FOUND', `Requested URL not found: GET /console/${rest}`));
+      }
+      return sendIndex(reply);
+    });
   };
+}
 
-  // Not in the OpenAPI document: these are the console's pages and files, not operations of the API.
-  app.get('/console', { schema: { hide: true } }, async (_request, reply) => sendIndex(reply));
-  app.get('/console/*', { schema: { hide: true } }, async (request, reply) => {
-    const rest = (request.params as { '*': string })['*'] ?? '';
-    let relative: string;
-    try {
-      relative = decodeURIComponent(rest);
-    } catch {
-      return reply.code(400).send(envelope('BAD_REQUEST', 'Malformed path'));
-    }
-    if (relative === '' || relative === 'index.html') return sendIndex(reply);
-    const file = relative.includes('\0') ? undefined : files.read(relative);
-    if (file) {
-      // Vite names every built asset after its content hash: a changed file is a new name.
-      const immutable = relative.startsWith('assets/');
-      return secure(reply).code(200).type(file.type)
-        .header('cache-control', immutable ? 'public, max-age=31536000, immutable' : 'no-cache')
-        .send(file.body);
-    }
-    // A missing asset is a 404; any other path is a page of the app, which routes it itself.
-    if (relative.startsWith('assets/') || /\.[A-Za-z0-9]{1,12}$/.test(relative)) {
-      return reply.code(404).send(envelope('NOT_FOUND', `Requested URL not found: GET /console/${rest}`));
-    }
-    return sendIndex(reply);
-  });
-};
+const register: RegisterRoute = (app, deps) => consoleRoutes(consoleFiles())(app, deps);
 export default register;

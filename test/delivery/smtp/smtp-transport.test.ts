@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { pino } from 'pino';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
-import { createSmtpTransport } from '../../../src/delivery/smtp/smtp-transport.js';
+import { createSmtpTransport, smtpRequireTls } from '../../../src/delivery/smtp/smtp-transport.js';
 import type { OutgoingMessage, Transport } from '../../../src/delivery/transport.js';
 
 const USER = 'mailer';
@@ -378,6 +378,20 @@ describe('createSmtpTransport DSN checks', () => {
       });
     });
   }
+
+  it('requires STARTTLS by default for every host but loopback, and keeps require_tls=false available', () => {
+    // A man in the middle strips the STARTTLS offer from a remote server's EHLO reply.
+    for (const host of ['mail.example.com', '203.0.113.7', '10.0.0.5', '2001:db8::25']) {
+      assert.equal(smtpRequireTls('TWOFA_EMAIL_DSN', host, undefined), true, host);
+      assert.equal(smtpRequireTls('TWOFA_EMAIL_DSN', host, 'false'), false, host);
+      assert.equal(smtpRequireTls('TWOFA_EMAIL_DSN', host, 'true'), true, host);
+    }
+    for (const host of ['127.0.0.1', '::1', 'localhost']) {
+      assert.equal(smtpRequireTls('TWOFA_EMAIL_DSN', host, undefined), false, host);
+      assert.equal(smtpRequireTls('TWOFA_EMAIL_DSN', host, 'true'), true, host);
+    }
+    assert.throws(() => smtpRequireTls('TWOFA_EMAIL_DSN', 'mail.example.com', 'maybe'), /TWOFA_EMAIL_DSN: DSN parameter require_tls must be true or false/);
+  });
 
   it('never logs the message or the credentials', () => {
     const joined = logLines.join('\n');
