@@ -9,6 +9,7 @@ import { generatePin, generatePinId } from '../domain/pin-generation.js';
 import { validateSmsSender } from '../domain/sender-ids.js';
 import { missingPlaceholders, renderedSmsInfo, validatePlaceholderValues } from '../domain/template-rendering.js';
 import type { ApplicationRecord, Channel, DeliveryRequest, MessageTemplateRecord, PinRecord, RateLimitCheck, RateLimitOutcome } from '../store/store.js';
+import { isDeliverable } from '../domain/pin-lifecycle.js';
 import { auditRequest, durably } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
 import { readApplication, readMessageTemplate } from './effective-records.js';
@@ -254,7 +255,7 @@ async function queueResend(ctx: ServiceContext, principal: Principal, pinId: str
   if (intoInbox) return intoInbox;
   // An ended PIN is answered as such before its body is checked: no placeholder can make it resendable.
   // (The store checks again inside the resend's transaction, which is what makes it a race gate.)
-  if (pin.pinCiphertext === null || pin.verifiedAt !== null || pin.lockedAt !== null || pin.expiresAt <= ctx.clock()) return pinEnded(pinId);
+  if (!isDeliverable(pin, ctx.clock())) return pinEnded(pinId);
   const errors = new FieldErrors();
   checkPlaceholders(input, errors);
   const app = await readApplication(ctx, principal.accountId, pin.applicationId);
