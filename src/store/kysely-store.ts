@@ -583,12 +583,19 @@ export class KyselyStore implements Store, RateLimiter {
   /** Records sent messages: those completed while an earlier batch was being written share one transaction. */
   private readonly completions = new WriteBatcher<{ id: string; pinId: string; now: number; transport: string | null; providerMessageId: string | null }>((sent) =>
     this.db.transaction().execute(async (trx) => {
-      for (const { id, pinId, now, transport, providerMessageId } of sent) {
-        await this.hot.outboxDone.execute(trx, { id, now, transport, providerMessageId });
-        await this.hot.pinSent.execute(trx, { id: pinId, now, transport, providerMessageId });
-        await this.addOutboxEvent(trx, id, now, 'sent', { transport, providerMessageId });
-        await this.events.enqueuePinEvent(trx, 'pin.sent', pinId, now, { status: 'sent', transport });
+      if (this.dialect === 'postgres') {
+        // One statement for the batch (messages done, PINs sent, history), then the webhook events
+        // only if some subscription could want them.
+        await pgHot.completeMessages(trx, sent.map((s) => ({ ...s, eventId: nextEventId() })));
+        if (!(await this.events.anySubscriptionEnabled(trx))) return;
+      } else {
+        for (const { id, pinId, now, transport, providerMessageId } of sent) {
+          await this.hot.outboxDone.execute(trx, { id, now, transport, providerMessageId });
+          await this.hot.pinSent.execute(trx, { id: pinId, now, transport, providerMessageId });
+          await this.addOutboxEvent(trx, id, now, 'sent', { transport, providerMessageId });
+        }
       }
+      for (const { pinId, now, transport } of sent) await this.events.enqueuePinEvent(trx, 'pin.sent', pinId, now, { status: 'sent', transport });
     }));
 
   async retryOutbox(id: string, nextAttemptAt: number, error: string, now: number): Promise<void> {

@@ -129,6 +129,54 @@ export async function countAttempt<Row>(db: Db, limits: RateLimitCheck[], now: n
   return row && row.id !== null ? row : undefined;
 }
 
+export interface CompletedMessage {
+  id: string;
+  pinId: string;
+  now: number;
+  transport: string | null;
+  providerMessageId: string | null;
+  eventId: string;
+}
+
+// Messages handed over: each outbox row done, its PIN sent (by the last of its messages in the
+// batch), and a "sent" entry in the PIN's history, for the whole batch in one statement.
+const COMPLETE_MESSAGES = `with
+  input as (
+    select * from unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[]) as i(id, at, transport, provider_message_id, event_id)
+  ),
+  done as (
+    update outbox o set state = 'done', updated_at = i.at, last_error = null, transport = i.transport, provider_message_id = i.provider_message_id
+    from input i where o.id = i.id
+    returning o.id, o.pin_id, o.account_id, o.channel
+  ),
+  pin_input as (
+    select * from unnest($6::text[], $7::bigint[], $8::text[], $9::text[]) as p(pin_id, at, transport, provider_message_id)
+  ),
+  sent as (
+    update pins set delivery_status = 'sent', delivery_error = null, sent_at = coalesce(pins.sent_at, p.at),
+      delivery_transport = p.transport, provider_message_id = p.provider_message_id
+    from pin_input p where pins.id = p.pin_id
+    returning pins.id
+  ),
+  history as (
+    insert into delivery_events (id, pin_id, account_id, at, event, channel, transport, provider_message_id, error)
+    select i.event_id, d.pin_id, d.account_id, i.at, 'sent', d.channel, i.transport, i.provider_message_id, null
+    from input i join done d on d.id = i.id
+    returning id
+  )
+select (select count(*) from sent) as sent, (select count(*) from history) as recorded`;
+
+export async function completeMessages(db: Db, messages: CompletedMessage[]): Promise<void> {
+  // A PIN row is updated once per statement: the last of its messages in the batch decides.
+  const perPin = new Map<string, CompletedMessage>();
+  for (const m of messages) perPin.set(m.pinId, m);
+  const pins = [...perPin.values()];
+  await run(db, COMPLETE_MESSAGES, [
+    messages.map((m) => m.id), messages.map((m) => m.now), messages.map((m) => m.transport), messages.map((m) => m.providerMessageId), messages.map((m) => m.eventId),
+    pins.map((m) => m.pinId), pins.map((m) => m.now), pins.map((m) => m.transport), pins.map((m) => m.providerMessageId),
+  ]);
+}
+
 async function run<Row>(db: Db, text: string, parameters: unknown[]): Promise<Row[]> {
   try {
     const result = await db.executeQuery<Row>(CompiledQuery.raw(text, parameters));
