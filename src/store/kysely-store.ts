@@ -19,7 +19,7 @@ import type { SqliteDurability } from './sqlite/group-commit.js';
 import { ConfigCache, UNCACHED, type ConfigReader, type ConfigVersion } from './config-cache.js';
 import type {
   AccountRecord, ApiKeyRecord, DeliveryEvent, DeliveryEventKind, ReceiptInput, ApplicationRecord, Channel, DeliveryRequest, DeliveryStatus, EmailTemplateFields,
-  EmailTemplateRecord, MessageTemplateRecord, NewPin, OutboxRecord, PinRecord, RateLimitCheck, RateLimitOutcome,
+  EmailTemplateRecord, MessageTemplateRecord, NewPin, OutboxRecord, PinRecord, PinToVerify, RateLimitCheck, RateLimitOutcome,
   ReceiptFailover, Store, VerificationRow, VerifyAttempt,
 } from './store.js';
 
@@ -415,7 +415,7 @@ export class KyselyStore implements Store, RateLimiter {
     return this.db.transaction().execute((trx) => this.consumeWithin(trx, limits, now));
   }
 
-  async verifyPinAttempt(pin: Pick<PinRecord, 'id' | 'accountId'>, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean): Promise<VerifyAttempt> {
+  async verifyPinAttempt(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean): Promise<VerifyAttempt> {
     if (this.dialect === 'postgres') return this.verifyPinAttemptPostgres(pin, now, limits, matches);
     // One transaction, one commit, for what was four: the limit, the attempt, and the verified mark
     // or the lock. The comparison is synchronous, so the transaction never waits on anything else.
@@ -437,12 +437,22 @@ export class KyselyStore implements Store, RateLimiter {
    * right PINs wait on the row and find it verified without spending an attempt. A wrong PIN is
    * three round trips (BEGIN, the statement, COMMIT), whatever the limits.
    */
-  private async verifyPinAttemptPostgres(pin: Pick<PinRecord, 'id' | 'accountId'>, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean): Promise<VerifyAttempt> {
+  private async verifyPinAttemptPostgres(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean): Promise<VerifyAttempt> {
     const external = await this.consumeExternally(limits, now);
     if (!external.allowed) return { kind: 'refused', outcome: external };
+    const dbLimits = this.externalLimiter ? [] : limits;
     try {
+      // A wrong candidate (told by the hash the caller read; it never changes) needs no verified mark:
+      // its attempt is one statement, committed on its own. Only the last one takes a second, the lock.
+      if (pin.pinHash !== undefined && !matches(pin.pinHash)) {
+        const row = await pgHot.countAttempt<Selectable<PinsTable>>(this.db, dbLimits, now, pin.id);
+        if (!row) return { kind: 'ended', pin: await this.getPin(pin.accountId, pin.id) };
+        const counted = toPin(row);
+        if (counted.attemptsLeft === 0) await this.db.transaction().execute((trx) => this.lockIn(trx, pin.id, now));
+        return { kind: 'counted', pin: counted, matched: false, verified: false };
+      }
       return await this.db.transaction().execute(async (trx): Promise<VerifyAttempt> => {
-        const row = await pgHot.countAttempt<Selectable<PinsTable>>(trx, this.externalLimiter ? [] : limits, now, pin.id);
+        const row = await pgHot.countAttempt<Selectable<PinsTable>>(trx, dbLimits, now, pin.id);
         if (!row) {
           const current = await this.hot.pin.first(trx, { id: pin.id, accountId: pin.accountId });
           return { kind: 'ended', pin: current && toPin(current) };

@@ -187,6 +187,9 @@ export type VerifyAttempt =
   /** An attempt was counted; `pin` as after it. `verified`: this request verified the PIN (won the race). */
   | { kind: 'counted'; pin: PinRecord; matched: boolean; verified: boolean };
 
+/** The PIN a verification names: its id and account, and its hash when the caller already read it. */
+export type PinToVerify = Pick<PinRecord, 'id' | 'accountId'> & Partial<Pick<PinRecord, 'pinHash'>>;
+
 export interface NewPin {
   pin: Omit<PinRecord, 'verifiedAt' | 'lockedAt' | 'deliveryError' | 'sentAt' | 'sendCount' | 'deliveryTransport' | 'providerMessageId' | 'deliveredAt'> & {
     /** ISO 3166-1 alpha-2 country of a phone destination, for the console's statistics. */
@@ -273,8 +276,11 @@ export interface Store {
    * left, not verified unless multiple verifications are allowed), so concurrent requests can neither
    * exceed pinAttempts nor both verify a single-use PIN; the verified mark is guarded again by
    * `verified_at IS NULL`.
+   *
+   * `pin.pinHash`, when the caller read it (it never changes), lets a store tell a wrong candidate
+   * before counting: PostgreSQL then counts it in one statement without a transaction.
    */
-  verifyPinAttempt(pin: Pick<PinRecord, 'id' | 'accountId'>, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean): Promise<VerifyAttempt>;
+  verifyPinAttempt(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean): Promise<VerifyAttempt>;
   erasePinCiphertext(pinId: string): Promise<void>;
   listVerifications(accountId: string, applicationId: string, destination: string, filter: { verified?: boolean; sent?: boolean }, limit: number): Promise<VerificationRow[]>;
 
