@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type InferResult, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { PinType } from '../domain/pin-generation.js';
 import type { Database, MessageTemplatesTable, PinsTable, EmailTemplatesTable, ApplicationsTable } from './schema.js';
-import { bucketStartOf, retryAfterMs, type ExternalRateLimiter, type RateLimiter } from './rate-limiter.js';
+import { bucketExpiryOf, bucketStartOf, retryAfterMs, type ExternalRateLimiter, type RateLimiter } from './rate-limiter.js';
 import * as pgHot from './postgres/hot-statements.js';
 import { RateLimitRefusal } from './postgres/hot-statements.js';
 import { KyselyEventStore } from './event-store.js';
@@ -116,7 +116,6 @@ function hotQueries() {
         .onConflict((oc) => oc.columns(['key', 'bucket_start']).doUpdateSet((eb) => ({
           hits: eb('rate_limit_buckets.hits', '+', 1),
           last_at: eb.ref('excluded.last_at'),
-          expires_at: eb.ref('excluded.expires_at'),
         })))),
   };
 }
@@ -555,7 +554,7 @@ export class KyselyStore implements Store, RateLimiter {
       return { allowed: false, key: check.key, retryAfterMs: retryAfterMs(counted, total, check.limit, check.windowMs, now) };
     }
     for (const check of limits) {
-      await this.hot.countRateHit.execute(trx, { key: check.key, bucketStart: bucketStartOf(now, check.windowMs), now, expiresAt: now + check.windowMs });
+      await this.hot.countRateHit.execute(trx, { key: check.key, bucketStart: bucketStartOf(now, check.windowMs), now, expiresAt: bucketExpiryOf(now, check.windowMs) });
     }
     return { allowed: true };
   }

@@ -7,7 +7,7 @@
 // aborts the statement and so undoes every count and write it made: a refused request consumes
 // nothing, on any key, and writes nothing.
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
-import { bucketStartOf } from '../rate-limiter.js';
+import { bucketExpiryOf, bucketStartOf } from '../rate-limiter.js';
 import type { Database } from '../schema.js';
 import type { RateLimitCheck } from '../store.js';
 
@@ -33,7 +33,7 @@ function limitParameters(limits: RateLimitCheck[], now: number): unknown[] {
   const sorted = [...limits].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return [
     sorted.map((l) => l.key), sorted.map((l) => bucketStartOf(now, l.windowMs)), sorted.map((l) => now - l.windowMs),
-    sorted.map((l) => now + l.windowMs), sorted.map((l) => l.limit), now,
+    sorted.map((l) => bucketExpiryOf(now, l.windowMs)), sorted.map((l) => l.limit), now,
   ];
 }
 
@@ -45,7 +45,7 @@ const LIMITS_CTE = `
   hit as (
     insert into rate_limit_buckets as b (key, bucket_start, hits, last_at, expires_at)
     select key, bucket_start, 1, $6::bigint, expires_at from input order by key
-    on conflict (key, bucket_start) do update set hits = b.hits + 1, last_at = excluded.last_at, expires_at = excluded.expires_at
+    on conflict (key, bucket_start) do update set hits = b.hits + 1, last_at = excluded.last_at
     returning b.key, b.bucket_start, b.hits
   ),
   refused as (
