@@ -5,11 +5,13 @@ import { randomUUID } from 'node:crypto';
 import { sql, type InferResult, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { PinType } from '../domain/pin-generation.js';
 import type { Database, MessageTemplatesTable, PinsTable, EmailTemplatesTable, ApplicationsTable } from './schema.js';
-import { bucketExpiryOf, bucketStartOf, retryAfterMs, type ExternalRateLimiter, type RateLimiter } from './rate-limiter.js';
+import type { ExternalRateLimiter, RateLimiter } from './rate-limiter.js';
 import * as pgHot from './postgres/hot-statements.js';
 import { RateLimitRefusal } from './postgres/hot-statements.js';
 import { KyselyEventStore } from './event-store.js';
-import { batchOf, deleteInBatches, inBatches, PURGE_LIMITS, type PurgeLimits } from './purge-batches.js';
+import { PURGE_LIMITS, type PurgeLimits } from './purge-batches.js';
+import { purgeEnded } from './purge.js';
+import { DatabaseRateLimits } from './limits.js';
 import { KyselyAuditStore } from './audit-store.js';
 import { KyselySecurityStore } from './security-store.js';
 import { KyselyConsoleStore } from './console-store.js';
@@ -108,20 +110,13 @@ function hotQueries() {
           o.val(p('id')).as('id'), 'pin_id', 'account_id', o.val(p('at')).as('at'), o.val(p('event')).as('event'), 'channel',
           o.val(p('transport')).as('transport'), o.val(p('providerMessageId')).as('provider_message_id'), o.val(p('error')).as('error'),
         ]).where('id', '=', p('outboxId')))),
-    rateBuckets: new PreparedQuery<{ key: string; since: number }, { hits: number; last_at: number }>((db: Kysely<Database>, p) =>
-      db.selectFrom('rate_limit_buckets').select(['hits', 'last_at']).where('key', '=', p('key')).where('last_at', '>', p('since')).orderBy('last_at')),
-    countRateHit: new PreparedQuery<{ key: string; bucketStart: number; now: number; expiresAt: number }, never>((db: Kysely<Database>, p) =>
-      db.insertInto('rate_limit_buckets')
-        .values({ key: p('key'), bucket_start: p('bucketStart'), hits: 1, last_at: p('now'), expires_at: p('expiresAt') })
-        .onConflict((oc) => oc.columns(['key', 'bucket_start']).doUpdateSet((eb) => ({
-          hits: eb('rate_limit_buckets.hits', '+', 1),
-          last_at: eb.ref('excluded.last_at'),
-        })))),
   };
 }
 
 export class KyselyStore implements Store, RateLimiter {
   private readonly hot = hotQueries();
+  /** Rate limits counted in the database (or by the external limiter). */
+  private readonly limits: DatabaseRateLimits;
   /** API keys, applications and templates as last read, while nothing changed them (config-cache.ts). */
   private readonly config: ConfigReader;
   private readonly externalLimiter: ExternalRateLimiter | undefined;
@@ -137,6 +132,7 @@ export class KyselyStore implements Store, RateLimiter {
 
   constructor(readonly db: Kysely<Database>, readonly dialect: 'sqlite' | 'postgres', private readonly onClose: () => Promise<void>, private readonly options: KyselyStoreOptions = {}) {
     this.externalLimiter = options.rateLimiter;
+    this.limits = new DatabaseRateLimits(db, dialect, options.rateLimiter);
     this.config = options.configVersion ? new ConfigCache(options.configVersion) : UNCACHED;
     this.events = new KyselyEventStore(db, dialect, this.config);
     this.security = new KyselySecurityStore(db, this.config);
@@ -308,10 +304,10 @@ export class KyselyStore implements Store, RateLimiter {
 
   async createPin(input: NewPin, limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome> {
     if (this.dialect === 'postgres') {
-      const external = await this.consumeExternally(limits, now);
+      const external = await this.limits.consumeExternally(limits, now);
       if (!external.allowed) return external;
       const p = input.pin;
-      return this.refusable(limits, now, async () => {
+      return this.limits.refusable(limits, now, async () => {
         await pgHot.createPin(this.db, this.externalLimiter ? [] : limits, now, {
           id: p.id, accountId: p.accountId, applicationId: p.applicationId, messageId: p.messageId, channel: p.channel, destination: p.destination,
           pinHash: p.pinHash, pinCiphertext: p.pinCiphertext, attemptsLeft: p.attemptsLeft, allowMultipleVerifications: p.allowMultipleVerifications,
@@ -321,7 +317,7 @@ export class KyselyStore implements Store, RateLimiter {
       });
     }
     return this.deferred((db) => db.transaction().execute(async (trx) => {
-      const outcome = await this.consumeWithin(trx, limits, now);
+      const outcome = await this.limits.consumeWithin(trx, limits, now);
       if (!outcome.allowed) return outcome;
       const p = input.pin;
       await this.hot.insertPin.execute(trx, {
@@ -337,13 +333,13 @@ export class KyselyStore implements Store, RateLimiter {
   }
 
   async queueResend(pinId: string, channel: Channel, outbox: { id: string; request: DeliveryRequest } | undefined, limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome | { allowed: true; ended: true }> {
-    return this.refusable(limits, now, () => this.deferred((db) => db.transaction().execute(async (trx) => {
+    return this.limits.refusable(limits, now, () => this.deferred((db) => db.transaction().execute(async (trx) => {
       const pin = await trx.selectFrom('pins').select(['account_id', 'pin_ciphertext', 'expires_at', 'locked_at', 'verified_at'])
         .where('id', '=', pinId).executeTakeFirst();
       if (!pin || pin.pin_ciphertext === null || Number(pin.expires_at) <= now || pin.locked_at !== null || pin.verified_at !== null) {
         return { allowed: true as const, ended: true as const };
       }
-      const outcome = await this.consumeWithin(trx, limits, now);
+      const outcome = await this.limits.consumeWithin(trx, limits, now);
       if (!outcome.allowed) return outcome;
       if (outbox) {
         await this.insertOutbox(trx, outbox, pinId, pin.account_id, channel, now);
@@ -406,12 +402,12 @@ export class KyselyStore implements Store, RateLimiter {
   async consumeRateLimits(limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome> {
     if (this.externalLimiter) return this.externalLimiter.consumeRateLimits(limits, now);
     if (this.dialect === 'postgres') {
-      return this.refusable(limits, now, async () => {
+      return this.limits.refusable(limits, now, async () => {
         await pgHot.consumeLimits(this.db, limits, now);
         return { allowed: true };
       });
     }
-    return this.db.transaction().execute((trx) => this.consumeWithin(trx, limits, now));
+    return this.db.transaction().execute((trx) => this.limits.consumeWithin(trx, limits, now));
   }
 
   async verifyPinAttempt(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean): Promise<VerifyAttempt> {
@@ -419,7 +415,7 @@ export class KyselyStore implements Store, RateLimiter {
     // One transaction, one commit, for what was four: the limit, the attempt, and the verified mark
     // or the lock. The comparison is synchronous, so the transaction never waits on anything else.
     return this.deferred((db) => db.transaction().execute(async (trx): Promise<VerifyAttempt> => {
-      const outcome = await this.consumeWithin(trx, limits, now);
+      const outcome = await this.limits.consumeWithin(trx, limits, now);
       if (!outcome.allowed) return { kind: 'refused', outcome };
       const row = await this.hot.countAttempt.first(trx, { id: pin.id, now });
       if (!row) {
@@ -437,7 +433,7 @@ export class KyselyStore implements Store, RateLimiter {
    * three round trips (BEGIN, the statement, COMMIT), whatever the limits.
    */
   private async verifyPinAttemptPostgres(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean): Promise<VerifyAttempt> {
-    const external = await this.consumeExternally(limits, now);
+    const external = await this.limits.consumeExternally(limits, now);
     if (!external.allowed) return { kind: 'refused', outcome: external };
     const dbLimits = this.externalLimiter ? [] : limits;
     try {
@@ -459,7 +455,7 @@ export class KyselyStore implements Store, RateLimiter {
         return this.settleAttempt(trx, toPin(row), now, matches);
       });
     } catch (err) {
-      if (err instanceof RateLimitRefusal) return { kind: 'refused', outcome: await this.refusalOutcome(limits, now) };
+      if (err instanceof RateLimitRefusal) return { kind: 'refused', outcome: await this.limits.refusalOutcome(limits, now) };
       throw err;
     }
   }
@@ -472,34 +468,6 @@ export class KyselyStore implements Store, RateLimiter {
     }
     if (counted.attemptsLeft === 0) await this.lockIn(trx, counted.id, now);
     return { kind: 'counted', pin: counted, matched: false, verified: false };
-  }
-
-  /** With an external limiter (Redis), its verdict first; the database then counts no limits. */
-  private async consumeExternally(limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome> {
-    if (!this.externalLimiter || limits.length === 0) return { allowed: true };
-    return this.externalLimiter.consumeRateLimits(limits, now);
-  }
-
-  /** Runs `write`; a PostgreSQL statement refused by a limit (and so undone) becomes that limit's outcome. */
-  private async refusable<T>(limits: RateLimitCheck[], now: number, write: () => Promise<T>): Promise<T | RateLimitOutcome> {
-    try {
-      return await write();
-    } catch (err) {
-      if (err instanceof RateLimitRefusal) return this.refusalOutcome(limits, now);
-      throw err;
-    }
-  }
-
-  /** Which limit is full and when it frees a slot, read after a refusal (the refused request counted nothing). */
-  private async refusalOutcome(limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome & { allowed: false }> {
-    for (const check of limits) {
-      const buckets = await this.hot.rateBuckets.all(this.db, { key: check.key, since: now - check.windowMs });
-      const counted = buckets.map((b) => ({ hits: Number(b.hits), lastAt: Number(b.last_at) }));
-      const total = counted.reduce((sum, b) => sum + b.hits, 0);
-      if (total >= check.limit) return { allowed: false, key: check.key, retryAfterMs: retryAfterMs(counted, total, check.limit, check.windowMs, now) };
-    }
-    // Slots freed between the refusal and this read: the next attempt may well fit.
-    return { allowed: false, key: limits[0]?.key ?? '', retryAfterMs: 1000 };
   }
 
   /** The second race gate: without multiple verifications only the request that flips verified_at wins. */
@@ -524,39 +492,6 @@ export class KyselyStore implements Store, RateLimiter {
     if (filter.sent !== undefined) query = query.where('sent_at', filter.sent ? 'is not' : 'is', null);
     const rows = await query.orderBy('created_at', 'desc').limit(limit).execute();
     return rows.map((r) => ({ destination: r.destination, verifiedAt: nullableNumber(r.verified_at), sentAt: nullableNumber(r.sent_at) }));
-  }
-
-  // --- rate limits ---
-
-  /**
-   * Sliding-window limits, all checked before any is counted, inside the caller's transaction. On
-   * SQLite the single connection serialises transactions. On PostgreSQL they are counted by one
-   * statement whose upserts lock each key's current bucket until the transaction ends
-   * (postgres/hot-statements.ts); a refusal throws RateLimitRefusal, which aborts the transaction and
-   * becomes the outcome in refusable().
-   *
-   * With an external limiter (Redis) the hits are counted there, before the caller's write: if that
-   * write then fails (database error), the counted hits stay. A limit may so count a request that
-   * was never served; it never admits one too many.
-   */
-  private async consumeWithin(trx: Transaction<Database>, limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome> {
-    if (limits.length === 0) return { allowed: true };
-    if (this.externalLimiter) return this.externalLimiter.consumeRateLimits(limits, now);
-    if (this.dialect === 'postgres') {
-      await pgHot.consumeLimits(trx, limits, now);
-      return { allowed: true };
-    }
-    for (const check of limits) {
-      const buckets = await this.hot.rateBuckets.all(trx, { key: check.key, since: now - check.windowMs });
-      const total = buckets.reduce((sum, b) => sum + Number(b.hits), 0);
-      if (total < check.limit) continue;
-      const counted = buckets.map((b) => ({ hits: Number(b.hits), lastAt: Number(b.last_at) }));
-      return { allowed: false, key: check.key, retryAfterMs: retryAfterMs(counted, total, check.limit, check.windowMs, now) };
-    }
-    for (const check of limits) {
-      await this.hot.countRateHit.execute(trx, { key: check.key, bucketStart: bucketStartOf(now, check.windowMs), now, expiresAt: bucketExpiryOf(now, check.windowMs) });
-    }
-    return { allowed: true };
   }
 
   // --- outbox ---
@@ -709,43 +644,9 @@ export class KyselyStore implements Store, RateLimiter {
 
   // --- housekeeping ---
 
-  /**
-   * Every step works in batches (src/store/purge-batches.ts) and seeks through an index of migration
-   * 0006, whose partial predicates the WHERE clauses repeat to the letter (`pin_ciphertext is not
-   * null`, `state <> 'pending'`): a run costs what expired or aged out since the last one, not what is
-   * stored. test/store/store-contract.ts checks the plans of every statement.
-   */
-  async purge(now: number, retentionMs: number, limits: PurgeLimits = PURGE_LIMITS): Promise<{ erased: number; deleted: number }> {
-    // Accounts subscribed to pin.expired get an event per PIN (bounded per run); the rest are erased at once.
-    const expired = await this.events.expirePins(now);
-    const erased = await inBatches(limits, async (batch) => (await this.db.updateTable('pins').set({ pin_ciphertext: null })
-      .where('id', 'in', batchOf(this.db.selectFrom('pins').select('id')
-        .where('expires_at', '<=', now).where('pin_ciphertext', 'is not', null)
-        .where('account_id', 'not in', this.events.expirySubscribers(this.db))
-        .orderBy('expires_at').limit(batch), this.dialect))
-      .executeTakeFirst()).numUpdatedRows);
-    // Messages of PINs that expired before they could be delivered are of no use to anyone. Walks the
-    // pending messages (few), not the expired PINs (all but the live ones), and runs before PINs past
-    // the retention are deleted, so that none of theirs is left pending.
-    await inBatches(limits, async (batch) => (await this.db.updateTable('outbox').set({ state: 'cancelled', last_error: 'PIN expired before delivery', updated_at: now })
-      .where('state', '=', 'pending')
-      .where('id', 'in', batchOf(this.db.selectFrom('outbox as o').select('o.id').where('o.state', '=', 'pending')
-        .where(({ exists, selectFrom }) => exists(selectFrom('pins').select('pins.id').whereRef('pins.id', '=', 'o.pin_id').where('pins.expires_at', '<=', now)))
-        .limit(batch), this.dialect))
-      .executeTakeFirst()).numUpdatedRows);
-    const cutoff = now - retentionMs;
-    await this.events.purgeEnded(cutoff, limits);
-    const deleted = await deleteInBatches(this.db, this.dialect, limits, 'pins', (batch) =>
-      this.db.selectFrom('pins').select('id').where('expires_at', '<=', cutoff).orderBy('expires_at').limit(batch));
-    await deleteInBatches(this.db, this.dialect, limits, 'outbox', (batch) =>
-      this.db.selectFrom('outbox').select('id').where('state', '<>', sql.lit('pending')).where('updated_at', '<=', cutoff).orderBy('updated_at').limit(batch));
-    await deleteInBatches(this.db, this.dialect, limits, 'delivery_events', (batch) =>
-      this.db.selectFrom('delivery_events').select('id').where('at', '<=', cutoff).orderBy('at').limit(batch));
-    await inBatches(limits, async (batch) => (await this.db.deleteFrom('rate_limit_buckets')
-      .where(({ eb, refTuple }) => eb(refTuple('key', 'bucket_start'), 'in', batchOf(this.db.selectFrom('rate_limit_buckets').select(['key', 'bucket_start'])
-        .where('expires_at', '<=', now).orderBy('expires_at').limit(batch), this.dialect).$asTuple('key', 'bucket_start')))
-      .executeTakeFirst()).numDeletedRows);
-    return { erased: expired + erased, deleted };
+  /** See purge.ts. */
+  purge(now: number, retentionMs: number, limits: PurgeLimits = PURGE_LIMITS): Promise<{ erased: number; deleted: number }> {
+    return purgeEnded(this.db, this.dialect, this.events, now, retentionMs, limits);
   }
 }
 
