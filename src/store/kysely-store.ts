@@ -514,10 +514,20 @@ export class KyselyStore implements Store, RateLimiter {
     // RETURNING gives no order (on PostgreSQL it follows the physical rows): oldest first, so that
     // messages queued one after the other are handed over in that order.
     rows.sort((x, y) => Number(x.next_attempt_at) - Number(y.next_attempt_at) || Number(x.created_at) - Number(y.created_at));
+    const pins = await this.pinsOfClaim(rows);
     return rows.map((r) => ({
       id: r.id, pinId: r.pin_id, accountId: r.account_id, channel: r.channel, request: JSON.parse(r.request) as DeliveryRequest,
       attempts: r.attempts, createdAt: Number(r.created_at),
+      ...(pins?.has(r.pin_id) ? { pin: pins.get(r.pin_id)! } : {}),
     }));
+  }
+
+  /** The claimed messages' PINs in one read (PostgreSQL: one round trip for the batch rather than one per message). */
+  private async pinsOfClaim(rows: { pin_id: string; account_id: string }[]): Promise<Map<string, PinRecord> | undefined> {
+    if (this.dialect !== 'postgres' || rows.length === 0) return undefined;
+    const found = await this.db.selectFrom('pins').selectAll().where('id', 'in', [...new Set(rows.map((r) => r.pin_id))]).execute();
+    const accountOf = new Map(rows.map((r) => [r.pin_id, r.account_id]));
+    return new Map(found.filter((p) => accountOf.get(p.id) === p.account_id).map((p) => [p.id, toPin(p)]));
   }
 
   async completeOutbox(id: string, pinId: string, now: number, accepted?: { transport: string; providerMessageId?: string | undefined }): Promise<void> {

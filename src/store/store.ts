@@ -167,6 +167,8 @@ export interface OutboxRecord {
   request: DeliveryRequest;
   attempts: number;
   createdAt: number;
+  /** The PIN as read with the claim, where that saves a round trip per message (PostgreSQL); else read at delivery. */
+  pin?: PinRecord;
 }
 
 /** A limit to consume atomically together with a write: at most `limit` hits in any `windowMs`. */
