@@ -104,7 +104,7 @@ export function targets(r: BenchResults): Target[] {
   if (twofaHalf.length > 0) {
     const worst = twofaHalf.reduce((a, b) => (b.latencyMs.p99 > a.latencyMs.p99 ? b : a));
     const each = twofaHalf.map((s) => `${STACK[s.target]} ${s.name} ${ms(s.latencyMs.p99)}`).join(', ');
-    out.push({ what: 'p99 at half of the maximum rate (every twofa scenario)', goal: '< 10 ms', measured: `${each} ms; worst ${worst.name} at ${int(worst.overallRate ?? 0)} req/s`, met: worst.latencyMs.p99 < 10 });
+    out.push({ what: 'p99 at half of the maximum rate (every twofa scenario)', goal: '< 10 ms', measured: `${each} ms; worst ${STACK[worst.target]} ${worst.name} at ${int(worst.overallRate ?? 0)} req/s`, met: worst.latencyMs.p99 < 10 });
   }
   const vsPeer = (ours: string, theirs: string, goal: number) => {
     const a = find(r, 'twofa', ours);
@@ -210,7 +210,10 @@ export function writeReport(r: BenchResults, where: { projectRoot: string; resul
   L.push('| process · scenario | req/s | × ceiling | p50 ms | p90 ms | p99 ms | CPU µs/req | CPU cores | peak RSS MB | responses |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|---|');
   for (const s of r.scenarios) {
     const ceiling = ceilingOf(r, s.target);
-    L.push(`| ${s.target} · ${s.name} | ${int(s.requestsPerSecond)} | ${ceiling ? x(ratio(s.requestsPerSecond, ceiling.requestsPerSecond), 3) : '—'} | ${ms(s.latencyMs.p50)} | ${ms(s.latencyMs.p90)} | ${ms(s.latencyMs.p99)} | ${int(s.cpuUsPerRequest)} | ${s.cpuCores.toFixed(2)} | ${s.peakRssMb.toFixed(0)} | ${statuses(s)} |`);
+    // pgbench reports its average latency only, and its processes are not ours to measure.
+    const external = s.target === 'pgbench';
+    const dash = (v: string) => (external ? '—' : v);
+    L.push(`| ${s.target} · ${s.name} | ${int(s.requestsPerSecond)} | ${ceiling ? x(ratio(s.requestsPerSecond, ceiling.requestsPerSecond), 3) : '—'} | ${external ? `${ms(s.latencyMs.mean)} (mean)` : ms(s.latencyMs.p50)} | ${dash(ms(s.latencyMs.p90))} | ${dash(ms(s.latencyMs.p99))} | ${dash(int(s.cpuUsPerRequest))} | ${dash(s.cpuCores.toFixed(2))} | ${dash(s.peakRssMb.toFixed(0))} | ${external ? 'transactions' : statuses(s)} |`);
   }
   L.push('');
   const notes = r.scenarios.filter((s) => s.note || (s.drainS !== undefined && s.drainS > 0.2));
