@@ -72,6 +72,38 @@ const NAMES = {
   T26: 'kill9-during-sends', T27: 'kill9-during-verifies', T28: 'provider-faults', T29: 'db-crash', T30: 'soak',
 };
 
+/**
+ * The hardening items and the tests that prove them (each failed on the code before its fix). The
+ * report checks that every named test is still in its file, so this table cannot drift from the suite;
+ * `npm test` runs them all.
+ */
+const HARDENING = [
+  ['Console files: only the build found at start, keyed by the resolved path; the cache never outgrows it (unauthenticated memory growth)',
+    [['test/http/console-files.test.ts', 'serves every spelling of a built file as that one cached entry, and keeps memory flat over thousands of them']]],
+  ['A resend passes every check a send passes (enabled, anti-fraud guards, per-IP and per-prefix limits) and counts in the conversion breaker',
+    [['test/http/resend-guards.test.ts', 'a disabled application: SMS, voice and email resends are refused like a send'], ['test/http/resend-guards.test.ts', 'the conversion breaker counts resends as sends']]],
+  ['Tenant webhooks reach only public addresses, checked when saved and again at every connection (SSRF, DNS rebinding); `TWOFA_WEBHOOK_ALLOW_PRIVATE` opts in',
+    [['test/http/webhook-addresses.test.ts', 'refuses loopback, private, link-local, unique-local, multicast and unspecified hosts in any spelling'], ['test/e2e/webhook-rebinding.test.ts', 'refuses the connection at delivery, and the local listener sees nothing']]],
+  ['API key prefixes show at most a quarter of a key (`tfa_` + 8 at most), bootstrap keys need 32+ characters, `twofa keys revoke` takes an id',
+    [['test/unit/api-key-prefix.test.ts', 'shows at most 8 characters after tfa_ and never more than a quarter of any key'], ['test/store/key-prefix-migration.test.ts', 'shortens stored prefixes of older keys'], ['test/cli/keys-revoke.test.ts', 'refuses a prefix shared by several keys and revokes none of them']]],
+  ['Failed authentication is throttled per client address and per key prefix: 429 with `Retry-After` before the key is looked up; audited',
+    [['test/http/auth-throttle.test.ts', 'answers 429 with Retry-After past the limit from one address, without looking the key up']]],
+  ['A PIN delivered through a real transport is never resent into the `log://` inbox; a warning at start when `log://` sits beside a real transport',
+    [['test/http/resend-inbox-exposure.test.ts', 'refuses the voice resend of an SMS PIN with a 400 naming log://, and the inbox never shows the PIN']]],
+  ['Email limits count one budget per mailbox (case and `+tag` folded); delivery keeps the address as given',
+    [['test/http/send-and-resend.test.ts', 'spellings of one mailbox (case, +tag) share the per-destination limit']]],
+  ['A rendered SMS is capped at `TWOFA_SMS_MAX_SEGMENTS` parts (default 3): a longer send or resend is a 400 and nothing is queued',
+    [['test/http/sms-size.test.ts', 'counts a placeholder as often as the template repeats it']]],
+  ['Credential-named DSN parameters and userinfo passwords are masked wherever a DSN is shown (`twofa doctor`, DSN errors)',
+    [['test/delivery/dsn-masking.test.ts', 'DSN errors of broken variants never repeat a credential']]],
+  ['Audit chain truncation is detected: signed chain heads kept outside the audit table, `twofa audit head`, `twofa audit verify` against them',
+    [['test/cli/audit-heads.test.ts', 'SQLite: deleting the newest entries or the whole chain fails twofa audit verify'], ['test/cli/audit-heads.test.ts', 'PostgreSQL: deleting the newest entries or the whole chain fails twofa audit verify']]],
+  ['SMTP requires STARTTLS by default for every host but loopback (`require_tls=false` stays available)',
+    [['test/delivery/smtp/smtp-transport.test.ts', 'requires STARTTLS by default for every host but loopback']]],
+  ['`TWOFA_SECURITY_PROFILE=strict` floors every application and template (6+ characters, at most 5 attempts, TTL at most 10m, one verification, guards on) and echoes them',
+    [['test/http/security-profile.test.ts', 'locks a PIN after 5 wrong attempts although the application allows 10'], ['test/http/security-profile.test.ts', 'floors an application stored before the switch']]],
+];
+
 const long = files.some((f) => f.long);
 const started = files.map((f) => Date.parse(f.startedAt)).sort((a, b) => a - b)[0];
 const testIds = Object.keys(NAMES);
@@ -161,6 +193,20 @@ for (const id of testIds) {
   const c = checks.get(id);
   w(`| ${id} | ${NAMES[id]} | ${c?.passed ? 'pass' : '**not passed**'} | ${c ? c.detail.replace(/\|/g, '\\|') : 'no result recorded'} | ${STANDARDS[id]} |`);
 }
+w();
+w('## Hardening');
+w();
+w('Holes an attacker or a careless deployment would find, each closed with a test that failed before its fix (run by `npm test`).');
+w();
+w('| # | Closed | Proved by |');
+w('|---|---|---|');
+HARDENING.forEach(([closed, tests], i) => {
+  const proofs = tests.map(([file, name]) => {
+    const present = fs.existsSync(path.join(root, file)) && fs.readFileSync(path.join(root, file), 'utf8').includes(name);
+    return `\`${file}\`: “${name}”${present ? '' : ' **(test not found)**'}`;
+  });
+  w(`| ${i + 1} | ${closed} | ${proofs.join('<br>')} |`);
+});
 w();
 const notes = files.flatMap((f) => (f.notes ?? []).map((n) => `- ${n}`));
 if (notes.length > 0) {

@@ -4,9 +4,12 @@ import type { Server } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
+import type { RateLimit } from './domain/durations.js';
 import { authHook } from './http/auth.js';
-import { envelope, handleError, handleNotFound } from './http/error-envelope.js';
+import { AuthFailureThrottle } from './http/auth-throttle.js';
+import { dialectOf, errorBody, handleError, handleNotFound } from './http/error-envelope.js';
 import { registerOpenApi } from './http/openapi.js';
+import { DEFAULT_IDEMPOTENCY_WINDOW_MS, registerIdempotency } from './http/plugins/idempotency.js';
 import { ALL_ROUTES } from './http/routes/index.js';
 import { packageVersion } from './version.js';
 import type { App, RouteDeps } from './http/route-types.js';
@@ -18,7 +21,13 @@ export interface BuildAppOptions extends RouteDeps {
   trustedProxies?: string[];
   /** Longest time for a whole request (TWOFA_REQUEST_TIMEOUT); absent: 30 s. */
   requestTimeoutMs?: number;
+  /** Failed authentications per client address and per key prefix before 429 (TWOFA_AUTH_FAILURE_LIMIT); absent: 20/1m. */
+  authFailureLimit?: RateLimit;
+  /** How long an Idempotency-Key and its answer are kept (TWOFA_IDEMPOTENCY_WINDOW); absent: 24 h. */
+  idempotencyWindowMs?: number;
 }
+
+export const DEFAULT_AUTH_FAILURE_LIMIT: RateLimit = { count: 20, windowMs: 60_000 };
 
 /** Drops `null` members of JSON bodies: Infobip's Java stack reads null as absent, and clients rely on it. */
 function dropNulls(value: unknown): unknown {
@@ -63,8 +72,8 @@ export function fastifyServerOptions(options: Pick<BuildAppOptions, 'logger' | '
     requestTimeout: options.requestTimeoutMs ?? 30_000,
     // A URL that is not valid percent-encoding (a lone surrogate, %ED%A0%80) is refused by the router
     // before any route: in the error envelope like every other failure, not Fastify's own shape.
-    frameworkErrors: (error, _request, reply: FastifyReply) => {
-      void reply.code(400).send(envelope('BAD_REQUEST', error.code === 'FST_ERR_BAD_URL' ? 'The URL is not valid (bad percent-encoding)' : 'Bad request'));
+    frameworkErrors: (error, request, reply: FastifyReply) => {
+      void reply.code(400).send(errorBody(dialectOf(request), { code: 'BAD_REQUEST', text: error.code === 'FST_ERR_BAD_URL' ? 'The URL is not valid (bad percent-encoding)' : 'Bad request' }));
     },
     http: { connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor((options.requestTimeoutMs ?? 30_000) / 4))) },
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
@@ -117,7 +126,10 @@ export function buildApp(options: BuildAppOptions): App {
     reply.raw.once('finish', () => clearTimeout(timer));
     done();
   });
-  app.addHook('onRequest', authHook(options.ctx.store));
+  app.addHook('onRequest', authHook(options.ctx, new AuthFailureThrottle(options.authFailureLimit ?? DEFAULT_AUTH_FAILURE_LIMIT)));
+  // Its onSend stores the answer with a query that waits for durability itself, before the answer leaves.
+  // A request outliving its lease may be run again by a repeat: the lease is well beyond the request timeout.
+  registerIdempotency(app, { ctx: options.ctx, windowMs: options.idempotencyWindowMs ?? DEFAULT_IDEMPOTENCY_WINDOW_MS, leaseMs: Math.max(60_000, 2 * requestTimeoutMs) });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
     // A request still in flight when the node starts shutting down gets its answer and then the

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { parseDuration } from './domain/durations.js';
+import { parseDuration, validateLimit, ONE_DAY_MS, parseRateLimit, type RateLimit } from './domain/durations.js';
 import { SECURITY_PROFILES, type SecurityProfile } from './domain/security-profile.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -45,10 +45,15 @@ export interface Config {
   trustedProxies: string[];
   /** Longest time a client may take to send a whole request (slow bodies are cut off). */
   requestTimeoutMs: number;
+  idempotencyWindowMs: number;
   /** Floors applied to every application and template (domain/security-profile.ts). */
   securityProfile: SecurityProfile;
   /** How often each account's audit chain head is signed and recorded. */
   auditHeadIntervalMs: number;
+  /** Let accounts' webhooks reach loopback, private and link-local addresses (tests, trusted private networks). */
+  webhookAllowPrivate: boolean;
+  /** Failed authentications per client address, and per presented key prefix, before 429. */
+  authFailureLimit: RateLimit;
 }
 
 export class ConfigError extends Error {
@@ -77,6 +82,12 @@ function integerIn(min: number, max: number) {
     if (value < min || value > max) throw new Error(`must be between ${min} and ${max}`);
     return value;
   };
+}
+
+function trueOrFalse(raw: string): boolean {
+  if (raw === 'true' || raw === '1') return true;
+  if (raw === 'false' || raw === '0') return false;
+  throw new Error('must be true or false');
 }
 
 function duration(raw: string): number {
@@ -146,11 +157,7 @@ export const CONFIG_OPTIONS = [
   option({
     key: 'migrateOnStart', env: 'TWOFA_MIGRATE_ON_START', default: 'true',
     doc: 'Bring the database schema up to date at start (`true`, `false`). Several nodes starting at once migrate once (PostgreSQL advisory lock). Set `false` to run `twofa migrate` as a separate deployment step.',
-    parse: (raw) => {
-      if (raw === 'true' || raw === '1') return true;
-      if (raw === 'false' || raw === '0') return false;
-      throw new Error('must be true or false');
-    },
+    parse: trueOrFalse,
   }),
   option({
     key: 'redisUrl', env: 'TWOFA_REDIS_URL', default: undefined,
@@ -184,9 +191,10 @@ export const CONFIG_OPTIONS = [
   }),
   option({
     key: 'bootstrapApiKey', env: 'TWOFA_BOOTSTRAP_API_KEY', default: undefined,
-    doc: 'An API key (any string of 16 or more characters) created at start, with all scopes, in the account `default`, if it does not exist yet.',
+    doc: 'An API key (any string of 32 or more characters, e.g. `openssl rand -hex 24`) created at start, with all scopes, in the account `default`, if it does not exist yet.',
     parse: (raw) => {
-      if (raw.length < 16) throw new Error('must be at least 16 characters long');
+      // Keys are stored as unsalted SHA-256 and listed by their first characters: a short key could be guessed offline.
+      if (raw.length < 32) throw new Error('must be at least 32 characters long (generate one with: openssl rand -hex 24)');
       return raw;
     },
   }),
@@ -236,7 +244,22 @@ export const CONFIG_OPTIONS = [
     doc: 'How often the server signs the newest entry of each account\'s audit chain and records it outside the audit table (table `audit_heads`, file `<TWOFA_DATA_DIR>/audit-heads.json`, and an `audit chain head recorded` log line); it also does on shutdown. `twofa audit verify` reports a chain that lost entries recorded in a head. Entries written since the last head can be deleted undetected: a shorter interval narrows that window.',
     parse: duration,
   }),
+  option({
+    key: 'webhookAllowPrivate', env: 'TWOFA_WEBHOOK_ALLOW_PRIVATE', default: 'false',
+    doc: 'Let accounts\' webhook subscriptions (POST /api/v1/webhooks) reach loopback, private, link-local, unique-local and other non-public addresses, and http:// on this machine. Off, such URLs are refused when saved and checked again at every connection (DNS rebinding). Risk when on: any account can make the service send requests into its own network (cloud metadata, admin ports, databases). Only for tests or a private network whose every account is trusted. Operator DSNs (TWOFA_*_DSN) are never checked.',
+    parse: trueOrFalse,
+  }),
+  option({
+    key: 'authFailureLimit', env: 'TWOFA_AUTH_FAILURE_LIMIT', default: '20/1m',
+    doc: 'Failed authentications (401 to a request that presented credentials) allowed per client address (X-Forwarded-For only from TWOFA_TRUSTED_PROXIES; IPv6 per /64) and per presented key prefix, as `{attempts}/{timeLength}{timeUnit}` (sliding window). Past it the address gets 429 with Retry-After before its key is looked up; a prefix past it is refused from addresses that failed themselves, so the key\'s owner elsewhere is unaffected. Counted in each node\'s memory (several nodes: up to nodes × the limit).',
+    parse: (raw) => {
+      const problem = validateLimit(raw, ONE_DAY_MS);
+      if (problem !== null) throw new Error(problem);
+      return parseRateLimit(raw)!;
+    },
+  }),
   option({ key: 'requestTimeoutMs', env: 'TWOFA_REQUEST_TIMEOUT', default: '30s', doc: 'Longest time a client may take to send a whole request, headers and body; a slower one (slowloris) is cut off with 408.', parse: duration }),
+  option({ key: 'idempotencyWindowMs', env: 'TWOFA_IDEMPOTENCY_WINDOW', default: '24h', doc: 'How long an Idempotency-Key is remembered with its answer: a repeat within it gets the same answer without running again; after it the key is purged and may be used anew.', parse: duration }),
   option({ key: 'bodyLimitBytes', env: 'TWOFA_BODY_LIMIT', default: '65536', doc: 'Largest accepted request body in bytes; larger ones are answered 413.', parse: integerIn(1024, 10 * 1024 * 1024) }),
   option({
     key: 'nodeId', env: 'TWOFA_NODE_ID', default: undefined,

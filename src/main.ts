@@ -11,6 +11,7 @@ import { Inbox } from './delivery/log/inbox.js';
 import { LogTransport } from './delivery/log/log-transport.js';
 import { EventWorker } from './delivery/events/event-worker.js';
 import { OutboxWorker } from './delivery/outbox-worker.js';
+import { systemResolver, type HostResolver, type WebhookAddressPolicy } from './delivery/webhook/webhook-address-guard.js';
 import { hasProviderCallback, type BoundProviderCallback } from './delivery/providers/provider-callback.js';
 import { failoverMemberNames, RoutedTransport, routeLeaves } from './delivery/routing/routed-transport.js';
 import type { DeliveryReceipt, Transport } from './delivery/transport.js';
@@ -134,6 +135,8 @@ function warnAboutMixedDelivery(delivery: Partial<Record<Channel, ChannelDeliver
 export interface NodeOptions {
   /** Injectable for tests that move time forward; the server uses Date.now. */
   clock?: () => number;
+  /** How webhook host names are resolved to check their addresses; tests map names without DNS. Default: the system resolver. */
+  resolveHost?: HostResolver;
 }
 
 function isLoopback(host: string): boolean {
@@ -177,7 +180,8 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
   const worker = new OutboxWorker({ store, keyring, transports, clock, logger, metrics, maxAttempts: config.deliveryMaxAttempts, leaseMs: config.deliveryLeaseMs });
   // PostgreSQL: a message queued on any node wakes this node's idle worker at once (LISTEN/NOTIFY).
   const notifications = store.listenForQueuedMessages(() => worker.wake());
-  const events = new EventWorker({ events: store.events, keyring, clock, logger, leaseMs: config.deliveryLeaseMs });
+  const webhookAddresses: WebhookAddressPolicy = { allowPrivate: config.webhookAllowPrivate, resolve: options.resolveHost ?? systemResolver };
+  const events = new EventWorker({ events: store.events, keyring, clock, logger, leaseMs: config.deliveryLeaseMs, addresses: webhookAddresses });
   let shuttingDown = false;
   const ctx: ServiceContext = {
     store, keyring, clock,
@@ -188,6 +192,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
     receiptFailover: receiptFailoverRoutes(transports),
     channelDelivery: delivery,
     securityProfile: config.securityProfile,
+    webhookAddresses,
   };
   // A fast SMSC's receipt can arrive before the worker has recorded the provider's id for the
   // message, so an unmatched receipt is tried again a little later before it is given up.
@@ -200,7 +205,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
       else logger.warn({ transport: receipt.transport, providerMessageId: receipt.providerMessageId }, 'delivery receipt for an unknown message ignored');
     }, (err: unknown) => logger.error({ err, transport: receipt.transport }, 'could not record a delivery receipt'));
   };
-  const app = buildApp({ ctx, inbox, logger, bodyLimitBytes: config.bodyLimitBytes, trustedProxies: config.trustedProxies, requestTimeoutMs: config.requestTimeoutMs, isReady: () => !shuttingDown, metrics, callbacks: providerCallbacksOf(Object.values(transports)) });
+  const app = buildApp({ ctx, inbox, logger, bodyLimitBytes: config.bodyLimitBytes, trustedProxies: config.trustedProxies, requestTimeoutMs: config.requestTimeoutMs, authFailureLimit: config.authFailureLimit, idempotencyWindowMs: config.idempotencyWindowMs, isReady: () => !shuttingDown, metrics, callbacks: providerCallbacksOf(Object.values(transports)) });
 
   const purge = async () => {
     try {

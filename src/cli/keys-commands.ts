@@ -2,6 +2,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { OperationFailedError } from './cli-errors.js';
 import { ALL_SCOPES, createApiKey } from '../service/api-keys.js';
+import { accountSid, apiKeySid } from '../domain/twilio-sids.js';
 import type { KyselyStore } from '../store/kysely-store.js';
 
 async function withStore<T>(work: (store: KyselyStore) => Promise<T>): Promise<T> {
@@ -32,20 +33,20 @@ Examples:
   $ export TWOFA_API_KEY=$(twofa keys create --label laptop)
   $ twofa keys create --account acme --scopes 2fa:pin:send --label backend --json
   $ twofa keys list
-  $ twofa keys revoke tfa_Xk3v9QaB`);
+  $ twofa keys revoke 6f1c2b9e-4d3a-4b8e-9a51-0c7d2e8f4a13`);
 
   keys.command('create')
     .description('Create an API key and print it once')
     .option('--account <name>', 'account the key belongs to (created if it does not exist)', 'default')
     .option('--scopes <list>', `comma-separated scopes (${ALL_SCOPES.join(', ')})`, parseScopes, [...ALL_SCOPES])
     .option('--label <text>', 'a note to recognise the key by')
-    .option('--json', 'print {key, id, account, scopes} as JSON')
+    .option('--json', 'print {key, id, account, accountSid, sid, scopes} as JSON')
     .addHelpText('after', '\nExamples:\n  $ export TWOFA_API_KEY=$(twofa keys create --label laptop)\n  $ twofa keys create --account acme --scopes 2fa:pin:send --json')
     .action(async (options: { account: string; scopes: string[]; label?: string; json?: boolean }) => {
       const scopes = options.scopes;
       const created = await withStore((store) => createApiKey(store, { accountName: options.account, scopes, label: options.label ?? null, now: Date.now() }));
       if (options.json) {
-        process.stdout.write(`${JSON.stringify({ key: created.key, id: created.record.id, account: created.record.accountName, scopes: created.record.scopes })}\n`);
+        process.stdout.write(`${JSON.stringify({ key: created.key, id: created.record.id, account: created.record.accountName, accountSid: accountSid(created.record.accountId), sid: apiKeySid(created.record.id), scopes: created.record.scopes })}\n`);
       } else {
         process.stdout.write(`${created.key}\n`);
         process.stderr.write(`created key ${created.record.id} in account ${created.record.accountName} with scopes ${scopes.join(' ')}; it is not shown again\n`);
@@ -54,30 +55,37 @@ Examples:
 
   keys.command('list')
     .description('List API keys (prefix, account, scopes, state), never the keys themselves')
-    .option('--json', 'print the keys (without the keys themselves) as JSON')
+    .option('--json', 'print the keys (without the keys themselves) as JSON, each with its account\'s SID (the user name of the Twilio Verify API)')
     .addHelpText('after', '\nExample:\n  $ twofa keys list --json')
     .action(async (options: { json?: boolean }) => {
       const list = await withStore((store) => store.listApiKeys());
       if (options.json) {
-        process.stdout.write(`${JSON.stringify(list.map((k) => ({ id: k.id, prefix: k.keyPrefix, account: k.accountName, scopes: k.scopes, label: k.label, createdAt: k.createdAt, revokedAt: k.revokedAt })))}\n`);
+        process.stdout.write(`${JSON.stringify(list.map((k) => ({ id: k.id, prefix: k.keyPrefix, account: k.accountName, accountSid: accountSid(k.accountId), sid: apiKeySid(k.id), scopes: k.scopes, label: k.label, createdAt: k.createdAt, revokedAt: k.revokedAt })))}\n`);
         return;
       }
       for (const k of list) {
         const state = k.revokedAt === null ? 'active' : `revoked ${new Date(k.revokedAt).toISOString()}`;
-        process.stdout.write(`${k.id}  ${k.keyPrefix}...  account=${k.accountName}  scopes=${k.scopes.join(',')}  ${state}${k.label ? `  (${k.label})` : ''}\n`);
+        process.stdout.write(`${k.id}  ${apiKeySid(k.id)}  ${k.keyPrefix}...  account=${k.accountName} (${accountSid(k.accountId)})  scopes=${k.scopes.join(',')}  ${state}${k.label ? `  (${k.label})` : ''}\n`);
       }
       if (list.length === 0) process.stderr.write('no API keys\n');
     });
 
+  // By id only: a prefix is a few characters of the key, which several keys may share.
   keys.command('revoke')
-    .description('Revoke an API key by its id or prefix')
-    .argument('<id-or-prefix>', 'the id or prefix twofa keys list shows')
-    .option('--json', 'print {"revoked": id-or-prefix} as JSON')
-    .addHelpText('after', '\nExample:\n  $ twofa keys revoke tfa_Xk3v9QaB')
-    .action(async (idOrPrefix: string, options: { json?: boolean }) => {
-      const revoked = await withStore((store) => store.revokeApiKey(idOrPrefix, Date.now()));
-      if (!revoked) throw new OperationFailedError(`no active API key has the id or prefix ${idOrPrefix}`);
-      if (options.json) process.stdout.write(`${JSON.stringify({ revoked: idOrPrefix })}\n`);
-      else process.stdout.write(`revoked ${idOrPrefix}\n`);
+    .description('Revoke an API key by its id')
+    .argument('<id>', 'the id twofa keys list shows')
+    .option('--json', 'print {"revoked": id} as JSON')
+    .addHelpText('after', '\nExample:\n  $ twofa keys revoke 6f1c2b9e-4d3a-4b8e-9a51-0c7d2e8f4a13')
+    .action(async (id: string, options: { json?: boolean }) => {
+      const outcome = await withStore(async (store) => {
+        if (await store.revokeApiKey(id, Date.now())) return { revoked: true as const };
+        return { revoked: false as const, sharingPrefix: (await store.listApiKeys()).filter((k) => k.keyPrefix === id && k.revokedAt === null).map((k) => k.id) };
+      });
+      if (!outcome.revoked) {
+        const hint = outcome.sharingPrefix.length > 0 ? `; ${id} is the prefix of ${outcome.sharingPrefix.length} active key(s): revoke one by its id (${outcome.sharingPrefix.join(', ')})` : '; twofa keys list shows the ids';
+        throw new OperationFailedError(`no active API key has the id ${id}${hint}`);
+      }
+      if (options.json) process.stdout.write(`${JSON.stringify({ revoked: id })}\n`);
+      else process.stdout.write(`revoked ${id}\n`);
     });
 }

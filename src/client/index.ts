@@ -5,7 +5,7 @@ import { errorFromResponse, TwofaApiError } from './errors.js';
 import { resolveOperation, type OperationName, type OperationParams } from './operations.js';
 import type {
   Application, ApplicationRequest, CreatedWebhook, Webhook, WebhookRequest, WebhookUpdateRequest, EmailMessage, EmailMessageRequest, EmailTemplate, EmailTemplateRequest, InboxMessage, InboxQuery,
-  Message, PinDetails, ResendEmailPinRequest, ResendPinRequest, SendEmailPinRequest, SendEmailPinResponse, SendPinRequest, SendPinResponse,
+  Message, MessageAutofill, MessageAutofillRequest, PinDetails, ResendEmailPinRequest, ResendPinRequest, SendEmailPinRequest, SendEmailPinResponse, SendPinRequest, SendPinResponse,
   SmsVoiceMessage, SmsVoiceMessageRequest, VerificationStatusQuery, VerificationStatusResponse, VerifyPinResponse,
 } from './types.js';
 import type { ApiKey, ApiKeyRequest, CreatedApiKey, Me, PinListQuery, PinPage, Stats, StatsQuery } from './types.js';
@@ -43,6 +43,10 @@ export interface TwofaClient {
     update(appId: string, msgId: string, body: Partial<SmsVoiceMessageRequest>): Promise<SmsVoiceMessage>;
     createEmail(appId: string, body: EmailMessageRequest): Promise<EmailMessage>;
     updateEmail(appId: string, msgId: string, body: Partial<EmailMessageRequest>): Promise<EmailMessage>;
+    /** The SMS autofill lines of an SMS message (WebOTP / iOS origin-bound line, Android app hash). */
+    getAutofill(appId: string, msgId: string): Promise<MessageAutofill>;
+    /** Replaces them: a field left out is off; `{}` turns autofill off. */
+    setAutofill(appId: string, msgId: string, body: MessageAutofillRequest): Promise<MessageAutofill>;
   };
   pins: {
     /** `ncNeeded` left out is the server's default (true); only an explicit value goes on the wire. */
@@ -189,6 +193,8 @@ export function createTwofaClient(options: TwofaClientOptions): TwofaClient {
       update: (appId, msgId, body) => call('messages.update', { appId, msgId }, { body }),
       createEmail: (appId, body) => call('messages.createEmail', { appId }, { body }),
       updateEmail: (appId, msgId, body) => call('messages.updateEmail', { appId, msgId }, { body }),
+      getAutofill: (appId, msgId) => call('messages.getAutofill', { appId, msgId }),
+      setAutofill: (appId, msgId, body) => call('messages.setAutofill', { appId, msgId }, { body }),
     },
     pins: {
       sendSms: (body, sendOptions) => call('pins.sendSms', none, { body, query: { ncNeeded: sendOptions?.ncNeeded } }),

@@ -16,6 +16,8 @@ const OPERATIONS = {
   'messages.update': { method: 'PUT', path: '/2fa/2/applications/{appId}/messages/{msgId}' },
   'messages.createEmail': { method: 'POST', path: '/2fa/2/applications/{appId}/email/messages' },
   'messages.updateEmail': { method: 'PUT', path: '/2fa/2/applications/{appId}/email/messages/{msgId}' },
+  'messages.getAutofill': { method: 'GET', path: '/api/v1/applications/{appId}/messages/{msgId}/autofill' },
+  'messages.setAutofill': { method: 'PUT', path: '/api/v1/applications/{appId}/messages/{msgId}/autofill' },
 
   'pins.sendSms': { method: 'POST', path: '/2fa/2/pin' },
   'pins.sendVoice': { method: 'POST', path: '/2fa/2/pin/voice' },

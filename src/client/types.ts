@@ -3,7 +3,7 @@
 // the server is loaded at run time (type-only imports are erased by the compiler).
 import type { Static } from 'typebox';
 import type {
-  AuditEntrySchema, AuditPageSchema, SecurityResponseSchema, SecuritySettingsRequestSchema,
+  AuditEntrySchema, AuditPageSchema, AutofillRequestSchema, AutofillResponseSchema, SecurityResponseSchema, SecuritySettingsRequestSchema,
 } from '../http/schemas/api-v1.js';
 import type {
   CreatedWebhookResponseSchema, CreateWebhookRequestSchema, EmailTemplateRequestSchema, EmailTemplateResponseSchema, InboxMessageSchema,
@@ -148,3 +148,8 @@ export interface AuditQuery {
   /** At most this many entries (server default 100, max 1000). */
   limit?: number;
 }
+
+/** The SMS autofill lines of an SMS message. */
+export type MessageAutofill = Static<typeof AutofillResponseSchema>;
+/** What PUT .../autofill takes: a field left out is off. */
+export type MessageAutofillRequest = Static<typeof AutofillRequestSchema>;

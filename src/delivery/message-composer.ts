@@ -1,6 +1,7 @@
 // Renders an outbox item into the message a transport sends. This is the only place a PIN is
 // decrypted for delivery, and the result lives only in memory: outbox rows never hold the rendered
 // text (see DESIGN.md, "Security decisions").
+import { withAutofill } from '../domain/autofill.js';
 import type { PinKeyring } from '../domain/pin-secrets.js';
 import { renderHtml, renderText } from '../domain/template-rendering.js';
 import type { OutboxRecord, Store } from '../store/store.js';
@@ -53,7 +54,9 @@ export async function composeMessage(store: Store, keyring: PinKeyring, item: Ou
       // An SMS PIN may be resent by voice, so the outbox item's channel decides, not the PIN's.
       if (item.channel === 'email') return missing(`message template ${template.id} is an SMS/voice template and cannot be sent by email`);
       const from = item.request.from ?? template.senderId ?? undefined;
-      const message: OutgoingMessage = { ...base, text: renderText(template.messageText, code, placeholders) };
+      // The autofill lines are for a phone's SMS app: a voice call never reads them.
+      const text = item.channel === 'sms' ? withAutofill(template.messageText, template.autofill) : template.messageText;
+      const message: OutgoingMessage = { ...base, text: renderText(text, code, placeholders) };
       if (from !== undefined) message.from = from;
       if (item.channel === 'voice') {
         // Voice transports read the PIN character by character, so they get it apart from the text.

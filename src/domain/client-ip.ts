@@ -5,7 +5,7 @@
 import net from 'node:net';
 
 /** The eight 16-bit groups of an IPv6 address, or undefined when it is not one. */
-function ipv6Groups(address: string): number[] | undefined {
+export function ipv6Groups(address: string): number[] | undefined {
   let text = address.toLowerCase();
   const zone = text.indexOf('%');
   if (zone !== -1) text = text.slice(0, zone);

@@ -8,6 +8,7 @@ export type ErrorCode =
   | 'NOT_FOUND'
   | 'CONFLICT'
   | 'PAYLOAD_TOO_LARGE'
+  | 'UNPROCESSABLE_ENTITY'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'TOO_MANY_REQUESTS'
   | 'GENERAL_ERROR';
@@ -20,7 +21,13 @@ export interface Failure {
   readonly validationErrors?: ValidationErrors;
   /** For TOO_MANY_REQUESTS: when the request would be accepted again. */
   readonly retryAfterMs?: number;
+  /** A finer cause that a dialect reports with a code of its own (Twilio's 60203, 60202, 60221, 6020x). */
+  readonly reason?: FailureReason;
 }
+
+export type FailureReason = 'max_send_attempts' | 'max_check_attempts' | 'no_verification_target'
+  | 'too_many_rate_limits' | 'rate_limit_exists' | 'rate_limit_name_invalid' | 'too_many_buckets' | 'bucket_interval_exists'
+  | 'destination_blocked' | 'messaging_configuration_exists';
 
 export type Result<T> = { ok: true; value: T } | { ok: false; failure: Failure };
 
@@ -28,7 +35,7 @@ export function ok<T>(value: T): Result<T> {
   return { ok: true, value };
 }
 
-export function fail(code: ErrorCode, text: string, extra: { validationErrors?: ValidationErrors; retryAfterMs?: number } = {}): { ok: false; failure: Failure } {
+export function fail(code: ErrorCode, text: string, extra: { validationErrors?: ValidationErrors; retryAfterMs?: number; reason?: FailureReason } = {}): { ok: false; failure: Failure } {
   return { ok: false, failure: { code, text, ...extra } };
 }
 

@@ -10,6 +10,7 @@ interface DerivedKeys {
   encryptionKey: Buffer;
   auditKey: Buffer;
   auditHeadKey: Buffer;
+  answerKey: Buffer;
 }
 
 function derive(secret: string, purpose: string): Buffer {
@@ -19,7 +20,7 @@ function derive(secret: string, purpose: string): Buffer {
 function deriveKeys(secret: string): DerivedKeys {
   // The id is itself derived, so it identifies the secret without revealing anything about it.
   const id = derive(secret, 'key id').subarray(0, 4).toString('hex');
-  return { id, hmacKey: derive(secret, 'pin hmac'), encryptionKey: derive(secret, 'pin encryption'), auditKey: derive(secret, 'audit chain'), auditHeadKey: derive(secret, 'audit head') };
+  return { id, hmacKey: derive(secret, 'pin hmac'), encryptionKey: derive(secret, 'pin encryption'), auditKey: derive(secret, 'audit chain'), auditHeadKey: derive(secret, 'audit head'), answerKey: derive(secret, 'idempotent answer') };
 }
 
 export class PinKeyring {
@@ -55,23 +56,44 @@ export class PinKeyring {
 
   /** `<keyId>:<base64 iv|tag|ciphertext>`, with the pinId as associated data so a ciphertext cannot be moved to another PIN. */
   encryptPin(pinId: string, pin: string): string {
-    const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.current.encryptionKey, iv);
-    cipher.setAAD(Buffer.from(pinId, 'utf8'));
-    const body = Buffer.concat([cipher.update(pin, 'utf8'), cipher.final()]);
-    return `${this.current.id}:${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64')}`;
+    return this.seal('encryptionKey', pinId, pin);
   }
 
   /** The PIN, or null when the ciphertext was made under a secret no longer configured or was tampered with. */
   decryptPin(pinId: string, stored: string): string | null {
+    return this.open('encryptionKey', pinId, stored);
+  }
+
+  /**
+   * An idempotent request's stored answer, encrypted under a key of its own with the key's row id as
+   * associated data: an answer may hold a secret shown once (a new API key), which must not sit in
+   * the database in clear.
+   */
+  encryptAnswer(rowId: string, answer: string): string {
+    return this.seal('answerKey', rowId, answer);
+  }
+
+  decryptAnswer(rowId: string, stored: string): string | null {
+    return this.open('answerKey', rowId, stored);
+  }
+
+  private seal(key: 'encryptionKey' | 'answerKey', associated: string, text: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.current[key], iv);
+    cipher.setAAD(Buffer.from(associated, 'utf8'));
+    const body = Buffer.concat([cipher.update(text, 'utf8'), cipher.final()]);
+    return `${this.current.id}:${Buffer.concat([iv, cipher.getAuthTag(), body]).toString('base64')}`;
+  }
+
+  private open(key: 'encryptionKey' | 'answerKey', associated: string, stored: string): string | null {
     const [keyId, encoded] = stored.split(':');
     const keys = keyId === undefined ? undefined : this.byId.get(keyId);
     if (keys === undefined || encoded === undefined) return null;
     const raw = Buffer.from(encoded, 'base64');
     if (raw.length < 29) return null;
     try {
-      const decipher = createDecipheriv('aes-256-gcm', keys.encryptionKey, raw.subarray(0, 12));
-      decipher.setAAD(Buffer.from(pinId, 'utf8'));
+      const decipher = createDecipheriv('aes-256-gcm', keys[key], raw.subarray(0, 12));
+      decipher.setAAD(Buffer.from(associated, 'utf8'));
       decipher.setAuthTag(raw.subarray(12, 28));
       return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
     } catch {

@@ -1,10 +1,13 @@
 // Authentication comes first, before the body is even parsed: an unauthenticated request is a 401
 // whatever else is wrong with it. Routes name the scope they need in their config.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { authenticate } from '../service/api-keys.js';
-import type { Principal } from '../service/context.js';
-import type { Store } from '../store/store.js';
-import { envelope } from './error-envelope.js';
+import { ipRateKey } from '../domain/client-ip.js';
+import { API_KEY_MARKER, authenticate, presentedApiKey } from '../service/api-keys.js';
+import { appendAudit } from '../service/audit-log.js';
+import type { Principal, ServiceContext } from '../service/context.js';
+import { authenticateBasic, basicCredentials } from '../service/twilio-credentials.js';
+import type { AuthFailureThrottle, Throttled } from './auth-throttle.js';
+import { sendFailure } from './error-envelope.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -16,17 +19,68 @@ declare module 'fastify' {
   }
 }
 
-export function authHook(store: Store) {
+/**
+ * What failures are counted under per key: the marker and 4 characters. Someone guessing at a key
+ * keeps its listed prefix (4 to 8 characters after the marker) and varies the rest, whatever length
+ * they make their guesses; random guesses rarely share 4 characters (64^4).
+ */
+function guessedPrefix(key: string): string {
+  return key.slice(0, (key.startsWith(API_KEY_MARKER) ? API_KEY_MARKER.length : 0) + 4);
+}
+
+/**
+ * Reports an address or key prefix going past TWOFA_AUTH_FAILURE_LIMIT, once per throttled period:
+ * a log line, `twofa_rate_limit_refusals_total{limit="auth_failures_ip"|"auth_failures_prefix"}`, and
+ * an `auth.throttled` audit entry in the account of every active key with the presented prefix (a
+ * throttled request has no account of its own; the owner of the key being guessed at is the one who
+ * needs to know). Only this rare path reads the key list.
+ */
+async function reportThrottled(ctx: ServiceContext, request: FastifyRequest, throttled: Throttled, presented: string | undefined): Promise<void> {
+  const limit = throttled.by === 'ip' ? 'auth_failures_ip' : 'auth_failures_prefix';
+  ctx.metrics.rateLimited(limit);
+  const guessed = presented === undefined ? undefined : guessedPrefix(presented);
+  request.log.warn({ throttledBy: throttled.by, clientIp: request.ip, keyPrefix: guessed, retryAfterMs: throttled.retryAfterMs }, 'authentication throttled after repeated failures (TWOFA_AUTH_FAILURE_LIMIT)');
+  if (presented === undefined) return;
+  // The keys this one imitates: those whose listed prefix it starts with.
+  const owners = new Map((await ctx.store.listApiKeys()).filter((k) => k.revokedAt === null && presented.startsWith(k.keyPrefix)).map((k) => [k.accountId, k.keyPrefix]));
+  const what = throttled.by === 'ip' ? 'from this address' : `with keys starting ${guessed}`;
+  for (const [accountId, keyPrefix] of owners) {
+    const reason = `too many failed authentications ${what} (TWOFA_AUTH_FAILURE_LIMIT); a request with a key starting ${keyPrefix} was refused, for ${Math.ceil(throttled.retryAfterMs / 1000)} s`;
+    await appendAudit(ctx, { accountId, at: ctx.clock(), event: 'auth.throttled', sourceIp: request.ip, actor: null, reason });
+  }
+}
+
+export function authHook(ctx: ServiceContext, throttle: AuthFailureThrottle) {
   return async function checkAuthorization(request: FastifyRequest, reply: FastifyReply) {
     const scope = request.routeOptions.config.scope;
     if (scope === undefined) return;
-    const principal = await authenticate(store, request.headers.authorization);
+    const authorization = request.headers.authorization;
+    // Only a request that presents credentials can be a guess; one without any is a plain 401.
+    const counted = authorization !== undefined && authorization !== '';
+    const ipKey = () => (counted ? ipRateKey(request.ip) : undefined);
+    // The Twilio dialect authenticates with HTTP Basic (a SID and the API key), every other route with the key alone.
+    const twilio = request.routeOptions.config.dialect === 'twilio';
+    const presented = () => (!counted ? undefined : twilio ? basicCredentials(authorization)?.password : presentedApiKey(authorization));
+    const prefix = () => {
+      const key = presented();
+      return key === undefined ? undefined : guessedPrefix(key);
+    };
+    const now = ctx.clock();
+    // Nothing has failed lately (the usual case): nothing to check, nothing computed.
+    const throttled = throttle.idle() ? undefined : throttle.check(ipKey(), prefix(), now);
+    if (throttled !== undefined) {
+      if (throttled.first) await reportThrottled(ctx, request, throttled, presented());
+      return sendFailure(reply, { code: 'TOO_MANY_REQUESTS', text: 'Too many failed authentications; try again later', retryAfterMs: throttled.retryAfterMs });
+    }
+    const principal = twilio ? await authenticateBasic(ctx.store, authorization) : await authenticate(ctx.store, authorization);
     if (!principal) {
-      return reply.code(401).header('www-authenticate', 'App').send(envelope('UNAUTHORIZED', 'Invalid login details'));
+      throttle.recordFailure(ipKey(), prefix(), now);
+      reply.header('www-authenticate', twilio ? 'Basic realm="twofa"' : 'App');
+      return sendFailure(reply, { code: 'UNAUTHORIZED', text: twilio ? 'Authentication Error - invalid username or password' : 'Invalid login details' });
     }
     // 2fa:manage is Infobip's superset scope: it is listed on every 2FA endpoint.
     if (!principal.scopes.includes(scope) && !principal.scopes.includes('2fa:manage')) {
-      return reply.code(403).send(envelope('FORBIDDEN', `This API key lacks the ${scope} scope`));
+      return sendFailure(reply, { code: 'FORBIDDEN', text: `This API key lacks the ${scope} scope` });
     }
     request.principal = { ...principal, ip: request.ip };
   };

@@ -2,7 +2,8 @@
 // /openapi.json, with interactive docs at /docs.
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { ErrorEnvelopeSchema } from './error-envelope.js';
+import { ErrorEnvelopeSchema, TwilioErrorSchema } from './error-envelope.js';
+import { IDEMPOTENCY_KEY_PATTERN } from './plugins/idempotency.js';
 import type { App } from './route-types.js';
 
 /** What each error status means, for responses whose schema does not say it itself. */
@@ -11,11 +12,16 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
   401: 'No API key, or an unknown or revoked one.',
   403: 'The API key lacks the scope this operation needs.',
   404: 'No such resource in the API key\'s account (another account\'s resource answers the same).',
-  409: 'The resource is still in use.',
+  409: 'The resource is still in use, or a request with the same Idempotency-Key is still being processed.',
+  422: 'The Idempotency-Key was already used with another request (method, path or body).',
   413: 'The request body is larger than the configured limit (TWOFA_BODY_LIMIT).',
   415: 'The request body\'s content type is not one the operation accepts (`application/json`).',
   429: 'A rate limit was reached; `Retry-After` gives the seconds to wait.',
   500: 'Unexpected failure; the body never carries details.',
+};
+
+const NEXT_RESEND = {
+  'X-Next-Resend-At': { type: 'string', description: 'When sendPinPerPhoneNumberLimit lets the next resend to this destination through (ISO 8601; now: at once), for a countdown.' },
 };
 
 const RETRY_AFTER = { 'Retry-After': { type: 'integer', minimum: 1, description: 'Seconds to wait before retrying.' } };
@@ -38,6 +44,8 @@ function documentedResponses(response: Record<string, unknown> | undefined): Rec
 
 interface DocumentedOperation {
   operationId?: string;
+  security?: unknown[];
+  parameters?: Record<string, unknown>[];
   requestBody?: { required?: boolean; content?: Record<string, { schema?: { required?: string[] } }> };
   responses?: Record<string, unknown>;
 }
@@ -48,14 +56,57 @@ type DocumentedPaths = Record<string, Record<string, DocumentedOperation>>;
 const BODY_METHODS = new Set(['post', 'put', 'patch', 'delete']);
 
 function declareBodyParserAnswers(paths: DocumentedPaths) {
-  for (const item of Object.values(paths)) {
+  for (const [path, item] of Object.entries(paths)) {
+    // The error body is the dialect's (error-envelope.ts): Twilio's under /v2.
+    const errorSchema = isTwilioPath(path) ? TwilioErrorSchema : ErrorEnvelopeSchema;
     for (const [method, operation] of Object.entries(item)) {
       if (!BODY_METHODS.has(method)) continue;
       operation.responses ??= {};
       for (const status of ['413', '415']) {
-        operation.responses[status] ??= { description: ERROR_DESCRIPTIONS[status], content: { 'application/json': { schema: JSON.parse(JSON.stringify(ErrorEnvelopeSchema)) as unknown } } };
+        operation.responses[status] ??= { description: ERROR_DESCRIPTIONS[status], content: { 'application/json': { schema: JSON.parse(JSON.stringify(errorSchema)) as unknown } } };
       }
     }
+  }
+}
+
+const isTwilioPath = (path: string) => path.startsWith('/v2/');
+
+// Every authenticated operation (one that can answer 401) can also answer 429 before its key is looked
+// up, once a client has failed authentication too often (TWOFA_AUTH_FAILURE_LIMIT, http/auth.ts).
+function declareAuthThrottleAnswers(paths: DocumentedPaths) {
+  for (const [path, item] of Object.entries(paths)) {
+    const errorSchema = isTwilioPath(path) ? TwilioErrorSchema : ErrorEnvelopeSchema;
+    for (const operation of Object.values(item)) {
+      if (operation.responses?.['401'] === undefined) continue;
+      operation.responses['429'] ??= {
+        description: 'Too many failed authentications from this address (TWOFA_AUTH_FAILURE_LIMIT), or a rate limit was reached; `Retry-After` gives the seconds to wait.',
+        headers: { 'Retry-After': { description: RETRY_AFTER['Retry-After'].description, schema: { type: 'integer', minimum: 1 } } },
+        content: { 'application/json': { schema: JSON.parse(JSON.stringify(errorSchema)) as unknown } },
+      };
+    }
+  }
+}
+
+/**
+ * Every authenticated POST takes an Idempotency-Key (http/plugins/idempotency.ts, a hook on all routes,
+ * so declared here for all of them): the header, and the 409 and 422 it may answer, in the shape of the
+ * operation's own 400.
+ */
+function declareIdempotencyKeys(paths: DocumentedPaths) {
+  for (const item of Object.values(paths)) {
+    const operation = item['post'];
+    if (operation?.security === undefined) continue;
+    (operation.parameters ??= []).push({
+      in: 'header', name: 'Idempotency-Key', required: false,
+      description: 'Makes the request safe to repeat: a repeat with the same key and body within TWOFA_IDEMPOTENCY_WINDOW (24 h) gets the first answer again, '
+        + 'marked `Idempotent-Replayed: true`, without running again. Keys are per account.',
+      schema: { type: 'string', minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY_PATTERN },
+    });
+    operation.responses ??= {};
+    const errorBody = (operation.responses['400'] as { content?: unknown } | undefined)?.content
+      ?? { 'application/json': { schema: JSON.parse(JSON.stringify(ErrorEnvelopeSchema)) as unknown } };
+    operation.responses['409'] ??= { description: ERROR_DESCRIPTIONS['409'], content: errorBody };
+    operation.responses['422'] ??= { description: ERROR_DESCRIPTIONS['422'], content: errorBody };
   }
 }
 
@@ -78,7 +129,7 @@ function markOptionalBodies(paths: DocumentedPaths) {
     for (const operation of Object.values(item)) {
       const body = operation.requestBody;
       if (!body) continue;
-      const schema = body.content?.['application/json']?.schema;
+      const schema = Object.values(body.content ?? {})[0]?.schema;
       body.required = (schema?.required ?? []).length > 0;
     }
   }
@@ -92,18 +143,20 @@ export function registerOpenApi(app: App, version: string): void {
       info: {
         title: 'twofa',
         version,
-        description: 'Self-hosted two-factor one-time-PIN service. `/2fa/2` is wire-compatible with Infobip\'s 2FA API v2; `/api/v1` is the service\'s own API.',
+        description: 'Self-hosted two-factor one-time-PIN service. `/2fa/2` is wire-compatible with Infobip\'s 2FA API v2, `/v2` with Twilio Verify v2; `/api/v1` is the service\'s own API.',
       },
       components: {
         securitySchemes: {
           APIKeyHeader: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Infobip style: `App <key>`.' },
           BearerKey: { type: 'http', scheme: 'bearer', description: 'The same key as `Bearer <key>`.' },
+          TwilioBasic: { type: 'http', scheme: 'basic', description: 'Twilio Verify (/v2): the account SID (`GET /api/v1/me`) as user name, an API key as password.' },
         },
       },
       tags: [
         { name: '2FA applications' }, { name: '2FA message templates' }, { name: '2FA PINs' },
         { name: 'PINs' }, { name: 'Email templates' }, { name: 'Webhooks' }, { name: 'Inbox' }, { name: 'Operations' },
         { name: 'Security' }, { name: 'Audit' }, { name: 'Statistics' }, { name: 'API keys' },
+        { name: 'Twilio Verify', description: 'Twilio Verify v2, wire-compatible: form-encoded PascalCase parameters, snake_case JSON, Twilio\'s errors.' },
       ],
     },
     transformObject: (documentObject) => {
@@ -113,6 +166,8 @@ export function registerOpenApi(app: App, version: string): void {
       for (const item of Object.values(paths)) for (const method of Object.keys(item)) item[method] = structuredClone(item[method]!);
       markOptionalBodies(paths);
       declareBodyParserAnswers(paths);
+      declareAuthThrottleAnswers(paths);
+      declareIdempotencyKeys(paths);
       uniqueOperationIds(paths);
       return document;
     },
@@ -120,8 +175,10 @@ export function registerOpenApi(app: App, version: string): void {
     transform: ({ schema, url, route }) => {
       const needsKey = route.config?.scope !== undefined;
       const transformed = { ...(schema as Record<string, unknown>) };
-      if (needsKey) transformed['security'] = [{ APIKeyHeader: [] }, { BearerKey: [] }];
+      if (needsKey) transformed['security'] = route.config?.dialect === 'twilio' ? [{ TwilioBasic: [] }] : [{ APIKeyHeader: [] }, { BearerKey: [] }];
       transformed['response'] = documentedResponses(transformed['response'] as Record<string, unknown> | undefined);
+      const answered = (transformed['response'] as Record<string, Record<string, unknown>> | undefined)?.['200'];
+      if (route.config?.nextResendAt === true && answered) answered['headers'] = NEXT_RESEND;
       if (!schema || (schema as { hide?: boolean }).hide) transformed['hide'] = true;
       return { schema: transformed as never, url };
     },

@@ -51,7 +51,7 @@ export class PrometheusMetrics implements Metrics {
     const registers = [this.registry];
     this.sends = new Counter({ name: 'twofa_pin_sends_total', help: 'PIN sends and resends accepted, by channel; status queued or not_sent (channel off).', labelNames: ['channel', 'kind', 'status'], registers });
     this.verifications = new Counter({ name: 'twofa_verifications_total', help: 'Counted verification attempts by outcome.', labelNames: ['channel', 'outcome'], registers });
-    this.refusals = new Counter({ name: 'twofa_rate_limit_refusals_total', help: 'Requests refused by a limit (sendPinPerApplicationLimit, sendPinPerPhoneNumberLimit, verifyPinLimit).', labelNames: ['limit'], registers });
+    this.refusals = new Counter({ name: 'twofa_rate_limit_refusals_total', help: 'Requests refused by a limit (sendPinPerApplicationLimit, sendPinPerPhoneNumberLimit, verifyPinLimit; auth_failures_ip, auth_failures_prefix: TWOFA_AUTH_FAILURE_LIMIT).', labelNames: ['limit'], registers });
     this.deliveries = new Counter({ name: 'twofa_deliveries_total', help: 'Delivery outcomes: delivered, retried (an attempt failed, another follows), failed (given up), cancelled (the PIN ended first).', labelNames: ['channel', 'transport', 'outcome'], registers });
     this.deliverySeconds = new Histogram({ name: 'twofa_delivery_duration_seconds', help: 'Time a transport took to accept or refuse a message.', labelNames: ['channel', 'transport'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers });
     this.receipts = new Counter({ name: 'twofa_delivery_receipts_total', help: 'Delivery receipts and provider status callbacks: delivered, undelivered, or unmatched.', labelNames: ['transport', 'outcome'], registers });

@@ -9,14 +9,29 @@ export const SCOPE_PIN_SEND = '2fa:pin:send';
 export const ALL_SCOPES = [SCOPE_MANAGE, SCOPE_PIN_SEND] as const;
 export const DEFAULT_ACCOUNT = 'default';
 
-const KEY_PREFIX_LENGTH = 12;
+/** The marker every generated key starts with: public, so showing it reveals nothing. */
+export const API_KEY_MARKER = 'tfa_';
+/** Most characters of a key shown and stored after the marker (the whole prefix when there is none). */
+const PREFIX_SECRET_CHARACTERS = 8;
+/** The shortest key accepted from outside (TWOFA_BOOTSTRAP_API_KEY): 32 characters leave 24 unknown after the prefix. */
+export const MIN_API_KEY_LENGTH = 32;
+
+/**
+ * What is stored and listed to recognise a key by: the `tfa_` marker and at most 8 characters after
+ * it, and never more than a quarter of the key, so a listing never gives away enough of a short key
+ * to guess the rest against its unsalted SHA-256.
+ */
+export function apiKeyPrefix(key: string): string {
+  const marker = key.startsWith(API_KEY_MARKER) ? API_KEY_MARKER.length : 0;
+  return key.slice(0, Math.min(marker + PREFIX_SECRET_CHARACTERS, Math.floor(key.length / 4)));
+}
 
 export function hashApiKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
 export function generateApiKey(): string {
-  return `tfa_${randomBytes(32).toString('base64url')}`;
+  return `${API_KEY_MARKER}${randomBytes(32).toString('base64url')}`;
 }
 
 export interface CreatedApiKey {
@@ -30,11 +45,18 @@ export async function createApiKey(store: Store, options: { accountName?: string
   const account = await store.findOrCreateAccount(options.accountName ?? DEFAULT_ACCOUNT, randomUUID(), options.now);
   const scopes = [...(options.scopes ?? ALL_SCOPES)];
   const id = randomUUID();
-  await store.insertApiKey({ id, accountId: account.id, keyHash: hashApiKey(key), keyPrefix: key.slice(0, KEY_PREFIX_LENGTH), scopes, label: options.label ?? null, createdAt: options.now });
+  const keyPrefix = apiKeyPrefix(key);
+  await store.insertApiKey({ id, accountId: account.id, keyHash: hashApiKey(key), keyPrefix, scopes, label: options.label ?? null, createdAt: options.now });
   return {
     key,
-    record: { id, accountId: account.id, accountName: account.name, keyPrefix: key.slice(0, KEY_PREFIX_LENGTH), scopes, label: options.label ?? null, createdAt: options.now, revokedAt: null },
+    record: { id, accountId: account.id, accountName: account.name, keyPrefix, scopes, label: options.label ?? null, createdAt: options.now, revokedAt: null },
   };
+}
+
+/** The key of `Authorization: App <key>` or `Bearer <key>` (scheme case-insensitive), or undefined. */
+export function presentedApiKey(authorization: string | undefined): string | undefined {
+  if (!authorization) return undefined;
+  return /^(App|Bearer)\s+(\S+)\s*$/i.exec(authorization)?.[2];
 }
 
 /**
@@ -42,10 +64,9 @@ export async function createApiKey(store: Store, options: { accountName?: string
  * Returns undefined for anything else, an unknown key or a revoked one: callers answer all of them alike.
  */
 export async function authenticate(store: Store, authorization: string | undefined): Promise<Principal | undefined> {
-  if (!authorization) return undefined;
-  const match = /^(App|Bearer)\s+(\S+)\s*$/i.exec(authorization);
-  if (!match || match[2] === undefined) return undefined;
-  const record = await store.findApiKeyByHash(hashApiKey(match[2]));
+  const key = presentedApiKey(authorization);
+  if (key === undefined) return undefined;
+  const record = await store.findApiKeyByHash(hashApiKey(key));
   if (!record || record.revokedAt !== null) return undefined;
   return { accountId: record.accountId, keyId: record.id, scopes: record.scopes };
 }

@@ -1,4 +1,5 @@
 // What every use case is given: ports in, nothing global. Tests build one with a fake clock.
+import type { WebhookAddressPolicy } from '../delivery/webhook/webhook-address-guard.js';
 import type { PinKeyring } from '../domain/pin-secrets.js';
 import type { SecurityProfile } from '../domain/security-profile.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -28,6 +29,8 @@ export interface ServiceContext {
   channelDelivery?: Partial<Record<Channel, ChannelDelivery>>;
   /** TWOFA_SECURITY_PROFILE; unset means `compatible` (Infobip's defaults). */
   securityProfile?: SecurityProfile;
+  /** Which addresses accounts' webhook URLs may point at (TWOFA_WEBHOOK_ALLOW_PRIVATE), and how names are resolved to check them. */
+  webhookAddresses: WebhookAddressPolicy;
 }
 
 export type ChannelDelivery = 'inbox' | 'real' | 'both';

@@ -5,7 +5,8 @@ import { pinState, type PinState } from '../domain/pin-lifecycle.js';
 import type { DeliveryEvent, PinRecord, ReceiptInput } from '../store/store.js';
 import { appendAudit } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
-import { pinNotFound } from './send-pin.js';
+import { readApplication } from './effective-records.js';
+import { destinationSendLimit, pinNotFound } from './send-pin.js';
 
 /** Applies a receipt; false when it matches no message we sent (stale, or not ours). */
 export async function recordDeliveryReceipt(ctx: ServiceContext, receipt: ReceiptInput): Promise<boolean> {
@@ -29,6 +30,8 @@ export interface PinDetails {
   pin: PinRecord;
   state: PinState;
   history: DeliveryEvent[];
+  /** When sendPinPerPhoneNumberLimit lets a resend of this PIN through (epoch ms); null once it can no longer be resent. */
+  nextResendAt: number | null;
 }
 
 
@@ -36,5 +39,14 @@ export async function getPinDetails(ctx: ServiceContext, principal: Principal, p
   const pin = await ctx.store.getPin(principal.accountId, pinId);
   if (!pin) return pinNotFound(pinId);
   const history = await ctx.store.listDeliveryEvents(principal.accountId, pinId);
-  return ok({ pin, state: pinState(pin, ctx.clock()), history });
+  const now = ctx.clock();
+  const state = pinState(pin, now);
+  return ok({ pin, state, history, nextResendAt: state === 'pending' && pin.pinCiphertext !== null ? await nextResendOf(ctx, pin, now) : null });
+}
+
+/** A peek at the destination's send limit: counts nothing, so reading a PIN never spends a resend. */
+async function nextResendOf(ctx: ServiceContext, pin: PinRecord, now: number): Promise<number> {
+  const app = await readApplication(ctx, pin.accountId, pin.applicationId);
+  const limit = app && destinationSendLimit(app, pin.destination);
+  return limit ? ctx.store.peekRateLimit(limit, now) : now;
 }

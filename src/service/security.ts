@@ -94,9 +94,9 @@ export interface GuardRefusal {
   guard: string;
 }
 
-function blocked(ctx: ServiceContext, guard: string, text: string): GuardRefusal {
-  ctx.metrics.securityRefusal(guard);
-  return { ok: false, guard, failure: fail('FORBIDDEN', `Destination refused by the application's security settings: ${text}`).failure };
+/** A destination guard's refusal; counted in the metrics by checkSendGuards once the Safe List has not let it through. */
+function blocked(guard: string, text: string): GuardRefusal {
+  return { ok: false, guard, failure: fail('FORBIDDEN', `Destination refused by the application's security settings: ${text}`, { reason: 'destination_blocked' }).failure };
 }
 
 const IP_KEY = 'send:ip:';
@@ -113,6 +113,26 @@ function breakerBucketMs(windowMs: number): number {
   return Math.max(1000, Math.floor(windowMs / 10));
 }
 
+/** The first destination guard (countries, prefixes, premium numbers, the conversion breaker) that refuses `to`, if any. */
+async function destinationRefusal(ctx: ServiceContext, principal: Principal, app: ApplicationRecord, settings: SecuritySettings, to: string, country: string | undefined, now: number): Promise<GuardRefusal | undefined> {
+  if (settings.allowedCountries.length > 0 && (country === undefined || !settings.allowedCountries.includes(country))) {
+    return blocked('country', `country ${country ?? 'unknown'} is not among the allowed countries`);
+  }
+  if (country !== undefined && settings.blockedCountries.includes(country)) return blocked('country', `country ${country} is blocked`);
+  if (settings.allowedPrefixes.length > 0 && !settings.allowedPrefixes.some((p) => to.startsWith(p))) {
+    return blocked('prefix', 'the number is not in an allowed prefix');
+  }
+  const blockedPrefix = settings.blockedPrefixes.find((p) => to.startsWith(p));
+  if (blockedPrefix !== undefined) return blocked('prefix', `numbers starting with ${blockedPrefix} are blocked`);
+  if (settings.refusePremiumNumbers) {
+    const type = phoneNumberType(to);
+    if (type !== undefined && PREMIUM_TYPES.has(type)) return blocked('premium_number', `${type === 'PREMIUM_RATE' ? 'premium-rate' : 'shared-cost'} numbers are refused`);
+  }
+  const breaker = settings.conversionBreaker;
+  if (breaker.enabled && country !== undefined) return checkBreaker(ctx, principal, app, settings, country, now);
+  return undefined;
+}
+
 /** The checks before a send; no-op (one settings read) for an application that has not turned them on. */
 export async function checkSendGuards(ctx: ServiceContext, principal: Principal, app: ApplicationRecord, channel: Channel, to: string, now: number): Promise<GuardPass | GuardRefusal> {
   const settings = await loadSecuritySettings(ctx, app.id);
@@ -122,25 +142,15 @@ export async function checkSendGuards(ctx: ServiceContext, principal: Principal,
 
   if (channel !== 'email') {
     const country = phoneCountry(to);
-    if (settings.allowedCountries.length > 0 && (country === undefined || !settings.allowedCountries.includes(country))) {
-      return blocked(ctx, 'country', `country ${country ?? 'unknown'} is not among the allowed countries`);
+    const refusal = await destinationRefusal(ctx, principal, app, settings, to, country, now);
+    // A number on the account's Safe List (POST /v2/SafeList/Numbers) passes the destination guards,
+    // looked up only when one refuses; the per-address limits below still count it.
+    if (refusal && !(await ctx.store.twilio.isSafeListed(principal.accountId, to))) {
+      // (The breaker counts its own refusals, with the block it records.)
+      if (refusal.guard !== 'conversion_breaker') ctx.metrics.securityRefusal(refusal.guard);
+      return refusal;
     }
-    if (country !== undefined && settings.blockedCountries.includes(country)) return blocked(ctx, 'country', `country ${country} is blocked`);
-    if (settings.allowedPrefixes.length > 0 && !settings.allowedPrefixes.some((p) => to.startsWith(p))) {
-      return blocked(ctx, 'prefix', 'the number is not in an allowed prefix');
-    }
-    const blockedPrefix = settings.blockedPrefixes.find((p) => to.startsWith(p));
-    if (blockedPrefix !== undefined) return blocked(ctx, 'prefix', `numbers starting with ${blockedPrefix} are blocked`);
-    if (settings.refusePremiumNumbers) {
-      const type = phoneNumberType(to);
-      if (type !== undefined && PREMIUM_TYPES.has(type)) return blocked(ctx, 'premium_number', `${type === 'PREMIUM_RATE' ? 'premium-rate' : 'shared-cost'} numbers are refused`);
-    }
-    const breaker = settings.conversionBreaker;
-    if (breaker.enabled && country !== undefined) {
-      const refusal = await checkBreaker(ctx, principal, app, settings, country, now);
-      if (refusal) return refusal;
-      breakerCountry = country;
-    }
+    if (!refusal && settings.conversionBreaker.enabled && country !== undefined) breakerCountry = country;
     if (settings.perPrefixSendLimit !== null && to.length > 4) {
       const limit = parseRateLimit(settings.perPrefixSendLimit);
       if (limit) limits.push({ key: `${PREFIX_KEY}${app.id}:${to.slice(0, -4)}`, limit: limit.count, windowMs: limit.windowMs });

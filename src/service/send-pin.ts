@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { limitKeyDestination, normalizeEmailAddress, normalizePhoneNumber, phoneCountry, validateEmailSender } from '../domain/destinations.js';
 import { parseDuration, parseRateLimit } from '../domain/durations.js';
 import { FieldErrors, fail, ok, type Result } from '../domain/errors.js';
+import { withAutofill } from '../domain/autofill.js';
 import { generatePin, generatePinId } from '../domain/pin-generation.js';
 import { validateSmsSender } from '../domain/sender-ids.js';
 import { missingPlaceholders, renderedSmsInfo, validatePlaceholderValues } from '../domain/template-rendering.js';
@@ -14,6 +15,7 @@ import { auditRequest, durably } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
 import { readApplication, readMessageTemplate } from './effective-records.js';
 import { checkSendGuards, countBreakerSend, guardLimitRefusal, type GuardPass } from './security.js';
+import { appHashTooLong } from './template-autofill.js';
 
 export interface SendPinInput {
   applicationId: string;
@@ -36,6 +38,8 @@ export interface SendOutcome {
   queued: boolean;
   /** The outbox row's id: Infobip's externalMessageId for delivery tracking. */
   deliveryId: string | undefined;
+  /** When sendPinPerPhoneNumberLimit lets the next resend to this destination through (epoch ms; now while it has room). */
+  nextResendAt: number;
 }
 
 const isPhoneChannel = (channel: Channel) => channel !== 'email';
@@ -79,17 +83,30 @@ async function checkTemplateFilled(ctx: ServiceContext, template: MessageTemplat
  */
 function checkSmsSize(ctx: ServiceContext, template: MessageTemplateRecord, channel: Channel, placeholders: Record<string, string>, errors: FieldErrors): void {
   if (channel !== 'sms' || template.kind !== 'sms_voice' || missingPlaceholders(template.messageText, placeholders).length > 0) return;
-  const info = renderedSmsInfo(template.messageText, template.pinLength, placeholders);
+  const info = renderedSmsInfo(withAutofill(template.messageText, template.autofill), template.pinLength, placeholders);
+  if (template.autofill && appHashTooLong(template, template.autofill, placeholders)) {
+    errors.add('placeholders', `with these values the SMS would be longer than 140 bytes (${info.units} ${info.encoding} characters), which Android's SMS Retriever does not read; the message template has an app hash`);
+    return;
+  }
   if (info.segments <= ctx.smsMaxSegments) return;
   errors.add('placeholders', `the SMS would take ${info.segments} parts (${info.units} ${info.encoding} characters with these values); at most ${ctx.smsMaxSegments} are sent per message`);
+}
+
+const DESTINATION_LIMIT_PREFIX = 'send:to:';
+
+/** sendPinPerPhoneNumberLimit for one destination of the application, if it has one. */
+export function destinationSendLimit(app: ApplicationRecord, destination: string): RateLimitCheck | undefined {
+  const perDestination = parseRateLimit(app.configuration.sendPinPerPhoneNumberLimit);
+  if (!perDestination) return undefined;
+  return { key: `${DESTINATION_LIMIT_PREFIX}${app.id}:${limitKeyDestination(destination)}`, limit: perDestination.count, windowMs: perDestination.windowMs };
 }
 
 /** Infobip's two send limits: per application, and per application and destination. */
 function sendLimits(app: ApplicationRecord, destination: string): RateLimitCheck[] {
   const perApp = parseRateLimit(app.configuration.sendPinPerApplicationLimit);
-  const perDestination = parseRateLimit(app.configuration.sendPinPerPhoneNumberLimit);
+  const perDestination = destinationSendLimit(app, destination);
   const checks: RateLimitCheck[] = [];
-  if (perDestination) checks.push({ key: `send:to:${app.id}:${limitKeyDestination(destination)}`, limit: perDestination.count, windowMs: perDestination.windowMs });
+  if (perDestination) checks.push(perDestination);
   if (perApp) checks.push({ key: `send:app:${app.id}`, limit: perApp.count, windowMs: perApp.windowMs });
   return checks;
 }
@@ -104,7 +121,7 @@ function refused(ctx: ServiceContext, outcome: Extract<RateLimitOutcome, { allow
     ctx.metrics.securityRefusal(guard.guard);
     return tooManyRequests(outcome, guard.text);
   }
-  const perDestination = outcome.key.startsWith('send:to:');
+  const perDestination = outcome.key.startsWith(DESTINATION_LIMIT_PREFIX);
   ctx.metrics.rateLimited(perDestination ? 'sendPinPerPhoneNumberLimit' : 'sendPinPerApplicationLimit');
   return tooManyRequests(outcome, perDestination ? 'sendPinPerPhoneNumberLimit reached for this destination' : 'sendPinPerApplicationLimit reached for this application');
 }
@@ -167,7 +184,10 @@ async function settle(
   if (guard.breakerCountry !== undefined && guard.settings) await countBreakerSend(ctx, app, guard.breakerCountry, guard.settings, now);
   await auditRequest(ctx, principal, { event: `pin.${kind}`, applicationId: app.id, pinId, destination: to, reason: channel });
   if (queued) ctx.messageQueued();
-  return ok({ pinId, to, queued, deliveryId });
+  // From the write that consumed the limits: no query of its own.
+  const destinationLimit = admission.limits.find((l) => l.key.startsWith(DESTINATION_LIMIT_PREFIX));
+  const nextResendAt = (destinationLimit && outcome.nextAllowedAt?.[destinationLimit.key]) ?? now;
+  return ok({ pinId, to, queued, deliveryId, nextResendAt });
 }
 
 export function sendPin(ctx: ServiceContext, principal: Principal, channel: Channel, input: SendPinInput): Promise<Result<SendOutcome>> {

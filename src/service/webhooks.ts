@@ -4,6 +4,7 @@
 // with a key derived from TWOFA_SECRET, as PIN ciphertexts are.
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
+import { checkWebhookHost, type WebhookAddressPolicy } from '../delivery/webhook/webhook-address-guard.js';
 import { parseWebhookSecret, WEBHOOK_SECRET_PREFIX } from '../delivery/webhook/webhook-signature.js';
 import { FieldErrors, fail, ok, type Result } from '../domain/errors.js';
 import { generateResourceId } from '../domain/pin-generation.js';
@@ -42,10 +43,12 @@ function isLoopbackHost(hostname: string): boolean {
 }
 
 /**
- * https:// anywhere, http:// only to this machine (a receiver beside the service, or a test). Events
- * carry no PIN, but their signature and content still deserve TLS on any real network.
+ * https:// to public addresses. With TWOFA_WEBHOOK_ALLOW_PRIVATE any address is accepted, and
+ * http:// to this machine too (a receiver beside the service, or a test). Events carry no PIN, but
+ * their signature and content still deserve TLS on any real network. The host's addresses are
+ * checked here and again at every delivery (src/delivery/webhook/webhook-address-guard.ts).
  */
-export function checkWebhookUrl(raw: string): { ok: true; url: string } | { ok: false; error: string } {
+export async function checkWebhookUrl(raw: string, policy: WebhookAddressPolicy): Promise<{ ok: true; url: string } | { ok: false; error: string }> {
   if (raw.length > WEBHOOK_URL_MAX) return { ok: false, error: `must be at most ${WEBHOOK_URL_MAX} characters` };
   let url: URL;
   try {
@@ -54,11 +57,13 @@ export function checkWebhookUrl(raw: string): { ok: true; url: string } | { ok: 
     return { ok: false, error: 'must be an absolute URL, e.g. https://hooks.example.com/twofa' };
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return { ok: false, error: 'must be an https:// URL' };
-  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
-    return { ok: false, error: 'must be https:// (http:// is accepted only for localhost, 127.0.0.0/8 and [::1])' };
+  if (url.protocol === 'http:' && !(policy.allowPrivate && isLoopbackHost(url.hostname))) {
+    return { ok: false, error: policy.allowPrivate ? 'must be https:// (http:// is accepted only for localhost, 127.0.0.0/8 and [::1])' : 'must be an https:// URL' };
   }
   if (url.username !== '' || url.password !== '') return { ok: false, error: 'must not carry user:password@; receivers authenticate events by their signature' };
   if (url.hash !== '') return { ok: false, error: 'must not have a #fragment' };
+  const refused = await checkWebhookHost(url.hostname, policy);
+  if (refused !== undefined) return { ok: false, error: refused };
   return { ok: true, url: url.href };
 }
 
@@ -92,7 +97,7 @@ export function toWebhookView(s: WebhookSubscriptionRecord): WebhookView {
 /** The subscription and its secret, which this answer alone ever shows. */
 export async function createWebhook(ctx: ServiceContext, principal: Principal, input: WebhookInput): Promise<Result<{ webhook: WebhookView; secret: string }>> {
   const errors = new FieldErrors();
-  const url = checkWebhookUrl(input.url);
+  const url = await checkWebhookUrl(input.url, ctx.webhookAddresses);
   if (!url.ok) errors.add('url', url.error);
   const events = checkEvents(input.events, errors);
   if (input.secret !== undefined) checkSecret(input.secret, errors);
@@ -129,7 +134,7 @@ export async function updateWebhook(ctx: ServiceContext, principal: Principal, i
   const errors = new FieldErrors();
   const changes: WebhookSubscriptionChanges = {};
   if (input.url !== undefined) {
-    const url = checkWebhookUrl(input.url);
+    const url = await checkWebhookUrl(input.url, ctx.webhookAddresses);
     if (url.ok) changes.url = url.url;
     else errors.add('url', url.error);
   }

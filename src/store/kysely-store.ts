@@ -3,6 +3,7 @@
 // rows).
 import { randomUUID } from 'node:crypto';
 import { sql, type InferResult, type Kysely, type Selectable, type Transaction } from 'kysely';
+import type { Autofill } from '../domain/autofill.js';
 import type { PinType } from '../domain/pin-generation.js';
 import type { Database, MessageTemplatesTable, PinsTable, EmailTemplatesTable, ApplicationsTable } from './schema.js';
 import type { ExternalRateLimiter, RateLimiter } from './rate-limiter.js';
@@ -12,9 +13,11 @@ import { KyselyEventStore } from './event-store.js';
 import { PURGE_LIMITS, type PurgeLimits } from './purge-batches.js';
 import { purgeEnded } from './purge.js';
 import { DatabaseRateLimits } from './limits.js';
+import { KyselyIdempotencyStore } from './idempotency-store.js';
 import { KyselyAuditStore } from './audit-store.js';
 import { KyselySecurityStore } from './security-store.js';
 import { KyselyConsoleStore } from './console-store.js';
+import { KyselyTwilioStore } from './twilio-store.js';
 import { PreparedQuery } from './prepared-query.js';
 import { WriteBatcher } from './write-batcher.js';
 import type { SqliteDurability } from './sqlite/group-commit.js';
@@ -129,6 +132,9 @@ export class KyselyStore implements Store, RateLimiter {
   readonly audit: KyselyAuditStore;
   /** The console's read queries and the account-scoped API key operations. */
   readonly console: KyselyConsoleStore;
+  /** The Twilio Verify dialect's own rows. */
+  readonly twilio: KyselyTwilioStore;
+  readonly idempotency: KyselyIdempotencyStore;
 
   constructor(readonly db: Kysely<Database>, readonly dialect: 'sqlite' | 'postgres', private readonly onClose: () => Promise<void>, private readonly options: KyselyStoreOptions = {}) {
     this.externalLimiter = options.rateLimiter;
@@ -138,6 +144,8 @@ export class KyselyStore implements Store, RateLimiter {
     this.security = new KyselySecurityStore(db, this.config);
     this.audit = new KyselyAuditStore(db, dialect, (work) => this.deferred(work));
     this.console = new KyselyConsoleStore(db);
+    this.twilio = new KyselyTwilioStore(db, dialect, this.events);
+    this.idempotency = new KyselyIdempotencyStore(db, dialect);
   }
 
   async close(): Promise<void> {
@@ -198,9 +206,9 @@ export class KyselyStore implements Store, RateLimiter {
     return rows.map(toApiKey);
   }
 
-  async revokeApiKey(idOrPrefix: string, now: number): Promise<boolean> {
+  async revokeApiKey(id: string, now: number): Promise<boolean> {
     const result = await this.db.updateTable('api_keys').set({ revoked_at: now })
-      .where((eb) => eb.or([eb('id', '=', idOrPrefix), eb('key_prefix', '=', idOrPrefix)]))
+      .where('id', '=', id)
       .where('revoked_at', 'is', null).executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }
@@ -313,7 +321,7 @@ export class KyselyStore implements Store, RateLimiter {
           pinHash: p.pinHash, pinCiphertext: p.pinCiphertext, attemptsLeft: p.attemptsLeft, allowMultipleVerifications: p.allowMultipleVerifications,
           createdAt: p.createdAt, expiresAt: p.expiresAt, deliveryStatus: p.deliveryStatus, country: p.country ?? null,
         }, input.outbox && { id: input.outbox.id, request: JSON.stringify(input.outbox.request), eventId: nextEventId() }, OUTBOX_CHANNEL);
-        return { allowed: true };
+        return this.externalLimiter ? external : this.limits.allowedWithNextTimes(this.db, limits, now);
       });
     }
     return this.deferred((db) => db.transaction().execute(async (trx) => {
@@ -399,12 +407,17 @@ export class KyselyStore implements Store, RateLimiter {
     });
   }
 
+  /** When the next hit on a limit will be allowed, without counting one. */
+  peekRateLimit(check: RateLimitCheck, now: number): Promise<number> {
+    return this.limits.peek(check, now);
+  }
+
   async consumeRateLimits(limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome> {
     if (this.externalLimiter) return this.externalLimiter.consumeRateLimits(limits, now);
     if (this.dialect === 'postgres') {
       return this.limits.refusable(limits, now, async () => {
         await pgHot.consumeLimits(this.db, limits, now);
-        return { allowed: true };
+        return this.limits.allowedWithNextTimes(this.db, limits, now);
       });
     }
     return this.db.transaction().execute((trx) => this.limits.consumeWithin(trx, limits, now));
@@ -656,7 +669,7 @@ export class KyselyStore implements Store, RateLimiter {
 
   /** See purge.ts. */
   purge(now: number, retentionMs: number, limits: PurgeLimits = PURGE_LIMITS): Promise<{ erased: number; deleted: number }> {
-    return purgeEnded(this.db, this.dialect, this.events, now, retentionMs, limits);
+    return purgeEnded(this.db, this.dialect, { events: this.events, twilio: this.twilio, idempotency: this.idempotency }, now, retentionMs, limits);
   }
 }
 
@@ -729,6 +742,7 @@ function toTemplate(row: Selectable<MessageTemplatesTable>): MessageTemplateReco
     ...base, kind: 'sms_voice', messageText: row.message_text ?? '', senderId: row.sender_id, language: row.language ?? 'en',
     voiceName: row.voice_name, repeatDtmf: row.repeat_dtmf, speechRate: row.speech_rate === null ? null : Number(row.speech_rate),
     regional: row.regional === null ? null : JSON.parse(row.regional),
+    ...(row.autofill !== null ? { autofill: JSON.parse(row.autofill) as Autofill } : {}),
   };
 }
 
@@ -739,13 +753,14 @@ function fromTemplate(t: MessageTemplateRecord): Selectable<MessageTemplatesTabl
   };
   if (t.kind === 'email') {
     return {
-      ...common, message_text: null, sender_id: null, language: null, voice_name: null, repeat_dtmf: null, speech_rate: null, regional: null,
+      ...common, message_text: null, sender_id: null, language: null, voice_name: null, repeat_dtmf: null, speech_rate: null, regional: null, autofill: null,
       email_template_id: t.emailTemplateId, email_from: t.from, landing_page_id: t.landingPageId,
     };
   }
   return {
     ...common, message_text: t.messageText, sender_id: t.senderId, language: t.language, voice_name: t.voiceName, repeat_dtmf: t.repeatDtmf,
     speech_rate: t.speechRate, regional: t.regional === null ? null : JSON.stringify(t.regional),
+    autofill: t.autofill ? JSON.stringify(t.autofill) : null,
     email_template_id: null, email_from: null, landing_page_id: null,
   };
 }

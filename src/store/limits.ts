@@ -7,7 +7,7 @@ import type { Kysely, Transaction } from 'kysely';
 import * as pgHot from './postgres/hot-statements.js';
 import { RateLimitRefusal } from './postgres/hot-statements.js';
 import { PreparedQuery } from './prepared-query.js';
-import { bucketExpiryOf, bucketStartOf, retryAfterMs, type ExternalRateLimiter } from './rate-limiter.js';
+import { bucketExpiryOf, bucketStartOf, nextAllowedAfterHit, nextAllowedAt, retryAfterMs, type ExternalRateLimiter } from './rate-limiter.js';
 import type { Database } from './schema.js';
 import type { RateLimitCheck, RateLimitOutcome } from './store.js';
 
@@ -40,19 +40,42 @@ export class DatabaseRateLimits {
     if (this.externalLimiter) return this.externalLimiter.consumeRateLimits(limits, now);
     if (this.dialect === 'postgres') {
       await pgHot.consumeLimits(trx, limits, now);
-      return { allowed: true };
+      return this.allowedWithNextTimes(trx, limits, now);
     }
+    const read: { hits: number; lastAt: number }[][] = [];
     for (const check of limits) {
       const buckets = await this.rateBuckets.all(trx, { key: check.key, since: now - check.windowMs });
-      const total = buckets.reduce((sum, b) => sum + Number(b.hits), 0);
-      if (total < check.limit) continue;
       const counted = buckets.map((b) => ({ hits: Number(b.hits), lastAt: Number(b.last_at) }));
+      read.push(counted);
+      const total = counted.reduce((sum, b) => sum + b.hits, 0);
+      if (total < check.limit) continue;
       return { allowed: false, key: check.key, retryAfterMs: retryAfterMs(counted, total, check.limit, check.windowMs, now) };
     }
-    for (const check of limits) {
+    const nextAllowed: Record<string, number> = {};
+    for (const [i, check] of limits.entries()) {
       await this.countRateHit.execute(trx, { key: check.key, bucketStart: bucketStartOf(now, check.windowMs), now, expiresAt: bucketExpiryOf(now, check.windowMs) });
+      // From the buckets just read: the caller learns when the next request fits at no extra query.
+      nextAllowed[check.key] = nextAllowedAfterHit(read[i]!, check.limit, check.windowMs, now);
     }
-    return { allowed: true };
+    return { allowed: true, nextAllowedAt: nextAllowed };
+  }
+
+  /** When the next hit on `check` will be allowed, without counting one. */
+  async peek(check: RateLimitCheck, now: number, db: Kysely<Database> = this.db): Promise<number> {
+    if (this.externalLimiter) return this.externalLimiter.peekRateLimit(check, now);
+    const buckets = await this.rateBuckets.all(db, { key: check.key, since: now - check.windowMs });
+    return nextAllowedAt(buckets.map((b) => ({ hits: Number(b.hits), lastAt: Number(b.last_at) })), check.limit, check.windowMs, now);
+  }
+
+  /**
+   * The outcome of a request PostgreSQL counted in its own statement: when each limit's next hit
+   * fits, read after it (one read per key; the statement itself returns no buckets).
+   */
+  async allowedWithNextTimes(db: Kysely<Database>, limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome> {
+    if (this.externalLimiter || limits.length === 0) return { allowed: true };
+    const nextAllowed: Record<string, number> = {};
+    for (const check of limits) nextAllowed[check.key] = await this.peek(check, now, db);
+    return { allowed: true, nextAllowedAt: nextAllowed };
   }
 
   /** With an external limiter (Redis), its verdict first; the database then counts no limits. */

@@ -273,7 +273,169 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
           .execute();
       },
     },
-    '0008_postgres_rate_limit_refusal': {
+    '0008_short_key_prefixes': {
+      async up(db: Kysely<unknown>) {
+        // Stored prefixes were the first 12 characters of a key; now they are never more than a
+        // quarter of it (service/api-keys.ts apiKeyPrefix). Only the hash is stored, so the length is
+        // known only for generated keys (tfa_ + 43 characters: 11 shown). A key given in
+        // TWOFA_BOOTSTRAP_API_KEY may have been as short as 16 characters: 4 shown.
+        await sql`update api_keys set key_prefix = substr(key_prefix, 1, 4) where label = 'TWOFA_BOOTSTRAP_API_KEY' and length(key_prefix) > 4`.execute(db);
+        await sql`update api_keys set key_prefix = substr(key_prefix, 1, 11) where length(key_prefix) > 11`.execute(db);
+      },
+    },
+    '0009_idempotency_keys': {
+      async up(db: Kysely<unknown>) {
+        // Idempotency-Key requests (src/http/plugins/idempotency.ts): the primary key is the race gate
+        // that lets one request per key and account run (INSERT ... ON CONFLICT DO NOTHING).
+        await db.schema.createTable('idempotency_keys')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('fingerprint', 'text', (c) => c.notNull())
+          .addColumn('lease_token', 'text', (c) => c.notNull())
+          .addColumn('lease_until', bigint, (c) => c.notNull())
+          .addColumn('status', 'integer')
+          .addColumn('answer', 'text')
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addColumn('expires_at', bigint, (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('idempotency_keys_expiry').on('idempotency_keys').column('expires_at').execute();
+      },
+    },
+    '0010_template_autofill': {
+      async up(db: Kysely<unknown>) {
+        await db.schema.alterTable('message_templates').addColumn('autofill', 'text').execute();
+      },
+    },
+    '0011_twilio_dialect': {
+      async up(db: Kysely<unknown>) {
+        // The Twilio Verify v2 dialect's own state beside the engine's: a Service is an application
+        // plus the Twilio-only settings (JSON) and the message templates it sends with; a
+        // Verification is a PIN plus its Twilio status and the times and channels of its sends.
+        await db.schema.createTable('twilio_services')
+          .addColumn('application_id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('settings', 'text', (c) => c.notNull())
+          .addColumn('sms_message_id', 'text')
+          .addColumn('email_message_id', 'text')
+          .addColumn('deleted_at', bigint)
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addColumn('updated_at', bigint, (c) => c.notNull())
+          .execute();
+        await db.schema.createTable('twilio_verifications')
+          .addColumn('pin_id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('channel', 'text', (c) => c.notNull())
+          .addColumn('send_code_attempts', 'text', (c) => c.notNull())
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addColumn('updated_at', bigint, (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('twilio_verifications_created').on('twilio_verifications').column('created_at').execute();
+      },
+    },
+    '0012_twilio_verification_expiry': {
+      async up(db: Kysely<unknown>) {
+        // The purge deletes a verification's row with its PIN, by the PIN's expiry as it deletes the
+        // PIN: each row carries that expiry (0 for a row whose PIN is gone already: purged next run).
+        await db.schema.alterTable('twilio_verifications').addColumn('expires_at', bigint, (c) => c.notNull().defaultTo(0)).execute();
+        await sql`update twilio_verifications set expires_at = coalesce((select p.expires_at from pins p where p.id = twilio_verifications.pin_id), 0)`.execute(db);
+        await db.schema.dropIndex('twilio_verifications_created').execute();
+        await db.schema.createIndex('twilio_verifications_expires_at').on('twilio_verifications').column('expires_at').execute();
+      },
+    },
+    '0013_twilio_rate_limits': {
+      async up(db: Kysely<unknown>) {
+        // A Service's Rate Limits (a name a start gives a value for) and their Buckets (at most `max`
+        // starts per value in `interval` seconds); the counts themselves are rate_limit_buckets rows.
+        await db.schema.createTable('twilio_rate_limits')
+          .addColumn('sid', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('application_id', 'text', (c) => c.notNull())
+          .addColumn('unique_name', 'text', (c) => c.notNull())
+          .addColumn('description', 'text')
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addColumn('updated_at', bigint, (c) => c.notNull())
+          .addUniqueConstraint('twilio_rate_limits_name', ['application_id', 'unique_name'])
+          .execute();
+        await db.schema.createTable('twilio_rate_limit_buckets')
+          .addColumn('sid', 'text', (c) => c.primaryKey())
+          .addColumn('rate_limit_sid', 'text', (c) => c.notNull())
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('application_id', 'text', (c) => c.notNull())
+          .addColumn('max', 'integer', (c) => c.notNull())
+          .addColumn('interval', 'integer', (c) => c.notNull())
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addColumn('updated_at', bigint, (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('twilio_rate_limit_buckets_limit').on('twilio_rate_limit_buckets').columns(['rate_limit_sid', 'created_at']).execute();
+      },
+    },
+    '0014_twilio_attempts': {
+      async up(db: Kysely<unknown>) {
+        // Each send of a verification (Twilio's Verification Attempt, VL...): its send_code_attempts
+        // entries, and the account's attempt list and conversion summary. Purged with its PIN.
+        await db.schema.createTable('twilio_attempts')
+          .addColumn('sid', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('pin_id', 'text', (c) => c.notNull())
+          .addColumn('channel', 'text', (c) => c.notNull())
+          .addColumn('seq', 'integer', (c) => c.notNull())
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addColumn('expires_at', bigint, (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('twilio_attempts_pin').on('twilio_attempts').columns(['pin_id', 'seq']).execute();
+        await db.schema.createIndex('twilio_attempts_account').on('twilio_attempts').columns(['account_id', 'created_at']).execute();
+        await db.schema.createIndex('twilio_attempts_expires_at').on('twilio_attempts').column('expires_at').execute();
+        // The sends recorded so far as JSON beside each verification become rows, in their order.
+        const rows = await sql<{ pin_id: string; account_id: string; send_code_attempts: string; expires_at: number | string }>`select pin_id, account_id, send_code_attempts, expires_at from twilio_verifications`.execute(db);
+        for (const row of rows.rows) {
+          const attempts = JSON.parse(row.send_code_attempts) as Array<{ time: number; channel: string; attemptSid: string }>;
+          for (const [seq, a] of attempts.entries()) {
+            await sql`insert into twilio_attempts (sid, account_id, pin_id, channel, seq, created_at, expires_at) values (${a.attemptSid}, ${row.account_id}, ${row.pin_id}, ${a.channel}, ${seq}, ${a.time}, ${Number(row.expires_at)})`.execute(db);
+          }
+        }
+        await db.schema.alterTable('twilio_verifications').dropColumn('send_code_attempts').execute();
+      },
+    },
+    '0015_twilio_service_locales': {
+      async up(db: Kysely<unknown>) {
+        // The message template a Service sends in each locale asked for (`Locale`), made at its first use.
+        await db.schema.createTable('twilio_service_locales')
+          .addColumn('application_id', 'text', (c) => c.notNull())
+          .addColumn('locale', 'text', (c) => c.notNull())
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('message_id', 'text', (c) => c.notNull())
+          .addPrimaryKeyConstraint('twilio_service_locales_pk', ['application_id', 'locale'])
+          .execute();
+      },
+    },
+    '0016_safe_list': {
+      async up(db: Kysely<unknown>) {
+        // An account's Safe List (Twilio's /v2/SafeList/Numbers): numbers the destination guards let through.
+        await db.schema.createTable('safe_list_numbers')
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('destination', 'text', (c) => c.notNull())
+          .addColumn('sid', 'text', (c) => c.notNull())
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addPrimaryKeyConstraint('safe_list_numbers_pk', ['account_id', 'destination'])
+          .execute();
+      },
+    },
+    '0017_twilio_messaging_configurations': {
+      async up(db: Kysely<unknown>) {
+        // A Twilio Service's Messaging Configurations: the messaging service named per country.
+        await db.schema.createTable('twilio_messaging_configurations')
+          .addColumn('application_id', 'text', (c) => c.notNull())
+          .addColumn('country', 'text', (c) => c.notNull())
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('messaging_service_sid', 'text', (c) => c.notNull())
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addColumn('updated_at', bigint, (c) => c.notNull())
+          .addPrimaryKeyConstraint('twilio_messaging_configurations_pk', ['application_id', 'country'])
+          .execute();
+      },
+    },
+    '0018_postgres_rate_limit_refusal': {
       async up(db: Kysely<unknown>) {
         // PostgreSQL counts a send's or a verify's rate limits in the same statement as its write
         // (postgres/hot-statements.ts); a refusal raises this function's error, which undoes the whole
@@ -316,9 +478,17 @@ export async function migrateToLatest(db: Kysely<unknown>, dialect: SqlDialect):
   });
 }
 
-async function runMigrator(db: Kysely<unknown>, dialect: SqlDialect): Promise<string[]> {
+/**
+ * Brings an empty or older schema up to the named migration and no further: what a database written
+ * by an older release looks like, for the tests of the migrations that follow it.
+ */
+export async function migrateUpTo(db: Kysely<unknown>, dialect: SqlDialect, lastMigration: string): Promise<string[]> {
+  return runMigrator(db, dialect, lastMigration);
+}
+
+async function runMigrator(db: Kysely<unknown>, dialect: SqlDialect, lastMigration?: string): Promise<string[]> {
   const migrator = new Migrator({ db, provider: new InCodeMigrations(dialect), migrationTableName: 'twofa_migrations', migrationLockTableName: 'twofa_migrations_lock' });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = lastMigration === undefined ? await migrator.migrateToLatest() : await migrator.migrateTo(lastMigration);
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

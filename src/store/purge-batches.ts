@@ -45,7 +45,7 @@ export function batchOf<Q extends SelectQueryBuilder<Database, never, object>>(q
 }
 
 /** The tables the purge deletes from by their `id`. */
-type IdTable = 'pins' | 'outbox' | 'delivery_events' | 'event_outbox';
+type IdTable = 'pins' | 'outbox' | 'delivery_events' | 'event_outbox' | 'idempotency_keys';
 
 /**
  * Deletes, in batches, the rows of `table` whose ids `ids(batch)` selects: a subquery that seeks

@@ -2,6 +2,8 @@
 // everything past the retention deleted, in batches (purge-batches.ts).
 import { sql, type Kysely } from 'kysely';
 import type { KyselyEventStore } from './event-store.js';
+import type { KyselyIdempotencyStore } from './idempotency-store.js';
+import type { KyselyTwilioStore } from './twilio-store.js';
 import { batchOf, deleteInBatches, inBatches, PURGE_LIMITS, type PurgeLimits } from './purge-batches.js';
 import type { Database } from './schema.js';
 
@@ -11,7 +13,8 @@ import type { Database } from './schema.js';
  * null`, `state <> 'pending'`): a run costs what expired or aged out since the last one, not what is
  * stored. test/store/store-contract.ts checks the plans of every statement.
  */
-export async function purgeEnded(db: Kysely<Database>, dialect: 'sqlite' | 'postgres', events: KyselyEventStore, now: number, retentionMs: number, limits: PurgeLimits = PURGE_LIMITS): Promise<{ erased: number; deleted: number }> {
+export async function purgeEnded(db: Kysely<Database>, dialect: 'sqlite' | 'postgres', stores: { events: KyselyEventStore; twilio: KyselyTwilioStore; idempotency: KyselyIdempotencyStore }, now: number, retentionMs: number, limits: PurgeLimits = PURGE_LIMITS): Promise<{ erased: number; deleted: number }> {
+  const { events } = stores;
   // Accounts subscribed to pin.expired get an event per PIN (bounded per run); the rest are erased at once.
   const expired = await events.expirePins(now);
   const erased = await inBatches(limits, async (batch) => (await db.updateTable('pins').set({ pin_ciphertext: null })
@@ -33,6 +36,7 @@ export async function purgeEnded(db: Kysely<Database>, dialect: 'sqlite' | 'post
   await events.purgeEnded(cutoff, limits);
   const deleted = await deleteInBatches(db, dialect, limits, 'pins', (batch) =>
     db.selectFrom('pins').select('id').where('expires_at', '<=', cutoff).orderBy('expires_at').limit(batch));
+  await stores.twilio.purge(cutoff, limits);
   await deleteInBatches(db, dialect, limits, 'outbox', (batch) =>
     db.selectFrom('outbox').select('id').where('state', '<>', sql.lit('pending')).where('updated_at', '<=', cutoff).orderBy('updated_at').limit(batch));
   await deleteInBatches(db, dialect, limits, 'delivery_events', (batch) =>
@@ -41,5 +45,6 @@ export async function purgeEnded(db: Kysely<Database>, dialect: 'sqlite' | 'post
     .where(({ eb, refTuple }) => eb(refTuple('key', 'bucket_start'), 'in', batchOf(db.selectFrom('rate_limit_buckets').select(['key', 'bucket_start'])
       .where('expires_at', '<=', now).orderBy('expires_at').limit(batch), dialect).$asTuple('key', 'bucket_start')))
     .executeTakeFirst()).numDeletedRows);
+  await stores.idempotency.purge(now, limits);
   return { erased: expired + erased, deleted };
 }

@@ -10,6 +10,11 @@ export interface RateLimiter {
    * consumes nothing. Atomic across concurrent callers on every node.
    */
   consumeRateLimits(limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome>;
+  /**
+   * When one more hit on `check` would be allowed (`now` while there is room), counting nothing: for
+   * a screen's countdown (the next resend), not a gate.
+   */
+  peekRateLimit(check: RateLimitCheck, now: number): Promise<number>;
 }
 
 /** A rate limiter outside the database: it has its own connection to check and to close. */
@@ -59,4 +64,20 @@ export function retryAfterMs(buckets: { hits: number; lastAt: number }[], total:
     }
   }
   return Math.max(1, retryAt - now);
+}
+
+/** When the next hit fits, given the window's buckets (sorted by their newest hit): `now` while there is room. */
+export function nextAllowedAt(buckets: { hits: number; lastAt: number }[], limit: number, windowMs: number, now: number): number {
+  const total = buckets.reduce((sum, b) => sum + b.hits, 0);
+  return total < limit ? now : now + retryAfterMs(buckets, total, limit, windowMs, now);
+}
+
+/**
+ * nextAllowedAt once a hit at `now` is counted, from the buckets read before counting it: the hit
+ * joins the current bucket (whose hits are the only ones at or after its start) and makes it the newest.
+ */
+export function nextAllowedAfterHit(before: { hits: number; lastAt: number }[], limit: number, windowMs: number, now: number): number {
+  const start = bucketStartOf(now, windowMs);
+  const current = before.filter((b) => b.lastAt >= start).reduce((sum, b) => sum + b.hits, 0);
+  return nextAllowedAt([...before.filter((b) => b.lastAt < start), { hits: current + 1, lastAt: now }], limit, windowMs, now);
 }

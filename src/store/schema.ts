@@ -56,6 +56,8 @@ export interface MessageTemplatesTable {
   email_template_id: number | null;
   email_from: string | null;
   landing_page_id: string | null;
+  /** JSON of the SMS autofill setting (domain/autofill.ts); null: none. */
+  autofill: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -163,6 +165,115 @@ export interface Database {
   conversion_counts: ConversionCountsTable;
   audit_log: AuditLogTable;
   audit_heads: AuditHeadsTable;
+  idempotency_keys: IdempotencyKeysTable;
+  twilio_services: TwilioServicesTable;
+  twilio_verifications: TwilioVerificationsTable;
+  twilio_attempts: TwilioAttemptsTable;
+  twilio_rate_limits: TwilioRateLimitsTable;
+  twilio_service_locales: TwilioServiceLocalesTable;
+  safe_list_numbers: SafeListNumbersTable;
+  twilio_messaging_configurations: TwilioMessagingConfigurationsTable;
+  twilio_rate_limit_buckets: TwilioRateLimitBucketsTable;
+}
+
+/** One send of a Twilio Verification (a Verification Attempt). */
+export interface TwilioAttemptsTable {
+  /** VL + 32 hex: the outbox row's id when a message was queued. */
+  sid: string;
+  account_id: string;
+  pin_id: string;
+  /** Twilio's channel name: sms, call, email. */
+  channel: string;
+  /** 0, 1, ...: the order of the verification's sends, which may share a millisecond. */
+  seq: number;
+  created_at: number;
+  /** The PIN's expiry: the purge deletes the row with the PIN. */
+  expires_at: number;
+}
+
+/** The SMS/voice message template a Twilio Service sends in a locale other than English. */
+export interface TwilioServiceLocalesTable {
+  application_id: string;
+  /** Twilio's spelling: fr, pt-BR, zh-HK. */
+  locale: string;
+  account_id: string;
+  message_id: string;
+}
+
+/** A number on an account's Safe List: its sends pass the destination guards (countries, prefixes, premium, breaker). */
+export interface SafeListNumbersTable {
+  account_id: string;
+  /** International digits without `+`, as PINs store them. */
+  destination: string;
+  /** GN + 32 hex. */
+  sid: string;
+  created_at: number;
+}
+
+/** A Twilio Service's Messaging Configuration: the messaging service (MG...) named for a country (or `all`). */
+export interface TwilioMessagingConfigurationsTable {
+  application_id: string;
+  /** ISO 3166-1 alpha-2, upper case, or `all`. */
+  country: string;
+  account_id: string;
+  messaging_service_sid: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A Twilio Service Rate Limit: a name whose values a start may give (`RateLimits={"name":"value"}`). */
+export interface TwilioRateLimitsTable {
+  /** RK + 32 hex. */
+  sid: string;
+  account_id: string;
+  application_id: string;
+  unique_name: string;
+  description: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A Bucket of a Rate Limit: at most `max` starts per value of the limit in `interval` seconds. */
+export interface TwilioRateLimitBucketsTable {
+  /** BL + 32 hex. */
+  sid: string;
+  rate_limit_sid: string;
+  account_id: string;
+  application_id: string;
+  max: number;
+  interval: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** The Twilio-only side of an application that the Twilio Verify dialect serves as a Service. */
+export interface TwilioServicesTable {
+  application_id: string;
+  account_id: string;
+  /** JSON of the Twilio-only settings (lookup_enabled, psd2_enabled, push, totp, ...). */
+  settings: string;
+  /** The SMS/voice message template the service's verifications are sent with. */
+  sms_message_id: string | null;
+  /** The email message template, made at the first email verification. */
+  email_message_id: string | null;
+  /** Deleted through DELETE /v2/Services/{Sid}: hidden from the dialect, the application disabled. */
+  deleted_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/** The Twilio-only side of a PIN started as a Verification. */
+export interface TwilioVerificationsTable {
+  pin_id: string;
+  account_id: string;
+  /** pending, approved, canceled, max_attempts_reached (answered 60202 once; then gone). */
+  status: string;
+  /** Twilio's channel name of the latest send: sms, call, email. */
+  channel: string;
+  created_at: number;
+  updated_at: number;
+  /** The PIN's expiry: the purge deletes the row with the PIN. */
+  expires_at: number;
 }
 
 /** An account's subscription to PIN events (POST /api/v1/webhooks). */
@@ -259,4 +370,24 @@ export interface AuditHeadsTable {
   signed_at: number;
   /** `<keyId>:<HMAC-SHA256>` of the head (domain/audit-head.ts). */
   signature: string;
+}
+
+/** A request made with an Idempotency-Key and, once answered, its answer (src/store/idempotency-store.ts). */
+export interface IdempotencyKeysTable {
+  /** Hex SHA-256 of the account id and the key: one row per key per account, the key itself not kept. */
+  id: string;
+  account_id: string;
+  /** Hex SHA-256 of method, path and body of the request that used the key first. */
+  fingerprint: string;
+  /** Random token of the request holding the key (a holder's writes check it, so a taken-over lease is not overwritten). */
+  lease_token: string;
+  /** While unanswered: until when the holder is presumed alive; after that another request may take the key over. */
+  lease_until: number;
+  /** The answer's HTTP status; null while the request is running. */
+  status: number | null;
+  /** `<keyId>:<AES-GCM>` of the answer (headers and body), under a key derived from TWOFA_SECRET. */
+  answer: string | null;
+  created_at: number;
+  /** End of the key's window: it is forgotten (purged) after it. */
+  expires_at: number;
 }

@@ -1,11 +1,14 @@
 // The one storage contract. Services depend on this interface only; the Kysely implementation
 // serves SQLite (and PostgreSQL) behind it, and test/store/ runs one conformance suite against each.
+import type { Autofill } from '../domain/autofill.js';
 import type { PinType } from '../domain/pin-generation.js';
 import type { AuditStore } from './audit-store.js';
 import type { PurgeLimits } from './purge-batches.js';
 import type { SecurityStore } from './security-store.js';
 import type { EventStore } from './event-store.js';
 import type { ConsoleStore } from './console-store.js';
+import type { TwilioStore } from './twilio-store.js';
+import type { IdempotencyStore } from './idempotency-store.js';
 
 export type Channel = 'sms' | 'voice' | 'email';
 
@@ -68,6 +71,8 @@ export interface SmsVoiceTemplateRecord extends TemplateBase {
   repeatDtmf: string | null;
   speechRate: number | null;
   regional: RegionalOptions | null;
+  /** SMS autofill lines (WebOTP / iOS origin-bound line, Android app hash); absent or null: none. */
+  autofill?: Autofill | null;
 }
 
 export interface EmailMessageTemplateRecord extends TemplateBase {
@@ -178,7 +183,10 @@ export interface RateLimitCheck {
   windowMs: number;
 }
 
-export type RateLimitOutcome = { allowed: true } | { allowed: false; key: string; retryAfterMs: number };
+export type RateLimitOutcome =
+  /** `nextAllowedAt`: per limit key, when its next hit will be allowed (the request's hit counted); `now` while there is room. */
+  | { allowed: true; nextAllowedAt?: Record<string, number> }
+  | { allowed: false; key: string; retryAfterMs: number };
 
 /** What one verification request did (Store.verifyPinAttempt). */
 export type VerifyAttempt =
@@ -217,6 +225,10 @@ export interface Store {
   readonly audit: AuditStore;
   /** The console's queries: paged PIN search, statistics aggregated in the database, the account's API keys. */
   readonly console: ConsoleStore;
+  /** The Twilio Verify dialect's Service settings and Verification states (src/store/twilio-store.ts). */
+  readonly twilio: TwilioStore;
+  /** Idempotency-Key requests and their answers (src/store/idempotency-store.ts); purged with the rest by `purge`. */
+  readonly idempotency: IdempotencyStore;
   close(): Promise<void>;
   /** Liveness of the database, for /readyz and `twofa doctor`. */
   ping(): Promise<void>;
@@ -226,8 +238,8 @@ export interface Store {
   insertApiKey(key: { id: string; accountId: string; keyHash: string; keyPrefix: string; scopes: string[]; label: string | null; createdAt: number }): Promise<void>;
   findApiKeyByHash(keyHash: string): Promise<ApiKeyRecord | undefined>;
   listApiKeys(): Promise<ApiKeyRecord[]>;
-  /** Marks a key revoked; false when no active key has that id or prefix. */
-  revokeApiKey(idOrPrefix: string, now: number): Promise<boolean>;
+  /** Marks the key with this id revoked; false when no active key has it. Never by prefix: several keys may share one. */
+  revokeApiKey(id: string, now: number): Promise<boolean>;
   countActiveApiKeys(): Promise<number>;
 
   // Applications
@@ -270,6 +282,8 @@ export interface Store {
   durable(): Promise<void>;
   /** Consumes the limits atomically without any other write (verifyPinLimit). */
   consumeRateLimits(limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome>;
+  /** When one more hit on `check` would be allowed (`now` while there is room), counting nothing. */
+  peekRateLimit(check: RateLimitCheck, now: number): Promise<number>;
   /**
    * One verification request, in one transaction: consumes `limits` (verifyPinLimit) and, if they
    * allow it, counts an attempt, compares the candidate with `matches`, then marks the PIN verified
@@ -308,8 +322,8 @@ export interface Store {
 
   // Housekeeping
   /**
-   * Erases ciphertexts of expired PINs, deletes PINs expired longer than the retention, and stale
-   * rate-limit buckets; each step in batches (`limits`, by default PURGE_LIMITS), leaving what is
+   * Erases ciphertexts of expired PINs, deletes PINs expired longer than the retention, stale
+   * rate-limit buckets and idempotency keys past their window; each step in batches (`limits`, by default PURGE_LIMITS), leaving what is
    * beyond them to the next run.
    */
   purge(now: number, retentionMs: number, limits?: PurgeLimits): Promise<{ erased: number; deleted: number }>;

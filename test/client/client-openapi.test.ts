@@ -11,6 +11,8 @@ import { startServerProcess, type ServerProcess } from '../support/server-proces
 // Operations for operators and providers, not for API clients: health, metrics, the document itself, and
 // the providers' delivery-status callbacks (authenticated by the provider, not by an API key).
 const NOT_FOR_THE_CLIENT = new Set(['GET /healthz', 'GET /metrics', 'GET /openapi.json', 'GET /api/v1/callbacks/{provider}', 'POST /api/v1/callbacks/{provider}']);
+/** The Twilio Verify dialect (/v2): its clients are Twilio's own SDKs (test/twilio/ drives them). */
+const isTwilioDialect = (key: string) => key.split(' ')[1]!.startsWith('/v2/');
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'];
 
 interface OpenApiOperation {
@@ -31,6 +33,8 @@ const SAMPLE_CALLS: Record<OperationName, (client: TwofaClient) => Promise<unkno
   'messages.update': (c) => c.messages.update('APP', 'MSG', { pinLength: 6 }),
   'messages.createEmail': (c) => c.messages.createEmail('APP', { emailTemplateId: 1 }),
   'messages.updateEmail': (c) => c.messages.updateEmail('APP', 'MSG', { pinLength: 6 }),
+  'messages.getAutofill': (c) => c.messages.getAutofill('APP', 'MSG'),
+  'messages.setAutofill': (c) => c.messages.setAutofill('APP', 'MSG', { webOtpDomain: 'example.com', androidAppHash: 'FA+9qCX9VSu' }),
   'pins.sendSms': (c) => c.pins.sendSms({ applicationId: 'APP', messageId: 'MSG', to: '41793026727' }, { ncNeeded: true }),
   'pins.sendVoice': (c) => c.pins.sendVoice({ applicationId: 'APP', messageId: 'MSG', to: '41793026727' }),
   'pins.sendEmail': (c) => c.pins.sendEmail({ applicationId: 'APP', messageId: 'MSG', to: 'a@example.com' }),
@@ -110,7 +114,7 @@ describe('client operations and the OpenAPI document', () => {
 
   it('every API operation in the document (all but /healthz, /metrics, /openapi.json) has a client method', () => {
     const covered = new Set(CLIENT_OPERATIONS.map((op) => `${op.method} ${op.path}`));
-    const uncovered = documented().map((d) => d.key).filter((key) => !NOT_FOR_THE_CLIENT.has(key) && !covered.has(key));
+    const uncovered = documented().map((d) => d.key).filter((key) => !NOT_FOR_THE_CLIENT.has(key) && !isTwilioDialect(key) && !covered.has(key));
     assert.deepEqual(uncovered, []);
     // The Infobip surface is complete: 18 operations under /2fa/2.
     assert.equal(CLIENT_OPERATIONS.filter((op) => op.path.startsWith('/2fa/2/')).length, 18);

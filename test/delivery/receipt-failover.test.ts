@@ -42,7 +42,7 @@ describe('failover on an undelivered receipt', () => {
     });
     await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
     const port = (gateway.address() as AddressInfo).port;
-    h = await createHarness({ TWOFA_SMS_DSN: `failover(${smsc.dsn().toString()} webhook+http://127.0.0.1:${port}/sms?secret=${encodeURIComponent(SECRET)})` });
+    h = await createHarness({ TWOFA_WEBHOOK_ALLOW_PRIVATE: 'true', TWOFA_SMS_DSN: `failover(${smsc.dsn().toString()} webhook+http://127.0.0.1:${port}/sms?secret=${encodeURIComponent(SECRET)})` });
     const subscribed = await h.request('POST', '/api/v1/webhooks', { body: { url: `http://127.0.0.1:${port}/events`, events: ['*'] } });
     assert.equal(subscribed.status, 200);
   });

@@ -64,6 +64,21 @@ describe('twofa keys, against a running server sharing the SQLite file', () => {
     assert.equal((await acme.get(`/2fa/2/applications/${app.body.applicationId}`)).status, 200);
     assert.equal((await createJsonClient(server.url, server.key).get(`/2fa/2/applications/${app.body.applicationId}`)).status, 404, 'another account sees a 404');
 
+    // The account's SID, listed beside the key, is the user name of the Twilio Verify API (/v2), the key its password.
+    const listedSid = (entry as unknown as { accountSid: string }).accountSid;
+    assert.match(listedSid, /^AC[0-9a-f]{32}$/);
+    assert.equal((body as unknown as { accountSid: string }).accountSid, listedSid);
+    assert.match(plain.stdout, new RegExp(`account=acme \\(${listedSid}\\)`));
+    assert.equal((await acme.get('/api/v1/me')).body.accountSid, listedSid);
+    const services = await fetch(`${server.url}/v2/Services`, { headers: { authorization: `Basic ${Buffer.from(`${listedSid}:${body.key}`).toString('base64')}` } });
+    assert.equal(services.status, 200);
+    assert.deepEqual((await services.json() as { services: Array<{ friendly_name: string }> }).services.map((svc) => svc.friendly_name), ['acme app']);
+    // And the key's own SID, listed too, with the key (as Twilio takes an API key SID with its secret).
+    const keySid = (entry as unknown as { sid: string }).sid;
+    assert.match(keySid, /^SK[0-9a-f]{32}$/);
+    assert.equal((await acme.get('/api/v1/me')).body.apiKeySid, keySid);
+    assert.equal((await fetch(`${server.url}/v2/Services`, { headers: { authorization: `Basic ${Buffer.from(`${keySid}:${body.key}`).toString('base64')}` } })).status, 200);
+
     const revoked = await runCli(['keys', 'revoke', body.id], env);
     assert.equal(revoked.code, 0, revoked.stderr);
     const refused = await acme.get('/2fa/2/applications');

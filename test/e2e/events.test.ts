@@ -79,7 +79,8 @@ describe('PIN events delivered to webhook subscriptions', () => {
   before(async () => {
     receiver = new Receiver();
     await receiver.start();
-    h = await createHarness();
+    // The receiver listens on loopback, which only the operator's opt-in lets a webhook reach.
+    h = await createHarness({ TWOFA_WEBHOOK_ALLOW_PRIVATE: 'true' });
     const a = await h.request('POST', '/api/v1/webhooks', { body: { url: receiver.url('/a'), events: ['*'] } });
     assert.equal(a.status, 200, JSON.stringify(a.body));
     secretA = a.body.secret;

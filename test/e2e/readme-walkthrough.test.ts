@@ -1,38 +1,15 @@
 // The README's "Five-minute walkthrough" works as written: its shell blocks run, in one bash process,
 // against a real `twofa serve` started the way the first block starts it (same key), on a free port.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { PROJECT_ROOT, cleanEnv, startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { README, runProcess, sectionBlocks } from '../support/readme.js';
+import { startServerProcess, type ServerProcess } from '../support/server-process.js';
 
-const README = fs.readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
-
-/** The ```sh blocks between the "## Five-minute walkthrough" heading and the next "## " heading. */
-function walkthroughBlocks(markdown: string): string[] {
-  const lines = markdown.split('\n');
-  const start = lines.findIndex((l) => /^## Five-minute walkthrough/.test(l));
-  if (start === -1) throw new Error('README has no "## Five-minute walkthrough" section');
-  const rest = lines.slice(start + 1);
-  const end = rest.findIndex((l) => /^## /.test(l));
-  const section = (end === -1 ? rest : rest.slice(0, end)).join('\n');
-  return [...section.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1] ?? '');
-}
-
-function runBash(script: string, cwd: string, timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('bash', ['-c', script], { cwd, env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`walkthrough timed out\n${stdout}\n${stderr}`)); }, timeoutMs);
-    child.on('error', (err) => { clearTimeout(timer); reject(err); });
-    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
-  });
-}
+const walkthroughBlocks = (markdown: string) => sectionBlocks(markdown, /^## Five-minute walkthrough/);
+const runBash = (script: string, cwd: string, timeoutMs: number) => runProcess('bash', ['-c', script], { cwd, timeoutMs });
 
 const MARK = '::walkthrough-block::';
 
@@ -68,8 +45,8 @@ describe('README five-minute walkthrough', () => {
 
   it('has the blocks it describes: start the server, then six steps', () => {
     assert.equal(blocks.length, 7, `found ${blocks.length} sh blocks`);
-    assert.match(blocks[0] ?? '', /TWOFA_BOOTSTRAP_API_KEY=walkthrough-key-0123456789 npm start &/);
-    assert.match(blocks[0] ?? '', /^export TWOFA=http:\/\/127\.0\.0\.1:8080 AUTH="Authorization: App walkthrough-key-0123456789"$/m);
+    assert.match(blocks[0] ?? '', /TWOFA_BOOTSTRAP_API_KEY=walkthrough-key-0123456789abcdefghij npm start &/);
+    assert.match(blocks[0] ?? '', /^export TWOFA=http:\/\/127\.0\.0\.1:8080 AUTH="Authorization: App walkthrough-key-0123456789abcdefghij"$/m);
   });
 
   it('runs every step without an error', () => {

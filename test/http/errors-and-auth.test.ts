@@ -56,7 +56,7 @@ describe('authentication, scopes and errors', () => {
     it('a revoked key is a 401', async () => {
       const created = await createApiKey(h.node.store, { accountName: 'account-a', now: h.clock.now });
       assert.equal((await h.request('GET', '/2fa/2/applications', { key: created.key })).status, 200);
-      assert.equal(await h.node.store.revokeApiKey(created.record.keyPrefix, h.clock.now), true);
+      assert.equal(await h.node.store.revokeApiKey(created.record.id, h.clock.now), true);
       assertEnvelope(await h.request('GET', '/2fa/2/applications', { key: created.key }), 401, 'UNAUTHORIZED');
       assertEnvelope(await h.request('POST', '/2fa/2/pin', { key: created.key, body: { ...app, to: freshPhone() } }), 401, 'UNAUTHORIZED');
     });

@@ -35,6 +35,7 @@ describe('a resend passes every check a send passes', () => {
     assert.equal(byResend.status, bySend.status, `${what}: ${JSON.stringify(byResend.body)}`);
     assert.deepEqual(byResend.body, bySend.body, what);
     assert.equal(byResend.headers['retry-after'], bySend.headers['retry-after'], `${what}: Retry-After`);
+    if (bySend.status === 429) assert.match(String(bySend.headers['retry-after']), /^[1-9][0-9]*$/, `${what}: every 429 says when to retry`);
   }
 
   /** Sends anew to `to` (refused with `status`), then resends `pinId` by SMS and voice: each gets the send's answer and nothing more is delivered. */

@@ -5,7 +5,8 @@ import { createHarness, type Harness } from '../support/harness.js';
 
 describe('/api/v1/webhooks: subscriptions to PIN events', () => {
   let h: Harness;
-  before(async () => { h = await createHarness(); });
+  // http:// to loopback below needs the operator's opt-in to private addresses.
+  before(async () => { h = await createHarness({ TWOFA_WEBHOOK_ALLOW_PRIVATE: 'true' }); });
   after(async () => { await h.close(); });
 
   it('creates, lists, gets, updates and deletes a subscription; the secret is shown only at creation', async () => {

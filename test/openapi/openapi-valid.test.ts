@@ -123,14 +123,16 @@ describe('OpenAPI document', () => {
 
   it('declares security on exactly the operations that demand an API key', async () => {
     assert.equal(doc.security, undefined, 'no document-wide security: the public operations would inherit it');
-    assert.deepEqual(Object.keys(doc.components?.securitySchemes ?? {}).sort(), ['APIKeyHeader', 'BearerKey']);
+    assert.deepEqual(Object.keys(doc.components?.securitySchemes ?? {}).sort(), ['APIKeyHeader', 'BearerKey', 'TwilioBasic']);
     for (const [where, operation] of operationsOf(doc)) {
       if (PUBLIC_OPERATIONS.includes(where)) {
         assert.equal(operation.security, undefined, `${where} is public`);
         continue;
       }
       assert.ok(operation.security, `${where} is public, but not in PUBLIC_OPERATIONS: needs it a key?`);
-      assert.deepEqual(operation.security, [{ APIKeyHeader: [] }, { BearerKey: [] }], `${where} accepts both key schemes`);
+      // The Twilio dialect (/v2) takes HTTP Basic only, as Twilio does; every other operation both key schemes.
+      const schemes = where.split(' ')[1]!.startsWith('/v2/') ? [{ TwilioBasic: [] }] : [{ APIKeyHeader: [] }, { BearerKey: [] }];
+      assert.deepEqual(operation.security, schemes, `${where} accepts its dialect's schemes`);
       for (const status of ['401', '403', '500']) assert.ok(operation.responses[status], `${where} declares ${status}`);
     }
     // What the document says is what the service does: without a key, exactly the secured operations answer 401.
@@ -161,7 +163,12 @@ describe('OpenAPI document', () => {
     const smsPin = await h.request('POST', '/2fa/2/pin', { body: { applicationId, messageId, to: '41793026727' } });
     const emailPin = await h.request('POST', '/2fa/2/pin/email', { body: { applicationId, messageId: emailMessage.body.messageId, to: 'ann@example.com' } });
     const webhook = await h.request('POST', '/api/v1/webhooks', { body: { url: 'https://hooks.example.com/twofa', events: ['*'] } });
-    const ids: Record<string, string> = { appId: applicationId, pinId: smsPin.body.pinId, id: String(emailTemplate.body.id), webhookId: webhook.body.id };
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const service = await h.request('POST', '/v2/Services', { rawBody: 'FriendlyName=Shop', headers: form });
+    const verification = await h.request('POST', `/v2/Services/${service.body.sid}/Verifications`, { rawBody: 'To=%2B41793026727&Channel=sms', headers: form });
+    const rateLimit = await h.request('POST', `/v2/Services/${service.body.sid}/RateLimits`, { rawBody: 'UniqueName=ip', headers: form });
+    const bucket = await h.request('POST', `/v2/Services/${service.body.sid}/RateLimits/${rateLimit.body.sid}/Buckets`, { rawBody: 'Max=5&Interval=60', headers: form });
+    const ids: Record<string, string> = { appId: applicationId, pinId: smsPin.body.pinId, id: String(emailTemplate.body.id), webhookId: webhook.body.id, ServiceSid: service.body.sid, RateLimitSid: rateLimit.body.sid };
     const optional: string[] = [];
     for (const [where, operation] of operationsOf(doc)) {
       const body = (operation as { requestBody?: { required?: boolean } }).requestBody;
@@ -170,7 +177,9 @@ describe('OpenAPI document', () => {
       const [method, template] = where.split(' ') as [string, string];
       const url = template.replace(/\{([^}]+)\}/g, (_m, name: string) =>
         name === 'msgId' ? (template.includes('/email/') ? emailMessage.body.messageId : messageId)
-          : name === 'pinId' && template.endsWith('/email') ? emailPin.body.pinId : ids[name]!);
+          : name === 'pinId' && template.endsWith('/email') ? emailPin.body.pinId
+            : name === 'Sid' ? (template.includes('/Verifications/') ? verification.body.sid : template.includes('/Buckets/') ? bucket.body.sid
+              : template.includes('/RateLimits/') ? rateLimit.body.sid : service.body.sid) : ids[name]!);
       // No body at all, not even a content type.
       const response = await h.request(method, url);
       if (body.required) {
@@ -182,7 +191,12 @@ describe('OpenAPI document', () => {
     }
     assert.deepEqual(optional.sort(), [
       'POST /2fa/2/pin/{pinId}/resend', 'POST /2fa/2/pin/{pinId}/resend/email', 'POST /2fa/2/pin/{pinId}/resend/voice',
+      // Twilio's updates of a Service, a Rate Limit and a Bucket take every parameter as optional.
+      'POST /v2/Services/{ServiceSid}/RateLimits/{RateLimitSid}/Buckets/{Sid}', 'POST /v2/Services/{ServiceSid}/RateLimits/{Sid}',
+      'POST /v2/Services/{Sid}',
       'PUT /2fa/2/applications/{appId}/email/messages/{msgId}', 'PUT /2fa/2/applications/{appId}/messages/{msgId}',
+      // An empty autofill setting turns autofill off.
+      'PUT /api/v1/applications/{appId}/messages/{msgId}/autofill',
       // Every field of the security settings is optional (left out: unchanged), so an empty PUT changes nothing.
       'PUT /api/v1/applications/{appId}/security',
       // Likewise for a webhook subscription: fields left out keep their values.

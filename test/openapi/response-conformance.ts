@@ -6,7 +6,7 @@
 import { dereference } from '@readme/openapi-parser';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { FastifyInstance } from 'fastify';
-import { ErrorEnvelopeSchema } from '../../src/http/error-envelope.js';
+import { ErrorEnvelopeSchema, TwilioErrorSchema } from '../../src/http/error-envelope.js';
 
 interface MediaType { schema?: object }
 interface ResponseObject { description?: string; content?: Record<string, MediaType> }
@@ -106,7 +106,10 @@ function schemaErrors(validate: ValidateFunction): string {
   return (validate.errors ?? []).map((e) => `${e.instancePath || '(body)'} ${e.message ?? e.keyword}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`).join('; ');
 }
 
-const notFoundEnvelope = ajv.compile(JSON.parse(JSON.stringify(ErrorEnvelopeSchema)) as object);
+const infobipEnvelope = ajv.compile(JSON.parse(JSON.stringify(ErrorEnvelopeSchema)) as object);
+const twilioEnvelope = ajv.compile(JSON.parse(JSON.stringify(TwilioErrorSchema)) as object);
+/** The error body of the dialect a path belongs to (Twilio's under /v2, Infobip's elsewhere). */
+const envelopeFor = (path: string) => (/^\/v2(\/|$)/.test(path) ? twilioEnvelope : infobipEnvelope);
 
 /**
  * Throws an Error naming the route, the status and what differs when `response` is not one the
@@ -126,7 +129,8 @@ export async function assertResponseConforms(app: FastifyInstance, response: Obs
   if (undecodable && response.status === 400) {
     let body: unknown;
     try { body = JSON.parse(response.body); } catch { throw new Error(`OpenAPI conformance: ${label}: bad-URL body is not JSON: ${preview(response.body)}`); }
-    if (!notFoundEnvelope(body)) throw new Error(`OpenAPI conformance: ${label}: bad-URL body is not the error envelope: ${schemaErrors(notFoundEnvelope)}`);
+    const envelope = envelopeFor(path);
+    if (!envelope(body)) throw new Error(`OpenAPI conformance: ${label}: bad-URL body is not the error envelope: ${schemaErrors(envelope)}`);
     return;
   }
 
@@ -136,7 +140,8 @@ export async function assertResponseConforms(app: FastifyInstance, response: Obs
     if (response.status !== 404) throw new Error(`OpenAPI conformance: ${label}: no route matches, yet the status is not 404`);
     let body: unknown;
     try { body = JSON.parse(response.body); } catch { throw new Error(`OpenAPI conformance: ${label}: not-found body is not JSON: ${preview(response.body)}`); }
-    if (!notFoundEnvelope(body)) throw new Error(`OpenAPI conformance: ${label}: not-found body is not the error envelope: ${schemaErrors(notFoundEnvelope)}\nbody: ${preview(response.body)}`);
+    const envelope = envelopeFor(path);
+    if (!envelope(body)) throw new Error(`OpenAPI conformance: ${label}: not-found body is not the error envelope: ${schemaErrors(envelope)}\nbody: ${preview(response.body)}`);
     return;
   }
 

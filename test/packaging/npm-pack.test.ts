@@ -79,7 +79,7 @@ describe('npm package', { timeout: 170_000 }, () => {
 
     const port = await freePort();
     const dataDir = path.join(work, 'data');
-    const key = 'packaging-test-key-0123456789';
+    const key = 'packaging-test-key-0123456789abcdef';
     const bin = path.join(project, 'node_modules', '.bin', 'twofa');
     const child = spawn(bin, ['serve'], {
       cwd: project,

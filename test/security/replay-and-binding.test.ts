@@ -52,7 +52,7 @@ describe('replay, expiry and binding', () => {
     // Infobip allows pinTimeToLive up to one year (default 15m); twofa keeps that for compatibility.
     const long = await inject('POST', '/2fa/2/applications', { body: { name: 'long ttl', configuration: { pinTimeToLive: '11m' } } });
     results.set('ttlAbove10mAccepted', long.status === 200);
-    results.note('T07: pinTimeToLive above 10 minutes is accepted (Infobip compatibility: up to 1 year, default 15m); NIST/ASVS ask for at most 10 minutes — configure pinTimeToLive=10m or less.');
+    results.note('T07: pinTimeToLive above 10 minutes is accepted (Infobip compatibility: up to 1 year, default 15m); NIST/ASVS ask for at most 10 minutes — configure pinTimeToLive=10m or less, or run with TWOFA_SECURITY_PROFILE=strict, which caps every application at 10m.');
     results.check('T07', true, 'TTL−1 ms verifies; TTL and TTL+1 ms answer TTL_EXPIRED (injected clock)');
   });
 
@@ -74,7 +74,7 @@ describe('replay, expiry and binding', () => {
     await inject('POST', `/2fa/2/pin/${m.pinId}/verify`, { body: { pin: m.pin } });
     const second = await inject('POST', `/2fa/2/pin/${m.pinId}/verify`, { body: { pin: m.pin } });
     results.set('defaultAllowsSecondVerification', second.body.verified === true);
-    results.note('T08: with Infobip\'s default allowMultiplePinVerifications=true a verified PIN verifies again until it expires; set it to false for NIST "accept only once".');
+    results.note('T08: with Infobip\'s default allowMultiplePinVerifications=true a verified PIN verifies again until it expires; set it to false for NIST "accept only once", or run with TWOFA_SECURITY_PROFILE=strict, which forces it off.');
     results.check('T08', true, 'with allowMultiplePinVerifications=false: replay and wrong PIN after success → ALREADY_VERIFIED, attempts unchanged');
   });
 

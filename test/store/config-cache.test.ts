@@ -40,7 +40,7 @@ describe('configuration cache of the SQLite store', () => {
     await server.insertApiKey({ id: 'k1', accountId, keyHash: 'hash-k1', keyPrefix: 'pfx-k1', scopes: ['2fa:manage'], label: null, createdAt: T0 });
     assert.equal((await server.findApiKeyByHash('hash-k1'))?.revokedAt, null);
     assert.equal((await server.findApiKeyByHash('hash-k1'))?.revokedAt, null, 'read twice: now from the cache');
-    assert.equal(await cli.revokeApiKey('pfx-k1', T0 + 1), true);
+    assert.equal(await cli.revokeApiKey('k1', T0 + 1), true);
     assert.equal((await server.findApiKeyByHash('hash-k1'))?.revokedAt, T0 + 1);
   });
 

@@ -39,7 +39,7 @@ describe('Redis rate limiter', { skip }, () => {
     if (limiter) await deleteRedisKeys(limiter.keyPrefix);
   });
 
-  it('answers exactly as the database limiter over 600 random requests (allowed, refusing key, Retry-After)', async () => {
+  it('answers exactly as the database limiter over 600 random requests (allowed, refusing key, Retry-After, when each limit admits the next, peeks)', async () => {
     const random = prng(20_240_601);
     const run = randomUUID();
     const limits: RateLimitCheck[] = [
@@ -57,6 +57,9 @@ describe('Redis rate limiter', { skip }, () => {
       const fromDatabase = await database.consumeRateLimits(chosen, now);
       const fromRedis = await limiter.consumeRateLimits(chosen, now);
       assert.deepEqual(fromRedis, fromDatabase, `request ${i} at +${now - T0} ms on ${chosen.map((c) => c.key.split(':')[1]).join(',')}`);
+      if (i % 10 === 0) {
+        for (const l of limits) assert.equal(await limiter.peekRateLimit(l, now), await database.peekRateLimit(l, now), `peek ${l.key.split(':')[1]} after request ${i}`);
+      }
       if (!fromDatabase.allowed) refusedKeys.add(fromDatabase.key);
       else if (chosen.length > 0) allowed += 1;
     }

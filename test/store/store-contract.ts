@@ -49,13 +49,14 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       assert.equal(same.id, again.id);
     });
 
-    it('stores API keys by hash, lists them and revokes by id or prefix', async () => {
+    it('stores API keys by hash, lists them and revokes by id, never by prefix', async () => {
       const id = randomUUID();
       await store.insertApiKey({ id, accountId, keyHash: `hash-${id}`, keyPrefix: `pfx-${id.slice(0, 6)}`, scopes: ['2fa:manage'], label: 'l', createdAt: T0 });
       const found = await store.findApiKeyByHash(`hash-${id}`);
       assert.equal(found?.accountId, accountId);
       assert.deepEqual(found?.scopes, ['2fa:manage']);
-      assert.equal(await store.revokeApiKey(`pfx-${id.slice(0, 6)}`, T0 + 5), true);
+      assert.equal(await store.revokeApiKey(`pfx-${id.slice(0, 6)}`, T0 + 5), false, 'a prefix revokes nothing');
+      assert.equal(await store.revokeApiKey(id, T0 + 5), true);
       assert.equal((await store.findApiKeyByHash(`hash-${id}`))?.revokedAt, T0 + 5);
       assert.equal(await store.revokeApiKey(id, T0 + 6), false, 'an already revoked key is not revoked again');
     });
@@ -175,6 +176,22 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       assert.equal((await store.consumeRateLimits(limits, T0 + 62_000)).allowed, true, 'allowed again once the window has passed');
     });
 
+    it('says when each limit admits its next hit (the hit that takes the last slot included), and peeks without counting', async () => {
+      const key = `next:${randomUUID()}`;
+      const roomy = `next:${randomUUID()}`;
+      const limits = [{ key, limit: 2, windowMs: 60_000 }, { key: roomy, limit: 10, windowMs: 60_000 }];
+      assert.equal(await store.peekRateLimit(limits[0]!, T0), T0, 'an empty window has room now');
+      assert.deepEqual(await store.consumeRateLimits(limits, T0), { allowed: true, nextAllowedAt: { [key]: T0, [roomy]: T0 } });
+      assert.deepEqual(await store.consumeRateLimits(limits, T0 + 1000), { allowed: true, nextAllowedAt: { [key]: T0 + 60_000, [roomy]: T0 + 1000 } },
+        'the second hit fills the window: the next fits when the first leaves it');
+      assert.equal(await store.peekRateLimit(limits[0]!, T0 + 2000), T0 + 60_000);
+      assert.equal(await store.peekRateLimit(limits[0]!, T0 + 2000), T0 + 60_000, 'peeking counts nothing');
+      const refused = await store.consumeRateLimits([limits[0]!], T0 + 2000);
+      assert.deepEqual(refused, { allowed: false, key, retryAfterMs: 58_000 }, 'the refusal agrees');
+      assert.equal(await store.peekRateLimit(limits[0]!, T0 + 60_000), T0 + 60_000);
+      assert.equal((await store.consumeRateLimits([limits[0]!], T0 + 60_000)).allowed, true);
+    });
+
     it('lets no concurrency exceed a rate limit', async () => {
       const key = `race:${randomUUID()}`;
       const outcomes = await Promise.all(Array.from({ length: 30 }, () => store.consumeRateLimits([{ key, limit: 4, windowMs: 60_000 }], T0)));
@@ -186,13 +203,90 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       await store.createPin(input, [], T0);
       const key = `resend:${randomUUID()}`;
       const first = await store.queueResend(input.pin.id, 'voice', { id: randomUUID(), request: { placeholders: {} } }, [{ key, limit: 1, windowMs: 60_000 }], T0 + 1);
-      assert.deepEqual(first, { allowed: true });
+      assert.deepEqual(first, { allowed: true, nextAllowedAt: { [key]: T0 + 1 + 60_000 } });
       const second = await store.queueResend(input.pin.id, 'voice', { id: randomUUID(), request: { placeholders: {} } }, [{ key, limit: 1, windowMs: 60_000 }], T0 + 2);
       assert.equal(second.allowed, false);
       const claimed = (await store.claimOutbox(T0 + 3, T0 + 1000, 100)).filter((c) => c.pinId === input.pin.id);
       assert.deepEqual(claimed.map((c) => c.channel), ['voice']);
       await store.verifyPinAttempt(input.pin, T0 + 4, [], () => true);
       assert.deepEqual(await store.queueResend(input.pin.id, 'sms', { id: randomUUID(), request: { placeholders: {} } }, [], T0 + 5), { allowed: true, ended: true });
+    });
+
+    it('keeps the Twilio dialect\'s rows per account, and settles a live PIN once among concurrent approves and cancels', async () => {
+      await store.twilio.saveService({ applicationId: app.id, accountId, settings: { lookup_enabled: true }, smsMessageId: `MSG-${app.id}`, emailMessageId: null, deletedAt: null, createdAt: T0, updatedAt: T0 });
+      await store.twilio.saveService({ applicationId: app.id, accountId, settings: { lookup_enabled: false }, smsMessageId: `MSG-${app.id}`, emailMessageId: null, deletedAt: null, createdAt: T0, updatedAt: T0 + 1 });
+      assert.deepEqual((await store.twilio.getService(accountId, app.id))?.settings, { lookup_enabled: false });
+      assert.equal(await store.twilio.getService(otherAccountId, app.id), undefined);
+
+      const older = newPin({ destination: '41790000001', createdAt: T0 });
+      const newer = newPin({ destination: '41790000001', createdAt: T0 + 10 });
+      for (const p of [older, newer]) {
+        assert.equal((await store.createPin(p, [], T0)).allowed, true);
+        await store.twilio.insertVerification({ pinId: p.pin.id, accountId, status: 'pending', channel: 'sms', sendCodeAttempts: [{ time: p.pin.createdAt, channel: 'sms', attemptSid: `VL1-${p.pin.id}` }], createdAt: T0, updatedAt: T0, expiresAt: p.pin.expiresAt });
+      }
+      assert.equal(await store.twilio.latestPinId(accountId, app.id, '41790000001'), newer.pin.id);
+      assert.equal(await store.twilio.latestPinId(otherAccountId, app.id, '41790000001'), undefined);
+      await store.twilio.recordSend(accountId, newer.pin.id, { time: T0 + 15, channel: 'call', attemptSid: `VL2-${newer.pin.id}` }, T0 + 15);
+      const row = await store.twilio.getVerification(accountId, newer.pin.id);
+      assert.deepEqual(row?.sendCodeAttempts.map((a) => a.attemptSid), [`VL1-${newer.pin.id}`, `VL2-${newer.pin.id}`]);
+      // The account's attempts, newest first, with their PINs' destination; none for another account.
+      const attempts = await store.twilio.listAttempts(accountId, { destination: '41790000001' }, 0, 10);
+      assert.deepEqual(attempts.map((a) => a.sid), [`VL2-${newer.pin.id}`, `VL1-${newer.pin.id}`, `VL1-${older.pin.id}`]);
+      assert.equal((await store.twilio.getAttempt(accountId, `VL2-${newer.pin.id}`))?.channel, 'call');
+      assert.equal(await store.twilio.getAttempt(otherAccountId, `VL2-${newer.pin.id}`), undefined);
+      assert.deepEqual(await store.twilio.summarizeAttempts(accountId, { destination: '41790000001' }), { total: 3, converted: 0 });
+      assert.equal(row?.channel, 'call');
+      assert.equal(await store.twilio.getVerification(otherAccountId, newer.pin.id), undefined);
+
+      // Race gate: of concurrent approves and cancels of one live PIN, exactly one settles it.
+      const outcomes = await Promise.all([0, 1, 2, 3].map((i) => store.twilio.settlePin(accountId, newer.pin.id, i % 2 === 0 ? 'approved' : 'canceled', T0 + 20)));
+      assert.equal(outcomes.filter(Boolean).length, 1);
+      const settled = await store.getPin(accountId, newer.pin.id);
+      assert.equal(settled?.pinCiphertext, null);
+      assert.equal((settled?.verifiedAt !== null) !== (settled?.lockedAt !== null), true, 'approved or canceled, not both');
+      assert.equal((await store.twilio.getVerification(accountId, newer.pin.id))?.status, settled?.verifiedAt !== null ? 'approved' : 'canceled');
+      // An expired PIN, and another account's, are not settled.
+      assert.equal(await store.twilio.settlePin(accountId, older.pin.id, 'approved', T0 + 60_000), false);
+      assert.equal(await store.twilio.settlePin(otherAccountId, older.pin.id, 'approved', T0 + 20), false);
+      assert.equal(await store.twilio.endVerification(accountId, older.pin.id, 'max_attempts_reached', T0 + 30), true);
+      assert.equal(await store.twilio.endVerification(accountId, older.pin.id, 'approved', T0 + 31), false, 'only a pending verification ends');
+
+      // The rows go with their PINs: by the PINs' expiry, in batches.
+      const lasting = newPin({ destination: '41790000002', createdAt: T0, expiresAt: T0 + 86_400_000 });
+      await store.createPin(lasting, [], T0);
+      await store.twilio.insertVerification({ pinId: lasting.pin.id, accountId, status: 'pending', channel: 'sms', sendCodeAttempts: [], createdAt: T0, updatedAt: T0, expiresAt: lasting.pin.expiresAt });
+      assert.deepEqual(await store.twilio.summarizeAttempts(accountId, { destination: '41790000001', converted: true }), { total: settled?.verifiedAt !== null ? 2 : 0, converted: settled?.verifiedAt !== null ? 2 : 0 });
+      assert.equal(await store.twilio.purge(T0 + 60_000, { batch: 1, batchesPerRun: 10 }), 2);
+      assert.equal(await store.twilio.getVerification(accountId, older.pin.id), undefined);
+      assert.equal(await store.twilio.getAttempt(accountId, `VL1-${older.pin.id}`), undefined, 'attempts go with their PIN');
+      assert.ok(await store.twilio.getVerification(accountId, lasting.pin.id), 'a verification whose PIN is kept is kept');
+    });
+
+    it('queues pin.verified when a Twilio verification is approved by update, pin.locked when it is canceled', async () => {
+      const account = (await store.findOrCreateAccount(`twilio-events-${randomUUID()}`, randomUUID(), T0)).id;
+      await subscribe(account, ['pin.verified', 'pin.locked']);
+      const approved = newPin({ accountId: account, createdAt: T0 });
+      const canceled = newPin({ accountId: account, createdAt: T0 });
+      for (const p of [approved, canceled]) await store.createPin(p, [], T0);
+      assert.equal(await store.twilio.settlePin(account, approved.pin.id, 'approved', T0 + 1), true);
+      assert.equal(await store.twilio.settlePin(account, canceled.pin.id, 'canceled', T0 + 1), true);
+      const events = (await store.events.claim(T0 + 2, T0 + 1000, 1000)).map((e) => `${e.pinId}:${e.type}`).sort();
+      assert.deepEqual(events.filter((e) => e.startsWith(approved.pin.id) || e.startsWith(canceled.pin.id)), [`${approved.pin.id}:pin.verified`, `${canceled.pin.id}:pin.locked`].sort());
+    });
+
+    it('keeps a Service\'s Rate Limit names unique under concurrent creates, and deletes a limit with its Buckets', async () => {
+      const limit = (sid: string) => ({ sid, accountId, applicationId: app.id, uniqueName: 'end_user_ip', description: null, createdAt: T0, updatedAt: T0 });
+      const created = await Promise.all([1, 2, 3].map((i) => store.twilio.insertRateLimit(limit(`RK${String(i).repeat(32)}`))));
+      assert.equal(created.filter(Boolean).length, 1, 'one name, one limit');
+      const [kept] = await store.twilio.listRateLimits(accountId, app.id);
+      assert.ok(kept);
+      assert.equal(await store.twilio.getRateLimit(otherAccountId, app.id, kept.sid), undefined);
+      await store.twilio.insertBucket({ sid: `BL${'1'.repeat(32)}`, rateLimitSid: kept.sid, accountId, applicationId: app.id, max: 5, interval: 60, createdAt: T0, updatedAt: T0 });
+      assert.equal((await store.twilio.listBuckets(accountId, [kept.sid])).length, 1);
+      assert.deepEqual(await store.twilio.listBuckets(otherAccountId, [kept.sid]), []);
+      assert.equal(await store.twilio.deleteRateLimit(otherAccountId, app.id, kept.sid), false);
+      assert.equal(await store.twilio.deleteRateLimit(accountId, app.id, kept.sid), true);
+      assert.deepEqual(await store.twilio.listBuckets(accountId, [kept.sid]), [], 'its buckets went with it');
     });
 
     it('lists verifications newest first with filters', async () => {
@@ -349,6 +443,69 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       assert.equal(await history(), 0);
     });
 
+    it('keeps an SMS template\'s autofill setting, and removes it', async () => {
+      const id = `MSG-AF-${randomUUID()}`;
+      const template = {
+        kind: 'sms_voice' as const, id, accountId, applicationId: app.id, pinType: 'NUMERIC' as const, pinLength: 6, messageText: 'code {{pin}}',
+        senderId: null, language: 'en', voiceName: null, repeatDtmf: null, speechRate: null, regional: null, createdAt: T0, updatedAt: T0,
+        autofill: { webOtpDomain: 'example.com', androidAppHash: 'FA+9qCX9VSu' },
+      };
+      await store.insertMessageTemplate(template);
+      assert.deepEqual(await store.getMessageTemplate(accountId, app.id, id), template);
+      await store.updateMessageTemplate({ ...template, autofill: null, updatedAt: T0 + 1 });
+      const { autofill, ...without } = template;
+      void autofill;
+      assert.deepEqual(await store.getMessageTemplate(accountId, app.id, id), { ...without, updatedAt: T0 + 1 });
+    });
+
+    describe('idempotency keys', () => {
+      const claim = (id: string, token: string, now: number, fingerprint = 'f1') =>
+        store.idempotency.claim({ id, accountId, fingerprint, token, now, leaseUntil: now + 1000, expiresAt: now + 60_000 });
+
+      it('lets one request hold a key, then answers repeats with its stored answer; another request with the key is a mismatch', async () => {
+        const id = `idem-${randomUUID()}`;
+        assert.deepEqual(await claim(id, 't1', T0), { kind: 'claimed' });
+        assert.deepEqual(await claim(id, 't2', T0 + 1), { kind: 'running' });
+        assert.deepEqual(await claim(id, 't2', T0 + 1, 'f2'), { kind: 'mismatch' });
+        assert.equal(await store.idempotency.complete(id, 't2', 200, 'other'), false, 'only the holder completes');
+        assert.equal(await store.idempotency.complete(id, 't1', 200, 'sealed'), true);
+        assert.deepEqual(await claim(id, 't3', T0 + 5000), { kind: 'answered', status: 200, answer: 'sealed' }, 'answered even after the lease');
+        assert.deepEqual(await claim(id, 't3', T0 + 5000, 'f2'), { kind: 'mismatch' });
+      });
+
+      it('lets exactly one of concurrent claims hold a key', async () => {
+        const id = `idem-${randomUUID()}`;
+        const claims = await Promise.all(Array.from({ length: 10 }, (_, i) => claim(id, `t${i}`, T0)));
+        assert.equal(claims.filter((c) => c.kind === 'claimed').length, 1);
+        assert.equal(claims.filter((c) => c.kind === 'running').length, 9);
+      });
+
+      it('a holder that died leaves a lease that runs out: a repeat takes the key over, and the old holder can no longer complete it', async () => {
+        const id = `idem-${randomUUID()}`;
+        await claim(id, 'dead', T0);
+        assert.deepEqual(await claim(id, 'next', T0 + 999), { kind: 'running' });
+        const takeovers = await Promise.all([claim(id, 'next', T0 + 1000), claim(id, 'other', T0 + 1000)]);
+        assert.equal(takeovers.filter((c) => c.kind === 'claimed').length, 1, 'one repeat takes it over');
+        assert.equal(await store.idempotency.complete(id, 'dead', 200, 'late'), false);
+      });
+
+      it('a released key runs again; a key past its window is claimed anew, and purged', async () => {
+        const id = `idem-${randomUUID()}`;
+        await claim(id, 't1', T0);
+        await store.idempotency.release(id, 't1');
+        assert.deepEqual(await claim(id, 't2', T0 + 1, 'f2'), { kind: 'claimed' }, 'a released key keeps nothing of its request');
+        await store.idempotency.complete(id, 't2', 201, 'a');
+        await store.idempotency.release(id, 't2');
+        assert.equal((await claim(id, 't3', T0 + 2, 'f2')).kind, 'answered', 'an answered key is not released');
+        assert.deepEqual(await claim(id, 't4', T0 + 60_001, 'f3'), { kind: 'claimed' }, 'past the window, the key is free');
+        const purged = `idem-${randomUUID()}`;
+        await claim(purged, 't1', T0);
+        await store.idempotency.purge(T0 + 60_000, { batch: 100, batchesPerRun: 100 });
+        assert.deepEqual(await claim(purged, 't2', T0 + 60_000, 'f9'), { kind: 'claimed' }, 'the purged key is gone');
+        assert.equal((await claim(id, 't5', T0 + 60_002, 'f3')).kind, 'running', 'the key claimed anew was not purged');
+      });
+    });
+
     it('purges through indexes: no statement of the purge walks a whole table', async () => {
       assert.ok(store instanceof KyselyStore, 'plans are checked on the Kysely store');
       const recorder = new StatementRecorder();
@@ -360,9 +517,12 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       await subscribe(subscribed, ['pin.expired']);
       await store.createPin(newPin({ accountId: subscribed, createdAt: P, expiresAt: P + 1000 }, false), [], P);
       await store.createPin(newPin({ createdAt: P, expiresAt: P + 1000 }), [], P);
-      await store.createPin(newPin({ createdAt: P, expiresAt: P + 1000 }), [], P);
+      const twilioPin = newPin({ createdAt: P, expiresAt: P + 1000 });
+      await store.createPin(twilioPin, [], P);
+      await store.twilio.insertVerification({ pinId: twilioPin.pin.id, accountId, status: 'pending', channel: 'sms', sendCodeAttempts: [], createdAt: P, updatedAt: P, expiresAt: P + 1000 });
       await recording.purge(P + 2000, 500, { batch: 1, batchesPerRun: 2 });
       await recording.security.purge(P + 2000, P);
+      assert.equal(await store.twilio.getVerification(accountId, twilioPin.pin.id), undefined, 'a Twilio verification goes with its PIN');
       const statements = recorder.compile(store.dialect).filter((q) => !/^\s*insert/i.test(q.sql));
       assert.ok(statements.length >= 10, `the purge's statements were recorded (${statements.length})`);
       for (const statement of statements) {

@@ -8,8 +8,11 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
+import type { HostResolver } from '../../src/delivery/webhook/webhook-address-guard.js';
 import { createNode, type TwofaNode } from '../../src/main.js';
-import { createApiKey, SCOPE_PIN_SEND } from '../../src/service/api-keys.js';
+import { authenticate, createApiKey, SCOPE_PIN_SEND } from '../../src/service/api-keys.js';
+import { accountSid } from '../../src/domain/twilio-sids.js';
+import type { Store } from '../../src/store/store.js';
 import { assertResponseConforms } from '../openapi/response-conformance.js';
 import { createTestDatabase, type TestDatabase } from './postgres.js';
 
@@ -25,7 +28,13 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function createHarness(env: Record<string, string> = {}): Promise<Harness> {
+/** Tests never ask DNS: `localhost` is 127.0.0.1 and every other name is unknown, unless a test maps it. */
+export const offlineResolver: HostResolver = async (hostname) => {
+  if (hostname === 'localhost') return [{ address: '127.0.0.1', family: 4 }];
+  throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
+};
+
+export async function createHarness(env: Record<string, string> = {}, options: { resolveHost?: HostResolver } = {}): Promise<Harness> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'twofa-test-'));
   const dbFile = path.join(dir, 'twofa.db');
   const database: TestDatabase | undefined = process.env['TWOFA_TEST_DATABASE'] === 'postgres' && env['TWOFA_DATABASE_URL'] === undefined
@@ -38,7 +47,7 @@ export async function createHarness(env: Record<string, string> = {}): Promise<H
   const sink = new Writable({ write(chunk, _enc, done) { logs.push(...String(chunk).split('\n').filter((l) => l.length > 0)); done(); } });
   const logger = createLogger(config.logLevel, sink);
   const clock = { now: Date.now(), advance(ms: number) { this.now += ms; } };
-  const node = await createNode(config, logger, { clock: () => clock.now });
+  const node = await createNode(config, logger, { clock: () => clock.now, resolveHost: options.resolveHost ?? offlineResolver });
   const now = clock.now;
   const a = (await createApiKey(node.store, { accountName: 'account-a', now })).key;
   const b = (await createApiKey(node.store, { accountName: 'account-b', now })).key;
@@ -47,7 +56,8 @@ export async function createHarness(env: Record<string, string> = {}): Promise<H
   async function request(method: string, url: string, options: { key?: string | null; body?: unknown; headers?: Record<string, string>; rawBody?: string } = {}) {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
     const key = options.key === undefined ? a : options.key;
-    if (key !== null) headers['authorization'] ??= `App ${key}`;
+    // The Twilio dialect (/v2) takes the same key as the password of HTTP Basic, under the key's account SID.
+    if (key !== null) headers['authorization'] ??= /^\/v2(\/|\?|$)/.test(url) ? await twilioBasic(node.store, key) : `App ${key}`;
     let payload: string | undefined = options.rawBody;
     if (options.body !== undefined) {
       payload = JSON.stringify(options.body);
@@ -70,6 +80,13 @@ export async function createHarness(env: Record<string, string> = {}): Promise<H
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** `Authorization: Basic` of the Twilio dialect for an API key: its account's SID (an unknown key: a SID of no account) and the key. */
+export async function twilioBasic(store: Store, key: string): Promise<string> {
+  const principal = await authenticate(store, `App ${key}`);
+  const sid = principal ? accountSid(principal.accountId) : `AC${'0'.repeat(32)}`;
+  return `Basic ${Buffer.from(`${sid}:${key}`).toString('base64')}`;
 }
 
 /** Creates an application and an SMS/voice template; returns their ids. */

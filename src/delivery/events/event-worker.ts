@@ -5,10 +5,13 @@
 // `webhook-id`, on which receivers deduplicate. Failed attempts are retried with exponential backoff
 // and jitter until maxAttempts; a subscription disabled or deleted meanwhile cancels its events.
 import { randomInt } from 'node:crypto';
+import http from 'node:http';
+import https from 'node:https';
 import type { Logger } from 'pino';
 import { webhookSecretContext } from '../../domain/pin-events.js';
 import type { PinKeyring } from '../../domain/pin-secrets.js';
 import type { EventOutboxRecord, EventStore } from '../../store/event-store.js';
+import { ADDRESS_REFUSED_CODE, guardedLookup, refusedLiteral, systemResolver, type WebhookAddressPolicy } from '../webhook/webhook-address-guard.js';
 import { parseWebhookSecret, signWebhook } from '../webhook/webhook-signature.js';
 import { WEBHOOK_TIMEOUT_MS } from '../webhook/webhook-transport.js';
 
@@ -33,6 +36,8 @@ export interface EventWorkerDeps {
   timeoutMs?: number;
   /** Seconds since the epoch for `webhook-timestamp` (the receiver compares it with its own clock). */
   wallClockSeconds?: () => number;
+  /** Which addresses receivers may have (TWOFA_WEBHOOK_ALLOW_PRIVATE) and how names resolve. Default: public addresses only, system resolver. */
+  addresses?: WebhookAddressPolicy;
 }
 
 export interface EventWorkerStats {
@@ -60,6 +65,9 @@ export class EventWorker {
   private readonly backoffCapMs: number;
   private readonly timeoutMs: number;
   private readonly wallClockSeconds: () => number;
+  private readonly addresses: WebhookAddressPolicy;
+  /** Connections are made through these agents so that their lookup hook sees every address connected to. */
+  private readonly agents: { http: http.Agent; https: https.Agent };
 
   private running = false;
   /** Set by stop(): events claimed after it are handed back untouched. */
@@ -82,6 +90,9 @@ export class EventWorker {
     this.backoffCapMs = deps.backoffCapMs ?? 60 * 60_000;
     this.timeoutMs = deps.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
     this.wallClockSeconds = deps.wallClockSeconds ?? (() => Math.floor(Date.now() / 1000));
+    this.addresses = deps.addresses ?? { allowPrivate: false, resolve: systemResolver };
+    const lookup = this.addresses.allowPrivate ? undefined : guardedLookup(this.addresses.resolve);
+    this.agents = { http: new http.Agent({ keepAlive: true, lookup }), https: new https.Agent({ keepAlive: true, lookup }) };
   }
 
   start(): void {
@@ -108,6 +119,8 @@ export class EventWorker {
     let timer: NodeJS.Timeout | undefined;
     const finished = await Promise.race([idle.then(() => true), new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), timeoutMs); })]);
     clearTimeout(timer);
+    this.agents.http.destroy();
+    this.agents.https.destroy();
     if (!finished) this.logger.warn({ inFlight: this.inflight.size }, 'event worker stopped with requests still in flight; they are retried when their lease expires');
   }
 
@@ -219,30 +232,45 @@ export class EventWorker {
     // One id per event and subscription, the same on every attempt: receivers deduplicate on it.
     const id = `msg_${item.id}`;
     const timestamp = this.wallClockSeconds();
-    let response: Response;
+    const url = new URL(subscription.url);
+    // The lookup hook never sees an IP literal: those are judged here (the URL was checked when it
+    // was saved, but the operator may have withdrawn TWOFA_WEBHOOK_ALLOW_PRIVATE since).
+    const literal = refusedLiteral(url.hostname, this.addresses);
+    if (literal !== undefined) return { ok: false, error: literal, final: 'failed' };
+    let status: number;
     try {
-      response = await fetch(subscription.url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'twofa-webhooks',
-          'webhook-id': id,
-          'webhook-timestamp': timestamp.toString(),
-          'webhook-signature': signWebhook(key.key, id, timestamp, item.payload),
-        },
-        body: item.payload,
-        // A redirect would carry the event to a URL the account never configured.
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.timeoutMs),
+      status = await this.post(url, item.payload, {
+        'content-type': 'application/json',
+        'user-agent': 'twofa-webhooks',
+        'webhook-id': id,
+        'webhook-timestamp': timestamp.toString(),
+        'webhook-signature': signWebhook(key.key, id, timestamp, item.payload),
       });
     } catch (err) {
-      return { ok: false, error: describeFetchError(err, this.timeoutMs, hostOf(subscription.url)) };
+      return { ok: false, error: describeRequestError(err, this.timeoutMs, url.host) };
     }
-    await response.body?.cancel().catch(() => undefined);
-    if (response.status >= 200 && response.status < 300) return { ok: true };
+    if (status >= 200 && status < 300) return { ok: true };
     // Any other answer is retried: a receiver answering 4xx is most often misconfigured (a wrong
     // secret, a route not deployed yet), and the backoff leaves time to fix it.
-    return { ok: false, error: `${hostOf(subscription.url)} answered HTTP ${response.status}` };
+    return { ok: false, error: `${url.host} answered HTTP ${status}` };
+  }
+
+  /**
+   * POSTs the body and resolves with the answer's status (its body is discarded). Redirects are not
+   * followed: one would carry the event to a URL the account never configured.
+   */
+  private post(url: URL, body: string, headers: Record<string, string>): Promise<number> {
+    const client = url.protocol === 'https:' ? https : http;
+    const agent = url.protocol === 'https:' ? this.agents.https : this.agents.http;
+    return new Promise((resolve, reject) => {
+      const request = client.request(url, { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) }, agent, signal: AbortSignal.timeout(this.timeoutMs) }, (response) => {
+        response.resume();
+        response.once('end', () => resolve(response.statusCode ?? 0));
+        response.once('error', reject);
+      });
+      request.once('error', reject);
+      request.end(body);
+    });
   }
 
   /** Between half and all of min(cap, base * 2^(attempt-1)): spread out, yet never back at once. */
@@ -253,19 +281,12 @@ export class EventWorker {
   }
 }
 
-/** The host only: a subscription URL may carry a token in its path or query, which logs must not. */
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return 'the receiver';
-  }
-}
-
-function describeFetchError(err: unknown, timeoutMs: number, host: string): string {
+/** Names the host only: a subscription URL may carry a token in its path or query, which logs must not. */
+function describeRequestError(err: unknown, timeoutMs: number, host: string): string {
   if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) return `${host} did not answer within ${timeoutMs / 1000} s`;
-  const cause = err instanceof Error ? (err.cause as { code?: unknown } | undefined) : undefined;
-  if (cause !== undefined && typeof cause.code === 'string') return `request to ${host} failed: ${cause.code}`;
+  const code = err instanceof Error ? (err as NodeJS.ErrnoException).code : undefined;
+  if (code === ADDRESS_REFUSED_CODE) return `request to ${host} refused: ${errorMessage(err)}`;
+  if (typeof code === 'string') return `request to ${host} failed: ${code}`;
   return `request to ${host} failed: ${errorMessage(err)}`;
 }
 

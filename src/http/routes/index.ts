@@ -43,6 +43,9 @@ import revokeApiKey from './api-v1/revoke-api-key.js';
 import getApplicationSecurity from './api-v1/get-application-security.js';
 import listAudit from './api-v1/list-audit.js';
 import updateApplicationSecurity from './api-v1/update-application-security.js';
+import twilioVerify from './twilio/index.js';
+import getTemplateAutofill from './api-v1/get-template-autofill.js';
+import updateTemplateAutofill from './api-v1/update-template-autofill.js';
 
 export const ALL_ROUTES: RegisterRoute[] = [
   // Infobip 2FA API v2: the 18 operations
@@ -60,4 +63,8 @@ export const ALL_ROUTES: RegisterRoute[] = [
   listPins, getStats, getMe, listApiKeys, createApiKey, revokeApiKey, consolePages,
   // anti-fraud guards and the audit log
   getApplicationSecurity, updateApplicationSecurity, listAudit,
+  // Twilio Verify v2 under /v2: its own plugin (form bodies, Twilio's errors and Basic auth)
+  twilioVerify,
+  // SMS autofill lines of 2FA messages
+  getTemplateAutofill, updateTemplateAutofill,
 ];

@@ -80,6 +80,10 @@ export const PinDetailsResponseSchema = Type.Object({
     error: Type.Union([Type.String(), Type.Null()]),
   }),
   history: Type.Array(DeliveryEventSchema),
+  nextResendAt: Type.Union([Type.String(), Type.Null()], {
+    description: 'When the application\'s sendPinPerPhoneNumberLimit lets the next resend of this PIN through (ISO 8601; now or earlier: at once), '
+      + 'for a countdown; null once the PIN can no longer be resent (verified, expired or locked).',
+  }),
 }, { description: 'A PIN\'s state and delivery history; never the PIN.' });
 
 // --- the console's operations ---
@@ -190,6 +194,8 @@ export const ApiKeyIdParamsSchema = Type.Object({ id: Type.String({ maxLength: 6
 
 export const MeResponseSchema = Type.Object({
   accountName: Type.String(),
+  accountSid: Type.String({ description: 'The account\'s SID (`AC` + 32 hex): the user name of HTTP Basic on the Twilio Verify API (/v2).' }),
+  apiKeySid: Type.String({ description: 'The calling key\'s SID (`SK` + 32 hex): the other user name the Twilio Verify API takes with this key.' }),
   key: ApiKeySchema,
 }, { description: 'The account and the API key of the caller.' });
 
@@ -324,3 +330,15 @@ export const AuditPageSchema = Type.Object({
   entries: Type.Array(AuditEntrySchema),
   next: Type.Union([Type.Integer(), Type.Null()], { description: 'Pass as `after` for the next page; null on the last page.' }),
 }, { description: 'A page of the account\'s audit log, oldest first.' });
+
+// --- SMS autofill of a 2FA message template ---
+
+export const AutofillRequestSchema = Type.Object({
+  webOtpDomain: Type.Optional(Type.String({ maxLength: 253, description: 'Host the code is bound to: the SMS ends with the line `@<host> #<code>` (WebOTP, iOS security-code autofill). Absent: none.' })),
+  androidAppHash: Type.Optional(Type.String({ maxLength: 11, description: 'The 11-character Android SMS Retriever app hash, on its own line; the whole SMS must then fit in 140 bytes. Absent: none.' })),
+}, { additionalProperties: false });
+
+export const AutofillResponseSchema = Type.Object({
+  webOtpDomain: Type.Union([Type.String(), Type.Null()]),
+  androidAppHash: Type.Union([Type.String(), Type.Null()]),
+}, { description: 'The autofill lines added to the SMS of this message (never to Infobip-shaped bodies or voice calls).' });

@@ -3,7 +3,7 @@
 // current bucket, which takes that row's lock: concurrent requests on a key queue on it (from any
 // node) only for the rest of the statement and its commit, not for a transaction of several round
 // trips. The window's total is the upserted bucket's new count plus the older buckets (which nobody
-// writes any more); a total over the limit calls twofa_rate_limited() (migration 0008), whose error
+// writes any more); a total over the limit calls twofa_rate_limited() (migration 0018), whose error
 // aborts the statement and so undoes every count and write it made: a refused request consumes
 // nothing, on any key, and writes nothing.
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
@@ -187,7 +187,7 @@ async function run<Row>(db: Db, text: string, parameters: unknown[]): Promise<Ro
   }
 }
 
-/** The function the statements above call to refuse (PostgreSQL only; migration 0008). */
+/** The function the statements above call to refuse (PostgreSQL only; migration 0018). */
 export const RATE_LIMITED_FUNCTION = `create or replace function twofa_rate_limited() returns integer language plpgsql volatile as $$
 begin
   raise exception 'rate limit reached' using errcode = '${RATE_LIMITED_SQLSTATE}';

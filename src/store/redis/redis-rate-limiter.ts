@@ -9,22 +9,38 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from 'pino';
 import type { RateLimitCheck, RateLimitOutcome } from '../store.js';
-import { bucketStartOf, type ExternalRateLimiter } from '../rate-limiter.js';
+import { bucketStartOf, nextAllowedAt, type ExternalRateLimiter } from '../rate-limiter.js';
 
 /**
  * KEYS[i]: the hash of limit i, one field per bucket (its start), valued "hits:lastAt:expiresAt".
  * ARGV[1]: now (epoch ms); then per limit i: ARGV[3i-1] limit, ARGV[3i] windowMs, ARGV[3i+1] bucket start.
- * Returns {0, 0} when counted, {i, retryAfterMs} when limit i refuses.
+ * Returns {0, 0, wait_1, ..., wait_n} when counted (wait_i: ms until limit i admits the next hit, 0 while
+ * there is room), {i, retryAfterMs} when limit i refuses.
  * A bucket counts while its newest hit is inside the window (as in the database); a bucket past the
  * window it was written for is deleted on the way, and the whole hash expires once idle for a window.
  */
 const CONSUME_SCRIPT = `
 local now = tonumber(ARGV[1])
+-- ms until a window of buckets ({lastAt, hits}) holding total >= limit admits one more hit (rate-limiter.ts retryAfterMs).
+local function wait_for_room(buckets, total, limit, window)
+  table.sort(buckets, function(a, b) return a[1] < b[1] end)
+  local retryAt = now + window
+  for _, b in ipairs(buckets) do
+    total = total - b[2]
+    if total < limit then
+      retryAt = b[1] + window
+      break
+    end
+  end
+  return math.max(1, retryAt - now)
+end
+local read = {}
 for i = 1, #KEYS do
   local limit = tonumber(ARGV[3 * i - 1])
   local window = tonumber(ARGV[3 * i])
   local fields = redis.call('HGETALL', KEYS[i])
   local buckets = {}
+  read[i] = buckets
   local total = 0
   for j = 1, #fields, 2 do
     local hits, lastAt, expiresAt = string.match(fields[j + 1], '^(%d+):(%d+):(%d+)$')
@@ -36,20 +52,11 @@ for i = 1, #KEYS do
       buckets[#buckets + 1] = { lastAt, hits }
     end
   end
-  if total >= limit then
-    table.sort(buckets, function(a, b) return a[1] < b[1] end)
-    local retryAt = now + window
-    for _, b in ipairs(buckets) do
-      total = total - b[2]
-      if total < limit then
-        retryAt = b[1] + window
-        break
-      end
-    end
-    return { i, math.max(1, retryAt - now) }
-  end
+  if total >= limit then return { i, wait_for_room(buckets, total, limit, window) } end
 end
+local result = { 0, 0 }
 for i = 1, #KEYS do
+  local limit = tonumber(ARGV[3 * i - 1])
   local window = tonumber(ARGV[3 * i])
   local field = ARGV[3 * i + 1]
   local current = redis.call('HGET', KEYS[i], field)
@@ -57,12 +64,23 @@ for i = 1, #KEYS do
   if current then hits = tonumber(string.match(current, '^(%d+):')) + 1 end
   redis.call('HSET', KEYS[i], field, string.format('%.0f:%.0f:%.0f', hits, now, now + window))
   if redis.call('PTTL', KEYS[i]) < window then redis.call('PEXPIRE', KEYS[i], window) end
+  -- When the next hit fits, this one counted (rate-limiter.ts nextAllowedAfterHit): 0 while there is room.
+  local start = tonumber(field)
+  local after = {}
+  local total = 1
+  local inCurrent = 1
+  for _, b in ipairs(read[i]) do
+    total = total + b[2]
+    if b[1] >= start then inCurrent = inCurrent + b[2] else after[#after + 1] = b end
+  end
+  after[#after + 1] = { now, inCurrent }
+  result[#result + 1] = total < limit and 0 or wait_for_room(after, total, limit, window)
 end
-return { 0, 0 }
+return result
 `;
 
 interface ConsumeCommand {
-  twofaConsume(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<[number, number]>;
+  twofaConsume(numberOfKeys: number, ...keysAndArgs: (string | number)[]): Promise<number[]>;
 }
 
 export interface RedisRateLimiterOptions {
@@ -127,11 +145,25 @@ export class RedisRateLimiter implements ExternalRateLimiter {
     const keys = limits.map((l) => `${this.keyPrefix}${l.key}`);
     const args: number[] = [now];
     for (const l of limits) args.push(l.limit, l.windowMs, bucketStartOf(now, l.windowMs));
-    const [refusedIndex, retryAfterMs] = await this.client.twofaConsume(keys.length, ...keys, ...args);
-    if (refusedIndex === 0) return { allowed: true };
+    const [refusedIndex = 0, retryAfterMs = 0, ...waits] = await this.client.twofaConsume(keys.length, ...keys, ...args);
+    if (refusedIndex === 0) {
+      const nextAllowedAt: Record<string, number> = {};
+      for (const [i, l] of limits.entries()) nextAllowedAt[l.key] = now + Number(waits[i] ?? 0);
+      return { allowed: true, nextAllowedAt };
+    }
     const refused = limits[refusedIndex - 1];
     if (!refused) throw new Error(`Redis rate-limit script answered an unknown limit index ${refusedIndex}`);
     return { allowed: false, key: refused.key, retryAfterMs: Number(retryAfterMs) };
+  }
+
+  async peekRateLimit(check: RateLimitCheck, now: number): Promise<number> {
+    const fields = await this.client.hgetall(`${this.keyPrefix}${check.key}`);
+    const buckets: { hits: number; lastAt: number }[] = [];
+    for (const value of Object.values(fields)) {
+      const [hits, lastAt, expiresAt] = value.split(':').map(Number);
+      if (hits !== undefined && lastAt !== undefined && expiresAt !== undefined && expiresAt > now && lastAt > now - check.windowMs) buckets.push({ hits, lastAt });
+    }
+    return nextAllowedAt(buckets.sort((a, b) => a.lastAt - b.lastAt), check.limit, check.windowMs, now);
   }
 
   async ping(): Promise<void> {

@@ -54,7 +54,7 @@ export function Webhooks() {
       <section class="panel narrow" aria-labelledby="new-webhook">
         <h2 id="new-webhook">New subscription</h2>
         <form class="form" onSubmit={create} noValidate>
-          <TextField id="webhook-url" label="URL" type="url" value={url} onValue={setUrl} error={problem?.fields['url']} required hint="https://…, or http:// to this machine." />
+          <TextField id="webhook-url" label="URL" type="url" value={url} onValue={setUrl} error={problem?.fields['url']} required hint="https://… on a public address (private addresses only where the operator allows them)." />
           <fieldset>
             <legend>Events</legend>
             <div class="checks">

@@ -12,7 +12,7 @@ const register: RegisterRoute = (app, { ctx }) => {
       params: PinIdParamsSchema,
       response: { 200: PinDetailsResponseSchema, ...errorResponses(400, 401, 403, 404) },
     },
-  }, async (request, reply) => respond(reply, await getPinDetails(ctx, request.principal, request.params.pinId), ({ pin, state, history }) => ({
+  }, async (request, reply) => respond(reply, await getPinDetails(ctx, request.principal, request.params.pinId), ({ pin, state, history, nextResendAt }) => ({
     pinId: pin.id, applicationId: pin.applicationId, messageId: pin.messageId, channel: pin.channel, to: pin.destination, state,
     attemptsRemaining: pin.attemptsLeft, createdAt: pin.createdAt, expiresAt: pin.expiresAt, verifiedAt: pin.verifiedAt, sendCount: pin.sendCount,
     delivery: {
@@ -20,6 +20,7 @@ const register: RegisterRoute = (app, { ctx }) => {
       sentAt: pin.sentAt, deliveredAt: pin.deliveredAt, error: pin.deliveryError,
     },
     history,
+    nextResendAt: nextResendAt === null ? null : new Date(nextResendAt).toISOString(),
   })));
 };
 export default register;

@@ -1,12 +1,13 @@
 import { SCOPE_PIN_SEND } from '../../../service/api-keys.js';
 import { resendPin } from '../../../service/send-pin.js';
 import { errorResponses, respond } from '../../error-envelope.js';
+import { withNextResendAt } from '../../next-resend-header.js';
 import type { RegisterRoute } from '../../route-types.js';
 import { PinIdParamsSchema, ResendPinRequestSchema, StartAuthenticationResponseSchema, toSmsSendResponse } from '../../schemas/infobip.js';
 
 const register: RegisterRoute = (app, { ctx }) => {
   app.post('/2fa/2/pin/:pinId/resend', {
-    config: { scope: SCOPE_PIN_SEND },
+    config: { scope: SCOPE_PIN_SEND, nextResendAt: true },
     schema: {
       operationId: 'resend-2fa-pin-code-over-sms', tags: ['2FA PINs'], summary: 'Resend the same PIN by SMS (the body is optional)',
       params: PinIdParamsSchema, body: ResendPinRequestSchema,
@@ -15,7 +16,7 @@ const register: RegisterRoute = (app, { ctx }) => {
   }, async (request, reply) => {
     const body = request.body ?? {};
     const result = await resendPin(ctx, request.principal, request.params.pinId, 'sms', body);
-    return respond(reply, result, (outcome) => toSmsSendResponse(outcome, { ncNeeded: false, trackDelivery: body.trackDelivery }));
+    return respond(reply, result, (outcome) => withNextResendAt(reply, outcome, toSmsSendResponse(outcome, { ncNeeded: false, trackDelivery: body.trackDelivery })));
   });
 };
 export default register;

@@ -1,12 +1,13 @@
 import { SCOPE_PIN_SEND } from '../../../service/api-keys.js';
 import { sendPin } from '../../../service/send-pin.js';
 import { errorResponses, respond } from '../../error-envelope.js';
+import { withNextResendAt } from '../../next-resend-header.js';
 import type { RegisterRoute } from '../../route-types.js';
 import { StartAuthenticationRequestSchema, StartAuthenticationResponseSchema, toVoiceSendResponse } from '../../schemas/infobip.js';
 
 const register: RegisterRoute = (app, { ctx }) => {
   app.post('/2fa/2/pin/voice', {
-    config: { scope: SCOPE_PIN_SEND },
+    config: { scope: SCOPE_PIN_SEND, nextResendAt: true },
     schema: {
       operationId: 'send-2fa-pin-code-over-voice', tags: ['2FA PINs'], summary: 'Send a PIN by voice call',
       body: StartAuthenticationRequestSchema,
@@ -14,7 +15,7 @@ const register: RegisterRoute = (app, { ctx }) => {
     },
   }, async (request, reply) => {
     const result = await sendPin(ctx, request.principal, 'voice', request.body);
-    return respond(reply, result, (outcome) => toVoiceSendResponse(outcome, { trackDelivery: request.body.trackDelivery }));
+    return respond(reply, result, (outcome) => withNextResendAt(reply, outcome, toVoiceSendResponse(outcome, { trackDelivery: request.body.trackDelivery })));
   });
 };
 export default register;

@@ -1,0 +1,265 @@
+// Use cases of Twilio Verify's Verifications, on the engine's PINs (sendPin, resendPin, verifyPin).
+// What Twilio's users rely on, beyond the engine:
+// - a second start to the same To while a verification is pending re-sends the same code (a resend
+//   of the same PIN) and appends to send_code_attempts; the 6th send of one verification is refused
+//   (60203), so the limit lifts when the verification ends;
+// - a wrong check is an answer (pending, valid false), not an error; the check after the 5th wrong one
+//   is refused (60202) and the verification is then gone;
+// - an approved, canceled or expired verification is not found (20404) by a check; approved and
+//   expired ones are not found by a fetch either.
+import { normalizeEmailAddress, normalizePhoneNumber } from '../domain/destinations.js';
+import { fail, ok, type Failure, type Result } from '../domain/errors.js';
+import { attemptSid, pinIdOf, serviceSid } from '../domain/twilio-sids.js';
+import { BUILT_IN_TEMPLATES, DEFAULT_LOCALE, twilioLocale } from '../domain/twilio-templates.js';
+import type { Channel, PinRecord } from '../store/store.js';
+import type { TwilioVerificationRow, TwilioVerificationStatus } from '../store/twilio-store.js';
+import { auditRequest } from './audit-log.js';
+import type { Principal, ServiceContext } from './context.js';
+import { countBreakerVerify } from './security.js';
+import { resendPin, sendPin, tooManyRequests } from './send-pin.js';
+import { rateLimitChecks } from './twilio-rate-limits.js';
+import { getService, serviceMessageId, type TwilioService } from './twilio-services.js';
+import { verifyPin } from './verify-pin.js';
+
+export const TWILIO_CHANNELS = ['sms', 'call', 'email'] as const;
+export type TwilioChannel = typeof TWILIO_CHANNELS[number];
+
+const ENGINE_CHANNEL: Record<TwilioChannel, Channel> = { sms: 'sms', call: 'voice', email: 'email' };
+const TWILIO_CHANNEL: Record<Channel, TwilioChannel> = { sms: 'sms', voice: 'call', email: 'email' };
+
+/** Sends of one verification before 60203 (Twilio: "more than 5 times"). */
+export const MAX_SENDS = 5;
+
+export type VerificationStatus = TwilioVerificationStatus | 'expired';
+
+export interface Verification {
+  service: TwilioService;
+  pin: PinRecord;
+  /** Absent for a PIN sent through Infobip's API. */
+  row: TwilioVerificationRow | undefined;
+  status: VerificationStatus;
+  channel: TwilioChannel;
+  /** The destination as Twilio writes it: E.164 with `+` for phone numbers. */
+  to: string;
+  updatedAt: number;
+}
+
+export interface StartInput {
+  to: string;
+  channel: string;
+  customFriendlyName?: string;
+  /** The `RateLimits` parameter: a JSON object of the service's Rate Limit names and their values. */
+  rateLimits?: string;
+  /** Twilio's `Locale` (sms and call; email is not translated). */
+  locale?: string;
+  /** Twilio's `TemplateSid`: a built-in template (GET /v2/Templates). */
+  templateSid?: string;
+}
+
+function notFound(path: string) {
+  return fail('NOT_FOUND', `The requested resource ${path} was not found`);
+}
+
+function invalid(field: string, message: string) {
+  return fail('BAD_REQUEST', `Invalid parameter: ${field}`, { validationErrors: { [field]: [message] } });
+}
+
+function statusOf(pin: PinRecord, row: TwilioVerificationRow | undefined, now: number): VerificationStatus {
+  if (row && row.status !== 'pending') return row.status;
+  if (pin.verifiedAt !== null) return 'approved';
+  if (pin.lockedAt !== null) return pin.attemptsLeft === 0 ? 'max_attempts_reached' : 'canceled';
+  if (pin.expiresAt <= now) return 'expired';
+  return 'pending';
+}
+
+function verificationOf(service: TwilioService, pin: PinRecord, row: TwilioVerificationRow | undefined, now: number): Verification {
+  return {
+    service, pin, row, status: statusOf(pin, row, now),
+    channel: (row?.channel as TwilioChannel | undefined) ?? TWILIO_CHANNEL[pin.channel],
+    to: pin.channel === 'email' ? pin.destination : `+${pin.destination}`,
+    updatedAt: Math.max(row?.updatedAt ?? pin.createdAt, pin.verifiedAt ?? 0, pin.lockedAt ?? 0),
+  };
+}
+
+/** Twilio's `To`: E.164 with a leading `+` for a phone channel, an address for email. */
+function destinationOf(channel: Channel, to: string): Result<string> {
+  if (channel === 'email') {
+    const email = normalizeEmailAddress(to);
+    return email.ok ? ok(email.value) : invalid('To', email.error);
+  }
+  if (!to.startsWith('+')) return invalid('To', 'must be an E.164 number with a leading +');
+  const phone = normalizePhoneNumber(to);
+  return phone.ok ? ok(phone.value) : invalid('To', phone.error);
+}
+
+/** The engine's field names, as Twilio's parameters. */
+const PARAMETER_OF: Record<string, string> = { to: 'To', from: 'From', messageId: 'TemplateSid', applicationId: 'ServiceSid' };
+
+function asTwilioFailure(failure: Failure): { ok: false; failure: Failure } {
+  if (failure.code === 'TOO_MANY_REQUESTS') return { ok: false, failure: { ...failure, text: 'Max send attempts reached', reason: 'max_send_attempts' } };
+  if (!failure.validationErrors) return { ok: false, failure };
+  const validationErrors: Record<string, string[]> = {};
+  for (const [field, messages] of Object.entries(failure.validationErrors)) {
+    const name = PARAMETER_OF[field] ?? (field.startsWith('placeholders') ? 'CustomFriendlyName' : field);
+    (validationErrors[name] ??= []).push(...messages);
+  }
+  return { ok: false, failure: { ...failure, validationErrors } };
+}
+
+const isLive = (pin: PinRecord, now: number) => pin.pinCiphertext !== null && pin.verifiedAt === null && pin.lockedAt === null && pin.expiresAt > now;
+
+export async function startVerification(ctx: ServiceContext, principal: Principal, serviceSidParam: string, input: StartInput): Promise<Result<Verification>> {
+  const found = await getService(ctx, principal, serviceSidParam);
+  if (!found.ok) return found;
+  const service = found.value;
+  if (!(TWILIO_CHANNELS as readonly string[]).includes(input.channel)) return invalid('Channel', `must be one of ${TWILIO_CHANNELS.join(', ')}`);
+  const twilioChannel = input.channel as TwilioChannel;
+  const channel = ENGINE_CHANNEL[twilioChannel];
+  const destination = destinationOf(channel, input.to);
+  if (!destination.ok) return destination;
+  const locale = input.locale === undefined ? DEFAULT_LOCALE : twilioLocale(input.locale);
+  if (locale === undefined) return invalid('Locale', 'is not a locale of the built-in templates (GET /v2/Templates)');
+  if (input.templateSid !== undefined && !BUILT_IN_TEMPLATES.some((t) => t.sid === input.templateSid)) return invalid('TemplateSid', 'is not a template of GET /v2/Templates');
+  const placeholders = { friendly_name: input.customFriendlyName ?? service.application.name };
+  const checks = await rateLimitChecks(ctx, service, input.rateLimits);
+  if (!checks.ok) return checks;
+
+  const now = ctx.clock();
+  // The service's Rate Limit Buckets count every start, a repeated one too (Twilio answers 20429).
+  // They are consumed apart from the send's own limits: a send refused afterwards has still been tried.
+  if (checks.value.length > 0) {
+    const outcome = await ctx.store.consumeRateLimits(checks.value, now);
+    if (!outcome.allowed) return tooManyRequests(outcome, 'a rate limit bucket of this service is full');
+  }
+  const latestId = await ctx.store.twilio.latestPinId(principal.accountId, service.application.id, destination.value);
+  const latest = latestId === undefined ? undefined : await ctx.store.getPin(principal.accountId, latestId);
+  const latestRow = latest ? await ctx.store.twilio.getVerification(principal.accountId, latest.id) : undefined;
+  // A pending verification of this dialect to the same To: the same code again, under the same SID.
+  if (latest && latestRow?.status === 'pending' && isLive(latest, now) && (latest.channel === 'email') === (channel === 'email')) {
+    if (latest.sendCount >= MAX_SENDS) {
+      await auditRequest(ctx, principal, { event: 'pin.resend.refused', applicationId: service.application.id, pinId: latest.id, destination: latest.destination, reason: 'twilio:max_send_attempts' });
+      return fail('TOO_MANY_REQUESTS', 'Max send attempts reached', { reason: 'max_send_attempts', retryAfterMs: latest.expiresAt - now });
+    }
+    const resent = await resendPin(ctx, principal, latest.id, channel, { placeholders });
+    if (!resent.ok) return asTwilioFailure(resent.failure);
+    await ctx.store.twilio.recordSend(principal.accountId, latest.id, { time: now, channel: twilioChannel, attemptSid: attemptSid(resent.value.deliveryId) }, now);
+    return fetchByPinId(ctx, principal, service, latest.id);
+  }
+
+  const messageId = await serviceMessageId(ctx, principal, service, channel === 'email' ? 'email' : 'sms_voice', locale);
+  const sent = await sendPin(ctx, principal, channel, { applicationId: service.application.id, messageId, to: destination.value, placeholders });
+  if (!sent.ok) return asTwilioFailure(sent.failure);
+  const pin = await ctx.store.getPin(principal.accountId, sent.value.pinId);
+  if (!pin) return notFound(`/Services/${serviceSidParam}/Verifications/${sent.value.pinId}`);
+  await ctx.store.twilio.insertVerification({
+    pinId: pin.id, accountId: principal.accountId, status: 'pending', channel: twilioChannel,
+    sendCodeAttempts: [{ time: now, channel: twilioChannel, attemptSid: attemptSid(sent.value.deliveryId) }], createdAt: now, updatedAt: now, expiresAt: pin.expiresAt,
+  });
+  return fetchByPinId(ctx, principal, service, pin.id);
+}
+
+async function fetchByPinId(ctx: ServiceContext, principal: Principal, service: TwilioService, pinId: string): Promise<Result<Verification>> {
+  const pin = await ctx.store.getPin(principal.accountId, pinId);
+  if (!pin || pin.applicationId !== service.application.id) return notFound(`/Services/${serviceSid(service.application.id)}/Verifications/${pinId}`);
+  const row = await ctx.store.twilio.getVerification(principal.accountId, pinId);
+  return ok(verificationOf(service, pin, row, ctx.clock()));
+}
+
+/** The verification a VE SID names in the service; undefined when there is none. */
+async function bySid(ctx: ServiceContext, principal: Principal, service: TwilioService, sid: string): Promise<Verification | undefined> {
+  const pinId = pinIdOf(sid);
+  if (pinId === undefined) return undefined;
+  const found = await fetchByPinId(ctx, principal, service, pinId);
+  return found.ok ? found.value : undefined;
+}
+
+export async function fetchVerification(ctx: ServiceContext, principal: Principal, serviceSidParam: string, sid: string): Promise<Result<Verification>> {
+  const found = await getService(ctx, principal, serviceSidParam);
+  if (!found.ok) return found;
+  const verification = await bySid(ctx, principal, found.value, sid);
+  // Approved and expired verifications are "soft deleted" in Twilio: a fetch no longer finds them.
+  if (!verification || verification.status === 'approved' || verification.status === 'expired') return notFound(`/Services/${serviceSidParam}/Verifications/${sid}`);
+  return ok(verification);
+}
+
+export async function updateVerification(ctx: ServiceContext, principal: Principal, serviceSidParam: string, sid: string, status: 'approved' | 'canceled'): Promise<Result<Verification>> {
+  const found = await getService(ctx, principal, serviceSidParam);
+  if (!found.ok) return found;
+  const verification = await bySid(ctx, principal, found.value, sid);
+  const missing = notFound(`/Services/${serviceSidParam}/Verifications/${sid}`);
+  if (!verification || verification.status !== 'pending') return missing;
+  const now = ctx.clock();
+  if (!verification.row) {
+    await ctx.store.twilio.insertVerification({
+      pinId: verification.pin.id, accountId: principal.accountId, status: 'pending', channel: verification.channel, sendCodeAttempts: [],
+      createdAt: verification.pin.createdAt, updatedAt: now, expiresAt: verification.pin.expiresAt,
+    });
+  }
+  if (!(await ctx.store.twilio.settlePin(principal.accountId, verification.pin.id, status, now))) return missing;
+  // An approval is a verification like a right code: counted as such for the metrics and the conversion breaker.
+  if (status === 'approved') {
+    ctx.metrics.verification(verification.pin.channel, 'verified');
+    await countBreakerVerify(ctx, verification.pin.applicationId, verification.pin.destination, now);
+  }
+  await auditRequest(ctx, principal, {
+    event: status === 'approved' ? 'pin.verify' : 'pin.cancel', applicationId: verification.pin.applicationId, pinId: verification.pin.id,
+    destination: verification.pin.destination, reason: status === 'approved' ? 'approved by update' : 'canceled by update',
+  });
+  return fetchByPinId(ctx, principal, found.value, verification.pin.id);
+}
+
+export interface CheckInput {
+  code: string;
+  to?: string;
+  verificationSid?: string;
+}
+
+export interface CheckOutcome {
+  verification: Verification;
+  valid: boolean;
+}
+
+export async function checkVerification(ctx: ServiceContext, principal: Principal, serviceSidParam: string, input: CheckInput): Promise<Result<CheckOutcome>> {
+  const found = await getService(ctx, principal, serviceSidParam);
+  if (!found.ok) return found;
+  const service = found.value;
+  const gone = notFound(`/Services/${serviceSidParam}/VerificationCheck`);
+  let verification: Verification | undefined;
+  if (input.verificationSid !== undefined) {
+    verification = await bySid(ctx, principal, service, input.verificationSid);
+  } else if (input.to !== undefined) {
+    const destination = destinationOf(input.to.includes('@') ? 'email' : 'sms', input.to);
+    if (!destination.ok) return destination;
+    const pinId = await ctx.store.twilio.latestPinId(principal.accountId, service.application.id, destination.value);
+    if (pinId !== undefined) {
+      const fetched = await fetchByPinId(ctx, principal, service, pinId);
+      if (fetched.ok) verification = fetched.value;
+    }
+  } else {
+    return fail('BAD_REQUEST', 'Either a \'To\' or a \'VerificationSid\' must be specified', { reason: 'no_verification_target' });
+  }
+  // Only a pending verification, or one whose checks just ran out (its 6th check answers 60202), is checked.
+  if (!verification || (verification.status !== 'pending' && !(verification.status === 'max_attempts_reached' && verification.row?.status === 'pending'))) return gone;
+
+  const pinId = verification.pin.id;
+  const outcome = await verifyPin(ctx, principal, pinId, input.code);
+  if (!outcome.ok) return outcome;
+  const now = ctx.clock();
+  switch (outcome.value.pinError) {
+    case undefined:
+      await ctx.store.twilio.endVerification(principal.accountId, pinId, 'approved', now);
+      break;
+    case 'WRONG_PIN':
+      break;
+    case 'NO_MORE_PIN_ATTEMPTS':
+      await ctx.store.twilio.endVerification(principal.accountId, pinId, 'max_attempts_reached', now);
+      return fail('TOO_MANY_REQUESTS', 'Max check attempts reached', { reason: 'max_check_attempts' });
+    default:
+      return gone;
+  }
+  const after = await fetchByPinId(ctx, principal, service, pinId);
+  if (!after.ok) return after;
+  // The 5th wrong check spent the last attempt, yet Twilio still answers it pending: the next check is the refused one.
+  const checked = outcome.value.pinError === 'WRONG_PIN' ? { ...after.value, status: 'pending' as const } : after.value;
+  return ok({ verification: checked, valid: outcome.value.verified });
+}

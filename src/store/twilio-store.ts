@@ -1,0 +1,470 @@
+// The Twilio Verify dialect's own rows beside the engine's: the Twilio-only settings of a Service
+// (an application) and the Twilio side of a Verification (a PIN). Every query is bounded by the
+// account that asks. The PIN itself (its secret, attempts, expiry) stays in `pins`.
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { KyselyEventStore } from './event-store.js';
+import { batchOf, inBatches, type PurgeLimits } from './purge-batches.js';
+import type { Channel, DeliveryStatus } from './store.js';
+import type { Database, TwilioRateLimitBucketsTable, TwilioRateLimitsTable, TwilioServicesTable, TwilioVerificationsTable } from './schema.js';
+
+export interface TwilioServiceRow {
+  applicationId: string;
+  accountId: string;
+  settings: Record<string, unknown>;
+  smsMessageId: string | null;
+  emailMessageId: string | null;
+  deletedAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type TwilioVerificationStatus = 'pending' | 'approved' | 'canceled' | 'max_attempts_reached';
+
+export interface SendCodeAttempt {
+  time: number;
+  channel: string;
+  attemptSid: string;
+}
+
+export interface TwilioVerificationRow {
+  pinId: string;
+  accountId: string;
+  status: TwilioVerificationStatus;
+  channel: string;
+  sendCodeAttempts: SendCodeAttempt[];
+  createdAt: number;
+  updatedAt: number;
+  /** The PIN's expiry. */
+  expiresAt: number;
+}
+
+export interface TwilioRateLimitRow {
+  sid: string;
+  accountId: string;
+  applicationId: string;
+  uniqueName: string;
+  description: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface TwilioBucketRow {
+  sid: string;
+  rateLimitSid: string;
+  accountId: string;
+  applicationId: string;
+  max: number;
+  /** Seconds. */
+  interval: number;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** A send as the account's attempt list shows it, with what its PIN says now. */
+export interface TwilioAttemptRow {
+  sid: string;
+  accountId: string;
+  pinId: string;
+  channel: string;
+  createdAt: number;
+  applicationId: string;
+  destination: string;
+  pinChannel: Channel;
+  country: string | null;
+  verifiedAt: number | null;
+  expiresAt: number;
+  deliveryStatus: DeliveryStatus;
+  deliveryError: string | null;
+  /** The latest change the attempt's outcome saw (its PIN verified, locked or delivered). */
+  updatedAt: number;
+}
+
+export interface AttemptFilter {
+  since?: number;
+  until?: number;
+  applicationId?: string;
+  pinId?: string;
+  /** Exactly this destination (digits of a phone number, or an address). */
+  destination?: string;
+  /** Destinations starting with these digits. */
+  destinationPrefix?: string;
+  country?: string;
+  channel?: string;
+  converted?: boolean;
+}
+
+export interface TwilioMessagingConfigurationRow {
+  applicationId: string;
+  accountId: string;
+  country: string;
+  messagingServiceSid: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface TwilioStore {
+  getService(accountId: string, applicationId: string): Promise<TwilioServiceRow | undefined>;
+  listServices(accountId: string): Promise<TwilioServiceRow[]>;
+  /** Inserts or replaces the Twilio side of an application. */
+  saveService(row: TwilioServiceRow): Promise<void>;
+  getVerification(accountId: string, pinId: string): Promise<TwilioVerificationRow | undefined>;
+  insertVerification(row: TwilioVerificationRow): Promise<void>;
+  /** Appends a send to a verification's history (a repeated start that re-sent the same code). */
+  recordSend(accountId: string, pinId: string, attempt: SendCodeAttempt, now: number): Promise<void>;
+  /** Moves a pending verification to `status`; false when it was no longer pending. */
+  endVerification(accountId: string, pinId: string, status: Exclude<TwilioVerificationStatus, 'pending'>, now: number): Promise<boolean>;
+  /**
+   * Approves or cancels a live PIN and its verification in one transaction: the PIN is marked verified
+   * (approve, queuing pin.verified) or locked (cancel, queuing pin.locked) and its ciphertext erased, only if it is still live (conditional
+   * UPDATE: a concurrent check or update cannot also end it). False when it had already ended.
+   */
+  settlePin(accountId: string, pinId: string, outcome: 'approved' | 'canceled', now: number): Promise<boolean>;
+  /** The id of the newest PIN of the application to the destination, if any. */
+  latestPinId(accountId: string, applicationId: string, destination: string): Promise<string | undefined>;
+  /** Deletes, in batches, the verification and attempt rows of PINs expired at or before `cutoff` (the PINs' own purge). */
+  purge(cutoff: number, limits: PurgeLimits): Promise<number>;
+
+  // Verification Attempts: the account's sends, newest first.
+  listAttempts(accountId: string, filter: AttemptFilter, offset: number, limit: number): Promise<TwilioAttemptRow[]>;
+  getAttempt(accountId: string, sid: string): Promise<TwilioAttemptRow | undefined>;
+  /** How many attempts match, and how many of them belong to a verified PIN. */
+  summarizeAttempts(accountId: string, filter: AttemptFilter): Promise<{ total: number; converted: number }>;
+
+  // Messaging Configurations of a Service, by country.
+  /** False when the service has a configuration for that country already. */
+  insertMessagingConfiguration(row: TwilioMessagingConfigurationRow): Promise<boolean>;
+  listMessagingConfigurations(accountId: string, applicationId: string): Promise<TwilioMessagingConfigurationRow[]>;
+  updateMessagingConfiguration(row: TwilioMessagingConfigurationRow): Promise<boolean>;
+  deleteMessagingConfiguration(accountId: string, applicationId: string, country: string): Promise<boolean>;
+
+  // The account's Safe List.
+  /** Adds a number; answers the entry as stored (the earlier one when the number was listed already). */
+  addSafeListed(accountId: string, destination: string, sid: string, now: number): Promise<{ sid: string; createdAt: number }>;
+  getSafeListed(accountId: string, destination: string): Promise<{ sid: string; createdAt: number } | undefined>;
+  isSafeListed(accountId: string, destination: string): Promise<boolean>;
+  removeSafeListed(accountId: string, destination: string): Promise<boolean>;
+
+  /** The message template of each locale the service has sent in (English is the service's own). */
+  listLocaleMessages(accountId: string, applicationId: string): Promise<Array<{ locale: string; messageId: string }>>;
+  /** Records a locale's message template; false when another request recorded one first (use that one). */
+  saveLocaleMessage(accountId: string, applicationId: string, locale: string, messageId: string): Promise<boolean>;
+
+  // Rate Limits and their Buckets, oldest first, inside the application (the Service) of the account.
+  /** False when the application has a Rate Limit of that unique name already. */
+  insertRateLimit(row: TwilioRateLimitRow): Promise<boolean>;
+  getRateLimit(accountId: string, applicationId: string, sid: string): Promise<TwilioRateLimitRow | undefined>;
+  listRateLimits(accountId: string, applicationId: string): Promise<TwilioRateLimitRow[]>;
+  updateRateLimit(row: TwilioRateLimitRow): Promise<void>;
+  /** Deletes a Rate Limit with its Buckets; false when there was none. */
+  deleteRateLimit(accountId: string, applicationId: string, sid: string): Promise<boolean>;
+  insertBucket(row: TwilioBucketRow): Promise<void>;
+  getBucket(accountId: string, rateLimitSid: string, sid: string): Promise<TwilioBucketRow | undefined>;
+  listBuckets(accountId: string, rateLimitSids: readonly string[]): Promise<TwilioBucketRow[]>;
+  updateBucket(row: TwilioBucketRow): Promise<void>;
+  deleteBucket(accountId: string, rateLimitSid: string, sid: string): Promise<boolean>;
+}
+
+function serviceFromRow(row: Selectable<TwilioServicesTable>): TwilioServiceRow {
+  return {
+    applicationId: row.application_id, accountId: row.account_id, settings: JSON.parse(row.settings) as Record<string, unknown>,
+    smsMessageId: row.sms_message_id, emailMessageId: row.email_message_id, deletedAt: row.deleted_at === null ? null : Number(row.deleted_at),
+    createdAt: Number(row.created_at), updatedAt: Number(row.updated_at),
+  };
+}
+
+function verificationFromRow(row: Selectable<TwilioVerificationsTable>, attempts: SendCodeAttempt[]): TwilioVerificationRow {
+  return {
+    pinId: row.pin_id, accountId: row.account_id, status: row.status as TwilioVerificationStatus, channel: row.channel,
+    sendCodeAttempts: attempts, createdAt: Number(row.created_at), updatedAt: Number(row.updated_at), expiresAt: Number(row.expires_at),
+  };
+}
+
+function rateLimitFromRow(row: Selectable<TwilioRateLimitsTable>): TwilioRateLimitRow {
+  return {
+    sid: row.sid, accountId: row.account_id, applicationId: row.application_id, uniqueName: row.unique_name, description: row.description,
+    createdAt: Number(row.created_at), updatedAt: Number(row.updated_at),
+  };
+}
+
+function bucketFromRow(row: Selectable<TwilioRateLimitBucketsTable>): TwilioBucketRow {
+  return {
+    sid: row.sid, rateLimitSid: row.rate_limit_sid, accountId: row.account_id, applicationId: row.application_id, max: Number(row.max),
+    interval: Number(row.interval), createdAt: Number(row.created_at), updatedAt: Number(row.updated_at),
+  };
+}
+
+const ATTEMPT_COLUMNS = [
+  'a.sid', 'a.account_id', 'a.pin_id', 'a.channel', 'a.created_at', 'p.application_id', 'p.destination', 'p.channel as pin_channel', 'p.country',
+  'p.verified_at', 'p.locked_at', 'p.expires_at', 'p.delivery_status', 'p.delivery_error', 'p.delivered_at',
+] as const;
+
+function attemptFromRow(row: {
+  sid: string; account_id: string; pin_id: string; channel: string; created_at: number; application_id: string; destination: string; pin_channel: string;
+  country: string | null; verified_at: number | null; locked_at: number | null; expires_at: number; delivery_status: string; delivery_error: string | null; delivered_at: number | null;
+}): TwilioAttemptRow {
+  const createdAt = Number(row.created_at);
+  return {
+    sid: row.sid, accountId: row.account_id, pinId: row.pin_id, channel: row.channel, createdAt, applicationId: row.application_id,
+    destination: row.destination, pinChannel: row.pin_channel as Channel, country: row.country,
+    verifiedAt: row.verified_at === null ? null : Number(row.verified_at), expiresAt: Number(row.expires_at),
+    deliveryStatus: row.delivery_status as DeliveryStatus, deliveryError: row.delivery_error,
+    updatedAt: Math.max(createdAt, Number(row.verified_at ?? 0), Number(row.locked_at ?? 0), Number(row.delivered_at ?? 0)),
+  };
+}
+
+export class KyselyTwilioStore implements TwilioStore {
+  constructor(private readonly db: Kysely<Database>, private readonly dialect: 'sqlite' | 'postgres', private readonly events: KyselyEventStore) {}
+
+  async getService(accountId: string, applicationId: string): Promise<TwilioServiceRow | undefined> {
+    const row = await this.db.selectFrom('twilio_services').selectAll().where('application_id', '=', applicationId).where('account_id', '=', accountId).executeTakeFirst();
+    return row ? serviceFromRow(row) : undefined;
+  }
+
+  async listServices(accountId: string): Promise<TwilioServiceRow[]> {
+    const rows = await this.db.selectFrom('twilio_services').selectAll().where('account_id', '=', accountId).execute();
+    return rows.map(serviceFromRow);
+  }
+
+  async saveService(row: TwilioServiceRow): Promise<void> {
+    const values = {
+      application_id: row.applicationId, account_id: row.accountId, settings: JSON.stringify(row.settings), sms_message_id: row.smsMessageId,
+      email_message_id: row.emailMessageId, deleted_at: row.deletedAt, created_at: row.createdAt, updated_at: row.updatedAt,
+    };
+    await this.db.insertInto('twilio_services').values(values)
+      .onConflict((oc) => oc.column('application_id').doUpdateSet({
+        settings: values.settings, sms_message_id: values.sms_message_id, email_message_id: values.email_message_id,
+        deleted_at: values.deleted_at, updated_at: values.updated_at,
+      }))
+      .execute();
+  }
+
+  async getVerification(accountId: string, pinId: string): Promise<TwilioVerificationRow | undefined> {
+    const row = await this.db.selectFrom('twilio_verifications').selectAll().where('pin_id', '=', pinId).where('account_id', '=', accountId).executeTakeFirst();
+    if (!row) return undefined;
+    const attempts = await this.db.selectFrom('twilio_attempts').select(['sid', 'channel', 'created_at'])
+      .where('pin_id', '=', pinId).where('account_id', '=', accountId).orderBy('seq').execute();
+    return verificationFromRow(row, attempts.map((a) => ({ time: Number(a.created_at), channel: a.channel, attemptSid: a.sid })));
+  }
+
+  async insertVerification(row: TwilioVerificationRow): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx.insertInto('twilio_verifications').values({
+        pin_id: row.pinId, account_id: row.accountId, status: row.status, channel: row.channel, created_at: row.createdAt, updated_at: row.updatedAt, expires_at: row.expiresAt,
+      }).execute();
+      for (const [seq, attempt] of row.sendCodeAttempts.entries()) await this.insertAttempt(trx, row.accountId, row.pinId, attempt, seq, row.expiresAt);
+    });
+  }
+
+  private async insertAttempt(db: Kysely<Database>, accountId: string, pinId: string, attempt: SendCodeAttempt, seq: number, expiresAt: number): Promise<void> {
+    await db.insertInto('twilio_attempts').values({ sid: attempt.attemptSid, account_id: accountId, pin_id: pinId, channel: attempt.channel, seq, created_at: attempt.time, expires_at: expiresAt }).execute();
+  }
+
+  async recordSend(accountId: string, pinId: string, attempt: SendCodeAttempt, now: number): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      const row = await trx.selectFrom('twilio_verifications').select('expires_at').where('pin_id', '=', pinId).where('account_id', '=', accountId).executeTakeFirst();
+      if (!row) return;
+      const sends = await trx.selectFrom('twilio_attempts').select((eb) => eb.fn.countAll<number | string>().as('n')).where('pin_id', '=', pinId).executeTakeFirst();
+      await this.insertAttempt(trx, accountId, pinId, attempt, Number(sends?.n ?? 0), Number(row.expires_at));
+      await trx.updateTable('twilio_verifications').set({ channel: attempt.channel, updated_at: now })
+        .where('pin_id', '=', pinId).where('account_id', '=', accountId).execute();
+    });
+  }
+
+  async endVerification(accountId: string, pinId: string, status: Exclude<TwilioVerificationStatus, 'pending'>, now: number): Promise<boolean> {
+    const result = await this.db.updateTable('twilio_verifications').set({ status, updated_at: now })
+      .where('pin_id', '=', pinId).where('account_id', '=', accountId).where('status', '=', 'pending').executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  async settlePin(accountId: string, pinId: string, outcome: 'approved' | 'canceled', now: number): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      // Race gate: only a PIN still live is settled, so a concurrent check, approve or cancel cannot also end it.
+      const settled = await trx.updateTable('pins')
+        .set(outcome === 'approved' ? { verified_at: now, pin_ciphertext: null } : { locked_at: now, pin_ciphertext: null })
+        .where('id', '=', pinId).where('account_id', '=', accountId)
+        .where('verified_at', 'is', null).where('locked_at', 'is', null).where('expires_at', '>', now)
+        .executeTakeFirst();
+      if (Number(settled.numUpdatedRows) === 0) return false;
+      // The account's webhooks hear of it as of any verification or lock, in the same transaction.
+      if (outcome === 'approved') await this.events.enqueuePinEvent(trx, 'pin.verified', pinId, now, { status: 'verified' });
+      else await this.events.enqueuePinEvent(trx, 'pin.locked', pinId, now, { status: 'locked' });
+      await trx.updateTable('twilio_verifications').set({ status: outcome, updated_at: now })
+        .where('pin_id', '=', pinId).where('account_id', '=', accountId).execute();
+      return true;
+    });
+  }
+
+  async latestPinId(accountId: string, applicationId: string, destination: string): Promise<string | undefined> {
+    const row = await this.db.selectFrom('pins').select('id')
+      .where('application_id', '=', applicationId).where('destination', '=', destination).where('account_id', '=', accountId)
+      .orderBy('created_at', 'desc').limit(1).executeTakeFirst();
+    return row?.id;
+  }
+
+  async purge(cutoff: number, limits: PurgeLimits): Promise<number> {
+    await inBatches(limits, async (batch) => (await this.db.deleteFrom('twilio_attempts')
+      .where('sid', 'in', batchOf(this.db.selectFrom('twilio_attempts').select('sid').where('expires_at', '<=', cutoff).orderBy('expires_at').limit(batch), this.dialect))
+      .executeTakeFirst()).numDeletedRows);
+    return inBatches(limits, async (batch) => (await this.db.deleteFrom('twilio_verifications')
+      .where('pin_id', 'in', batchOf(this.db.selectFrom('twilio_verifications').select('pin_id').where('expires_at', '<=', cutoff).orderBy('expires_at').limit(batch), this.dialect))
+      .executeTakeFirst()).numDeletedRows);
+  }
+
+  private attempts(accountId: string, filter: AttemptFilter) {
+    let query = this.db.selectFrom('twilio_attempts as a').innerJoin('pins as p', 'p.id', 'a.pin_id')
+      .where('a.account_id', '=', accountId).where('p.account_id', '=', accountId);
+    if (filter.since !== undefined) query = query.where('a.created_at', '>=', filter.since);
+    if (filter.until !== undefined) query = query.where('a.created_at', '<=', filter.until);
+    if (filter.applicationId !== undefined) query = query.where('p.application_id', '=', filter.applicationId);
+    if (filter.pinId !== undefined) query = query.where('a.pin_id', '=', filter.pinId);
+    if (filter.destination !== undefined) query = query.where('p.destination', '=', filter.destination);
+    if (filter.destinationPrefix !== undefined) query = query.where('p.destination', 'like', `${filter.destinationPrefix.replace(/[^0-9]/g, '')}%`);
+    if (filter.country !== undefined) query = query.where('p.country', '=', filter.country.toUpperCase());
+    if (filter.channel !== undefined) query = query.where('a.channel', '=', filter.channel);
+    if (filter.converted !== undefined) query = query.where('p.verified_at', filter.converted ? 'is not' : 'is', null);
+    return query;
+  }
+
+  async listAttempts(accountId: string, filter: AttemptFilter, offset: number, limit: number): Promise<TwilioAttemptRow[]> {
+    const rows = await this.attempts(accountId, filter).select(ATTEMPT_COLUMNS).orderBy('a.created_at', 'desc').orderBy('a.pin_id', 'desc').orderBy('a.seq', 'desc').limit(limit).offset(offset).execute();
+    return rows.map(attemptFromRow);
+  }
+
+  async getAttempt(accountId: string, sid: string): Promise<TwilioAttemptRow | undefined> {
+    const row = await this.attempts(accountId, {}).select(ATTEMPT_COLUMNS).where('a.sid', '=', sid).executeTakeFirst();
+    return row ? attemptFromRow(row) : undefined;
+  }
+
+  async summarizeAttempts(accountId: string, filter: AttemptFilter): Promise<{ total: number; converted: number }> {
+    const row = await this.attempts(accountId, filter)
+      .select([sql<number | string>`count(*)`.as('total'), sql<number | string | null>`sum(case when p.verified_at is not null then 1 else 0 end)`.as('converted')])
+      .executeTakeFirst();
+    return { total: Number(row?.total ?? 0), converted: Number(row?.converted ?? 0) };
+  }
+
+  async insertRateLimit(row: TwilioRateLimitRow): Promise<boolean> {
+    // The unique constraint decides between two creates of one name at once.
+    const inserted = await this.db.insertInto('twilio_rate_limits').values({
+      sid: row.sid, account_id: row.accountId, application_id: row.applicationId, unique_name: row.uniqueName, description: row.description,
+      created_at: row.createdAt, updated_at: row.updatedAt,
+    }).onConflict((oc) => oc.columns(['application_id', 'unique_name']).doNothing()).executeTakeFirst();
+    return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
+  }
+
+  async getRateLimit(accountId: string, applicationId: string, sid: string): Promise<TwilioRateLimitRow | undefined> {
+    const row = await this.db.selectFrom('twilio_rate_limits').selectAll()
+      .where('sid', '=', sid).where('account_id', '=', accountId).where('application_id', '=', applicationId).executeTakeFirst();
+    return row ? rateLimitFromRow(row) : undefined;
+  }
+
+  async listRateLimits(accountId: string, applicationId: string): Promise<TwilioRateLimitRow[]> {
+    const rows = await this.db.selectFrom('twilio_rate_limits').selectAll()
+      .where('application_id', '=', applicationId).where('account_id', '=', accountId).orderBy('created_at').orderBy('sid').execute();
+    return rows.map(rateLimitFromRow);
+  }
+
+  async updateRateLimit(row: TwilioRateLimitRow): Promise<void> {
+    await this.db.updateTable('twilio_rate_limits').set({ description: row.description, updated_at: row.updatedAt })
+      .where('sid', '=', row.sid).where('account_id', '=', row.accountId).execute();
+  }
+
+  async deleteRateLimit(accountId: string, applicationId: string, sid: string): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const deleted = await trx.deleteFrom('twilio_rate_limits').where('sid', '=', sid).where('account_id', '=', accountId).where('application_id', '=', applicationId).executeTakeFirst();
+      if (Number(deleted.numDeletedRows) === 0) return false;
+      await trx.deleteFrom('twilio_rate_limit_buckets').where('rate_limit_sid', '=', sid).where('account_id', '=', accountId).execute();
+      return true;
+    });
+  }
+
+  async insertBucket(row: TwilioBucketRow): Promise<void> {
+    await this.db.insertInto('twilio_rate_limit_buckets').values({
+      sid: row.sid, rate_limit_sid: row.rateLimitSid, account_id: row.accountId, application_id: row.applicationId, max: row.max, interval: row.interval,
+      created_at: row.createdAt, updated_at: row.updatedAt,
+    }).execute();
+  }
+
+  async getBucket(accountId: string, rateLimitSid: string, sid: string): Promise<TwilioBucketRow | undefined> {
+    const row = await this.db.selectFrom('twilio_rate_limit_buckets').selectAll()
+      .where('sid', '=', sid).where('rate_limit_sid', '=', rateLimitSid).where('account_id', '=', accountId).executeTakeFirst();
+    return row ? bucketFromRow(row) : undefined;
+  }
+
+  async listBuckets(accountId: string, rateLimitSids: readonly string[]): Promise<TwilioBucketRow[]> {
+    if (rateLimitSids.length === 0) return [];
+    const rows = await this.db.selectFrom('twilio_rate_limit_buckets').selectAll()
+      .where('rate_limit_sid', 'in', rateLimitSids).where('account_id', '=', accountId).orderBy('created_at').orderBy('sid').execute();
+    return rows.map(bucketFromRow);
+  }
+
+  async updateBucket(row: TwilioBucketRow): Promise<void> {
+    await this.db.updateTable('twilio_rate_limit_buckets').set({ max: row.max, interval: row.interval, updated_at: row.updatedAt })
+      .where('sid', '=', row.sid).where('account_id', '=', row.accountId).execute();
+  }
+
+  async deleteBucket(accountId: string, rateLimitSid: string, sid: string): Promise<boolean> {
+    const deleted = await this.db.deleteFrom('twilio_rate_limit_buckets').where('sid', '=', sid).where('rate_limit_sid', '=', rateLimitSid).where('account_id', '=', accountId).executeTakeFirst();
+    return Number(deleted.numDeletedRows) > 0;
+  }
+
+  async listLocaleMessages(accountId: string, applicationId: string): Promise<Array<{ locale: string; messageId: string }>> {
+    const rows = await this.db.selectFrom('twilio_service_locales').select(['locale', 'message_id'])
+      .where('application_id', '=', applicationId).where('account_id', '=', accountId).orderBy('locale').execute();
+    return rows.map((r) => ({ locale: r.locale, messageId: r.message_id }));
+  }
+
+  async saveLocaleMessage(accountId: string, applicationId: string, locale: string, messageId: string): Promise<boolean> {
+    const inserted = await this.db.insertInto('twilio_service_locales').values({ application_id: applicationId, locale, account_id: accountId, message_id: messageId })
+      .onConflict((oc) => oc.columns(['application_id', 'locale']).doNothing()).executeTakeFirst();
+    return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
+  }
+
+  async addSafeListed(accountId: string, destination: string, sid: string, now: number): Promise<{ sid: string; createdAt: number }> {
+    await this.db.insertInto('safe_list_numbers').values({ account_id: accountId, destination, sid, created_at: now })
+      .onConflict((oc) => oc.columns(['account_id', 'destination']).doNothing()).execute();
+    return (await this.getSafeListed(accountId, destination)) ?? { sid, createdAt: now };
+  }
+
+  async getSafeListed(accountId: string, destination: string): Promise<{ sid: string; createdAt: number } | undefined> {
+    const row = await this.db.selectFrom('safe_list_numbers').select(['sid', 'created_at']).where('account_id', '=', accountId).where('destination', '=', destination).executeTakeFirst();
+    return row ? { sid: row.sid, createdAt: Number(row.created_at) } : undefined;
+  }
+
+  async isSafeListed(accountId: string, destination: string): Promise<boolean> {
+    return (await this.getSafeListed(accountId, destination)) !== undefined;
+  }
+
+  async removeSafeListed(accountId: string, destination: string): Promise<boolean> {
+    const deleted = await this.db.deleteFrom('safe_list_numbers').where('account_id', '=', accountId).where('destination', '=', destination).executeTakeFirst();
+    return Number(deleted.numDeletedRows) > 0;
+  }
+
+  async insertMessagingConfiguration(row: TwilioMessagingConfigurationRow): Promise<boolean> {
+    const inserted = await this.db.insertInto('twilio_messaging_configurations').values({
+      application_id: row.applicationId, country: row.country, account_id: row.accountId, messaging_service_sid: row.messagingServiceSid,
+      created_at: row.createdAt, updated_at: row.updatedAt,
+    }).onConflict((oc) => oc.columns(['application_id', 'country']).doNothing()).executeTakeFirst();
+    return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
+  }
+
+  async listMessagingConfigurations(accountId: string, applicationId: string): Promise<TwilioMessagingConfigurationRow[]> {
+    const rows = await this.db.selectFrom('twilio_messaging_configurations').selectAll()
+      .where('application_id', '=', applicationId).where('account_id', '=', accountId).orderBy('country').execute();
+    return rows.map((r) => ({
+      applicationId: r.application_id, accountId: r.account_id, country: r.country, messagingServiceSid: r.messaging_service_sid,
+      createdAt: Number(r.created_at), updatedAt: Number(r.updated_at),
+    }));
+  }
+
+  async updateMessagingConfiguration(row: TwilioMessagingConfigurationRow): Promise<boolean> {
+    const updated = await this.db.updateTable('twilio_messaging_configurations').set({ messaging_service_sid: row.messagingServiceSid, updated_at: row.updatedAt })
+      .where('application_id', '=', row.applicationId).where('account_id', '=', row.accountId).where('country', '=', row.country).executeTakeFirst();
+    return Number(updated.numUpdatedRows) > 0;
+  }
+
+  async deleteMessagingConfiguration(accountId: string, applicationId: string, country: string): Promise<boolean> {
+    const deleted = await this.db.deleteFrom('twilio_messaging_configurations')
+      .where('application_id', '=', applicationId).where('account_id', '=', accountId).where('country', '=', country).executeTakeFirst();
+    return Number(deleted.numDeletedRows) > 0;
+  }
+}
