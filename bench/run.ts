@@ -4,7 +4,9 @@
 //   npm run bench -- --quick       ~2 minutes: shorter runs, scale at 10^4 and 10^5
 //   npm run bench -- --full        also 10^7 stored PINs (seeding alone takes about 10 minutes, 12 GB)
 //   npm run bench -- --profile     also writes a CPU profile of the server under load, and its summary
-//   npm run bench -- --only=twofa,ceiling   run some groups only (ceiling, storage, twofa, peer, scale)
+//   npm run bench -- --only=twofa,ceiling   run some groups only (ceiling, storage, twofa, pg, peer, scale)
+//   npm run bench -- --hot         the hot paths only, ~2 minutes: both ceilings (empty route, pgbench -N),
+//                                  send and verify-wrong on SQLite and PostgreSQL, with their half-rate runs
 //   npm run bench -- --only=twofa --scenarios=verify-right,send   some of twofa's scenarios only (with --profile: one's profile)
 //   npm run bench -- --no-half-rate   skip the fixed-rate latency runs of twofa's scenarios
 //   npm run bench -- --label="api key cache"   names the run in the history table
@@ -29,6 +31,7 @@ import { openStore } from '../src/store/open-store.js';
 import { summarizeProfile } from './lib/profile.js';
 import { writeReport, type BenchResults, type ScaleResult, type ScenarioResult } from './lib/report.js';
 import { measureStorage } from './lib/storage-ceiling.js';
+import { dropDatabase, pendingMessages, preparePgDatabase, recreateDatabase, runPgbench } from './lib/pg-fixture.js';
 import { BENCH_API_KEY, BENCH_SECRET, RIGHT_POOL_DESTINATIONS, prepareTwofaDatabase, type TwofaFixture } from './lib/twofa-fixture.js';
 
 const argv = process.argv.slice(2);
@@ -36,11 +39,12 @@ const flag = (name: string) => argv.includes(`--${name}`);
 const option = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const quick = flag('quick');
 const full = flag('full');
-const groups = new Set((option('only') ?? 'ceiling,storage,twofa,peer,scale').split(','));
-const scenarioFilter = option('scenarios')?.split(',');
+const hot = flag('hot');
+const groups = new Set((option('only') ?? (hot ? 'ceiling,twofa,pg' : 'ceiling,storage,twofa,pg,peer,scale')).split(','));
+const scenarioFilter = option('scenarios')?.split(',') ?? (hot ? ['send', 'verify-wrong'] : undefined);
 const wanted = (name: string) => scenarioFilter === undefined || scenarioFilter.includes(name);
 const settings = {
-  mode: quick ? 'quick' : full ? 'full' : 'default',
+  mode: quick ? 'quick' : full ? 'full' : hot ? 'hot' : 'default',
   connections: Number(option('connections') ?? 50),
   durationS: Number(option('duration') ?? (quick ? 4 : 10)),
   warmupS: quick ? 1 : 2,
@@ -52,6 +56,10 @@ const settings = {
   wrongPool: 20_000,
   peerRightPool: quick ? 15_000 : 40_000,
   peerWrongPool: 10_000,
+  /** Live PINs of the PostgreSQL verify-wrong pool (as SQLite's: each stays below its 10 attempts). */
+  pgWrongPool: 20_000,
+  pgbenchClients: 32,
+  pgbenchDurationS: quick ? 5 : 10,
 };
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -82,23 +90,35 @@ function json(body: unknown): string {
 
 // --- twofa ---
 
-const SERVER_ENV = (dataDir: string, file: string, port: number): Record<string, string> => ({
+/** The delivery receiver (bench/receiver-server.ts), started once for every send scenario. */
+let receiver: NodeProcess | undefined;
+const RECEIVER_SECRET = 'whsec_YmVuY2gtd2ViaG9vay1zZWNyZXQtMDEyMzQ1Njc4OQ==';
+
+async function startReceiver(): Promise<NodeProcess> {
+  if (receiver) return receiver;
+  const port = await freePort();
+  receiver = await startNodeProcess({ script: SCRIPTS.receiver, env: { BENCH_PORT: String(port) }, port, readyPath: '/' });
+  return receiver;
+}
+
+const SERVER_ENV = (dataDir: string, databaseUrl: string, port: number, receiverUrl: string): Record<string, string> => ({
   TWOFA_DATA_DIR: dataDir,
-  TWOFA_DATABASE_URL: `sqlite:${file}`,
+  TWOFA_DATABASE_URL: databaseUrl,
   TWOFA_SECRET: BENCH_SECRET,
   TWOFA_BOOTSTRAP_API_KEY: BENCH_API_KEY,
   TWOFA_HOST: '127.0.0.1',
   TWOFA_PORT: String(port),
   // The production default: every request is logged (to /dev/null here).
   TWOFA_LOG_LEVEL: 'info',
-  // The local inbox: the worker really renders and "delivers" every PIN, in process.
-  TWOFA_SMS_DSN: 'log://',
+  // Every PIN is rendered and POSTed to the receiver in its own process, as to an SMS gateway.
+  TWOFA_SMS_DSN: `webhook+${receiverUrl}/sms?secret=${RECEIVER_SECRET}`,
 });
 
-async function startTwofa(fixture: TwofaFixture, cpuProfileDir?: string): Promise<NodeProcess> {
+async function startTwofa(fixture: Pick<TwofaFixture, 'file'>, cpuProfileDir?: string, databaseUrl = `sqlite:${fixture.file}`): Promise<NodeProcess> {
   const port = await freePort();
+  const { url: receiverUrl } = await startReceiver();
   // Started as npm start and docs/deploy start it, with their heap settings.
-  return startNodeProcess({ script: SCRIPTS.server, args: ['serve'], env: { ...SERVER_ENV(path.dirname(fixture.file), fixture.file, port), NODE_OPTIONS: SERVE_NODE_OPTIONS }, port, readyPath: '/readyz', cpuProfileDir });
+  return startNodeProcess({ script: SCRIPTS.server, args: ['serve'], env: { ...SERVER_ENV(path.dirname(fixture.file), databaseUrl, port, receiverUrl), NODE_OPTIONS: SERVE_NODE_OPTIONS }, port, readyPath: '/readyz', cpuProfileDir });
 }
 
 /** Waits until the delivery worker has sent every queued message; returns how long that took. */
@@ -106,7 +126,8 @@ async function drainOutbox(file: string, timeoutMs = 120_000): Promise<number> {
   const started = Date.now();
   const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
   try {
-    const pending = db.prepare("select count(*) as n from outbox where state = 'pending'");
+    const hasOutbox = db.prepare("select 1 from sqlite_master where type = 'table' and name = 'outbox'").get() !== undefined;
+    const pending = db.prepare(hasOutbox ? "select count(*) as n from outbox where state = 'pending'" : "select count(*) as n from pins where outbox_state = 'pending'");
     while (Date.now() - started < timeoutMs) {
       if ((pending.get() as { n: number }).n === 0) return (Date.now() - started) / 1000;
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -161,8 +182,10 @@ async function runTwofa(results: BenchResults): Promise<TwofaFixture> {
   log('twofa: seeding');
   const dataDir = path.join(workDir, 'twofa');
   fs.mkdirSync(dataDir);
-  const fixture = await prepareTwofaDatabase({ file: path.join(dataDir, 'twofa.db'), rightPool: settings.rightPool, wrongPool: settings.wrongPool, filler: 0 });
-  log(`  ${settings.rightPool + settings.wrongPool} PINs seeded in ${fixture.seedSeconds.toFixed(1)} s`);
+  // The verify-right pool is only needed by the scenarios that spend it.
+  const rightPool = ['verify-right', 'mixed', 'status'].some(wanted) ? settings.rightPool : 1_000;
+  const fixture = await prepareTwofaDatabase({ file: path.join(dataDir, 'twofa.db'), rightPool, wrongPool: settings.wrongPool, filler: 0 });
+  log(`  ${rightPool + settings.wrongPool} PINs seeded in ${fixture.seedSeconds.toFixed(1)} s`);
   fs.mkdirSync(profileDir, { recursive: true });
   const cpuProfileDir = flag('profile') ? fs.mkdtempSync(path.join(profileDir, `profile-${stamp}-`)) : undefined;
   const server = await startTwofa(fixture, cpuProfileDir);
@@ -207,16 +230,86 @@ async function runTwofa(results: BenchResults): Promise<TwofaFixture> {
     const tail = server.stderr().trim();
     if (tail) log(`  server stderr: ${tail.slice(-500)}`);
   }
-  if (cpuProfileDir) {
-    const profiles = fs.readdirSync(cpuProfileDir).filter((f) => f.endsWith('.cpuprofile')).map((f) => path.join(cpuProfileDir, f));
-    const biggest = profiles.sort((a, b) => fs.statSync(b).size - fs.statSync(a).size)[0];
-    if (biggest) {
-      const summary = summarizeProfile(biggest, path.join(profileDir, `flame-${stamp}.svg`));
-      fs.writeFileSync(path.join(profileDir, `profile-${stamp}.txt`), summary);
-      log(`\nCPU profile of the server (${biggest}):\n${summary}`);
-    }
-  }
+  if (cpuProfileDir) writeProfileSummary(cpuProfileDir, '');
   return fixture;
+}
+
+// --- PostgreSQL: pgbench -N as the ceiling, twofa's send and verify-wrong on a database of their own ---
+
+const PG_TWOFA_DB = 'twofa_bench_run';
+const PG_PGBENCH_DB = 'twofa_bench_pgbench';
+
+async function runPg(results: BenchResults): Promise<void> {
+  log(`pgbench -N: ${settings.pgbenchClients} clients, ${settings.pgbenchDurationS} s, on a scratch database of its own`);
+  try {
+    await recreateDatabase(PG_PGBENCH_DB);
+    const ceiling = runPgbench(PG_PGBENCH_DB, settings.pgbenchClients, settings.pgbenchDurationS);
+    log(`  ${'pgbench -N'.padEnd(40)} ${String(Math.round(ceiling.tps)).padStart(6)} tps  latency average ${ceiling.latencyMs} ms`);
+    results.scenarios.push({
+      target: 'pgbench', name: 'pgbench -N', note: `${ceiling.clients} clients, ${ceiling.durationS} s, scale 10: PostgreSQL's own ceiling on this machine (TPC-B-like, no branch/teller updates)`,
+      requestsPerSecond: Math.round(ceiling.tps), total: Math.round(ceiling.tps * ceiling.durationS), durationS: ceiling.durationS,
+      latencyMs: { p50: ceiling.latencyMs, p90: 0, p99: 0, mean: ceiling.latencyMs, max: 0 }, statuses: {}, errors: 0, timeouts: 0,
+      cpuUsPerRequest: 0, cpuCores: 0, peakRssMb: 0, generatorCpuMsPerS: 0,
+    });
+  } catch (err) {
+    results.warnings.push(`pgbench could not run: ${(err as Error).message.split('\n')[0]}`);
+    log(`  pgbench failed: ${(err as Error).message}`);
+    return;
+  } finally {
+    await dropDatabase(PG_PGBENCH_DB).catch(() => undefined);
+  }
+  log('twofa on PostgreSQL: seeding');
+  const dataDir = path.join(workDir, 'twofa-pg');
+  fs.mkdirSync(dataDir);
+  const fixture = await preparePgDatabase(PG_TWOFA_DB, settings.pgWrongPool);
+  const cpuProfileDir = flag('profile') ? fs.mkdtempSync(path.join(profileDir, `profile-pg-${stamp}-`)) : undefined;
+  const server = await startTwofa({ file: path.join(dataDir, 'unused.db') }, cpuProfileDir, fixture.url);
+  let sendCounter = 0;
+  let wrongCursor = 0;
+  const send = (): BenchRequest => ({
+    method: 'POST', path: '/2fa/2/pin',
+    body: json({ applicationId: fixture.appId, messageId: fixture.messageId, to: phoneOf(6_000_000 + (sendCounter++ % 1_000_000)) }),
+  });
+  const verifyWrong = (): BenchRequest => {
+    const i = wrongCursor++ % fixture.wrongPool.length;
+    return { method: 'POST', path: `/2fa/2/pin/${fixture.wrongPool[i]}/verify`, body: json({ pin: wrongPinOf(i) }) };
+  };
+  const drain = async (): Promise<number> => {
+    const started = Date.now();
+    while (Date.now() - started < 120_000 && await pendingMessages(fixture.url) > 0) await new Promise((resolve) => setTimeout(resolve, 200));
+    return (Date.now() - started) / 1000;
+  };
+  const maxRates: Record<string, number> = {};
+  try {
+    const plan = ([['send', send, true], ['verify-wrong', verifyWrong, false]] as [string, () => BenchRequest, boolean][]).filter(([name]) => wanted(name));
+    for (const [name, next, sends] of plan) {
+      const result = await scenario('twofa-pg', name, server, next);
+      if (sends) result.drainS = await drain();
+      results.scenarios.push(result);
+      maxRates[name] = result.requestsPerSecond;
+    }
+    for (const [name, next, sends] of flag('no-half-rate') ? [] : plan) {
+      const rate = Math.max(1, Math.round(maxRates[name]! / 2));
+      const result = await scenario('twofa-pg', name, server, next, { overallRate: rate, durationS: settings.halfRateDurationS, warmupS: 1 });
+      if (sends) result.drainS = await drain();
+      results.halfRate.push(result);
+    }
+  } finally {
+    await server.stop();
+    const tail = server.stderr().trim();
+    if (tail) log(`  server stderr: ${tail.slice(-500)}`);
+    await dropDatabase(PG_TWOFA_DB).catch(() => undefined);
+  }
+  if (cpuProfileDir) writeProfileSummary(cpuProfileDir, 'pg');
+}
+
+function writeProfileSummary(cpuProfileDir: string, suffix: string): void {
+  const profiles = fs.readdirSync(cpuProfileDir).filter((f) => f.endsWith('.cpuprofile')).map((f) => path.join(cpuProfileDir, f));
+  const biggest = profiles.sort((a, b) => fs.statSync(b).size - fs.statSync(a).size)[0];
+  if (!biggest) return;
+  const summary = summarizeProfile(biggest, path.join(profileDir, `flame-${stamp}${suffix}.svg`));
+  fs.writeFileSync(path.join(profileDir, `profile-${stamp}${suffix}.txt`), summary);
+  log(`\nCPU profile of the server (${biggest}):\n${summary}`);
 }
 
 // --- the ceilings ---
@@ -408,9 +501,11 @@ async function main(): Promise<void> {
     if (groups.has('ceiling')) await runCeiling(results);
     if (groups.has('storage')) await runStorage(results);
     if (groups.has('twofa')) await runTwofa(results);
+    if (groups.has('pg')) await runPg(results);
     if (groups.has('peer')) await runPeer(results);
     if (groups.has('scale')) await runScale(results);
   } finally {
+    await receiver?.stop();
     fs.rmSync(workDir, { recursive: true, force: true });
   }
   results.machine.loadAfter = loadAverage();

@@ -2,7 +2,6 @@
 import Fastify, { LogController, type FastifyHttpOptions, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Server } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { AsyncResource } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { RateLimit } from './domain/durations.js';
@@ -12,7 +11,6 @@ import { dialectOf, errorBody, handleError, handleNotFound } from './http/error-
 import { registerOpenApi } from './http/openapi.js';
 import { DEFAULT_IDEMPOTENCY_WINDOW_MS, registerIdempotency } from './http/plugins/idempotency.js';
 import { ALL_ROUTES } from './http/routes/index.js';
-import { deferDurability, settleDurability } from './store/durability.js';
 import { packageVersion } from './version.js';
 import type { App, RouteDeps } from './http/route-types.js';
 
@@ -93,23 +91,6 @@ export function fastifyServerOptions(options: Pick<BuildAppOptions, 'logger' | '
 export function buildApp(options: BuildAppOptions): App {
   const app = Fastify(fastifyServerOptions(options)).withTypeProvider<TypeBoxTypeProvider>() as unknown as App;
 
-  // A request's queries do not each wait for the disk: the request waits once, in onSend, until
-  // everything committed so far is durable, and only then is its answer sent (store/durability.ts).
-  // The body arrives through socket events, outside the request's scope: preHandler re-enters it.
-  const durabilityScopes = new WeakMap<FastifyRequest, AsyncResource>();
-  app.addHook('onRequest', (request, _reply, done) => {
-    deferDurability(() => {
-      const scope = new AsyncResource('twofa-request');
-      durabilityScopes.set(request, scope);
-      scope.runInAsyncScope(done);
-    });
-  });
-  app.addHook('preHandler', (request, _reply, done) => {
-    const scope = durabilityScopes.get(request);
-    if (scope) scope.runInAsyncScope(done);
-    else done();
-  });
-
   // An empty body with a JSON content type is an empty object, not a parse error.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
@@ -146,11 +127,10 @@ export function buildApp(options: BuildAppOptions): App {
     done();
   });
   app.addHook('onRequest', authHook(options.ctx, new AuthFailureThrottle(options.authFailureLimit ?? DEFAULT_AUTH_FAILURE_LIMIT)));
-  // Its onSend stores an answer before the next one waits for durability, so the stored answer is durable too.
+  // Its onSend stores the answer with a query that waits for durability itself, before the answer leaves.
   // A request outliving its lease may be run again by a repeat: the lease is well beyond the request timeout.
   registerIdempotency(app, { ctx: options.ctx, windowMs: options.idempotencyWindowMs ?? DEFAULT_IDEMPOTENCY_WINDOW_MS, leaseMs: Math.max(60_000, 2 * requestTimeoutMs) });
   app.addHook('onSend', async (request, reply) => {
-    await settleDurability();
     reply.header('x-request-id', request.id);
     // A request still in flight when the node starts shutting down gets its answer and then the
     // connection closes: a keep-alive connection busy when the server closed would otherwise stay

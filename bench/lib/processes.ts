@@ -12,12 +12,13 @@ export const PROJECT_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.
  * Where the compiled processes live. BENCH_BUILD_DIR with BENCH_PREBUILT=1 runs another build (an
  * earlier version of src/, compiled the same way) against the same bench, for before/after runs.
  */
-export const BUILD_DIR = process.env['BENCH_BUILD_DIR'] ? path.resolve(process.env['BENCH_BUILD_DIR']) : path.join(PROJECT_ROOT, 'node_modules', '.cache', 'twofa-bench');
+export const BUILD_DIR = process.env['BENCH_BUILD_DIR'] ? path.resolve(process.env['BENCH_BUILD_DIR']) : path.join(PROJECT_ROOT, '.bench-build');
 
 export const SCRIPTS = {
   server: path.join(BUILD_DIR, 'src', 'cli', 'twofa.js'),
   ceiling: path.join(BUILD_DIR, 'bench', 'ceiling-server.js'),
   peer: path.join(BUILD_DIR, 'bench', 'peer-server.js'),
+  receiver: path.join(BUILD_DIR, 'bench', 'receiver-server.js'),
 };
 
 /** Compiles src/ and bench/ to JavaScript (incrementally); type errors are reported, the output is used anyway. */
@@ -27,7 +28,7 @@ export function buildForBench(): void {
     return;
   }
   const tsc = path.join(PROJECT_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-  const result = spawnSync(process.execPath, [tsc, '-p', path.join(PROJECT_ROOT, 'bench', 'tsconfig.json')], { cwd: PROJECT_ROOT, encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [tsc, '-p', path.join(PROJECT_ROOT, 'bench', 'tsconfig.json'), '--outDir', BUILD_DIR, '--tsBuildInfoFile', path.join(BUILD_DIR, '.tsbuildinfo')], { cwd: PROJECT_ROOT, encoding: 'utf8' });
   if (result.status !== 0) process.stderr.write(`tsc reported problems (the emitted JavaScript is used anyway):\n${result.stdout.slice(0, 2000)}\n`);
   for (const script of Object.values(SCRIPTS)) if (!fs.existsSync(script)) throw new Error(`build did not produce ${script}`);
   // version.ts reads the package.json one level above src/; it also makes the output an ES module package.

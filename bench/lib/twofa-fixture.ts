@@ -10,7 +10,7 @@ import { PinKeyring } from '../../src/domain/pin-secrets.js';
 import { generateResourceId } from '../../src/domain/pin-generation.js';
 import { createApiKey } from '../../src/service/api-keys.js';
 import { openStore } from '../../src/store/open-store.js';
-import type { ApplicationConfiguration } from '../../src/store/store.js';
+import type { ApplicationConfiguration, Store } from '../../src/store/store.js';
 import { phoneOf, pinOf } from './identities.js';
 
 export const BENCH_SECRET = 'bench-secret-0123456789-ABCDEFGHIJ-klmnopqrstuv';
@@ -43,7 +43,7 @@ export const DEFAULT_CONFIGURATION: ApplicationConfiguration = {
 /** Destinations of the verify-right pool: its PINs spread over this many numbers (phoneOf(0..n-1)). */
 export const RIGHT_POOL_DESTINATIONS = 100_000;
 /** Pool offsets in the phoneOf() space, so the pools never share a destination. */
-const WRONG_POOL_PHONES = 1_000_000;
+export const WRONG_POOL_PHONES = 1_000_000;
 const FILLER_PHONES = 2_000_000;
 
 export interface TwofaFixture {
@@ -110,10 +110,15 @@ export interface FixtureOptions {
   log?: (line: string) => void;
 }
 
-export async function prepareTwofaDatabase(options: FixtureOptions): Promise<TwofaFixture> {
-  const started = Date.now();
-  const now = Date.now();
-  const store = await openStore(`sqlite:${options.file}`);
+export interface SeededConfiguration {
+  accountId: string;
+  appId: string;
+  messageId: string;
+  defaults: { appId: string; messageId: string };
+}
+
+/** The API key, the two applications and their templates, through the store (any dialect). */
+export async function seedConfiguration(store: Store, now: number): Promise<SeededConfiguration> {
   const { record } = await createApiKey(store, { key: BENCH_API_KEY, label: 'bench', now });
   const accountId = record.accountId;
   const apps: { appId: string; messageId: string }[] = [];
@@ -128,8 +133,16 @@ export async function prepareTwofaDatabase(options: FixtureOptions): Promise<Two
     });
     apps.push({ appId, messageId });
   }
-  await store.close();
   const [{ appId, messageId }, defaults] = apps as [{ appId: string; messageId: string }, { appId: string; messageId: string }];
+  return { accountId, appId, messageId, defaults };
+}
+
+export async function prepareTwofaDatabase(options: FixtureOptions): Promise<TwofaFixture> {
+  const started = Date.now();
+  const now = Date.now();
+  const store = await openStore(`sqlite:${options.file}`);
+  const { accountId, appId, messageId, defaults } = await seedConfiguration(store, now);
+  await store.close();
 
   const db = new BetterSqlite3(options.file);
   // Seeding only: nothing is acknowledged to anyone until the server opens the file (WAL, FULL).

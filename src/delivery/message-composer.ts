@@ -22,7 +22,7 @@ export type ComposeResult =
  * only every so often, and sending a PIN that can no longer be verified helps nobody).
  */
 export async function composeMessage(store: Store, keyring: PinKeyring, item: OutboxRecord, now?: number): Promise<ComposeResult> {
-  const pin = await store.getPin(item.accountId, item.pinId);
+  const pin = item.pin ?? await store.getPin(item.accountId, item.pinId);
   if (pin === undefined) return ended('PIN ended before delivery: it no longer exists');
   // The ciphertext is erased when the PIN is verified, expired or locked: its absence is the signal.
   if (pin.pinCiphertext === null || pin.verifiedAt !== null || pin.lockedAt !== null) {

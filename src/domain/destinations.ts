@@ -1,7 +1,7 @@
 // The max metadata is chosen over min because phoneCountry feeds anti-fraud: inside shared calling
 // codes (+1, +44, +7) only the full number-range data tells e.g. Jamaica from the US or Guernsey from
 // the UK. isPossible() gives the same answers with either set.
-import { isPossiblePhoneNumber, parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { parsePhoneNumber, parsePhoneNumberFromString, type PhoneNumber } from 'libphonenumber-js/max';
 
 export type DestinationResult = { ok: true; value: string } | { ok: false; error: string };
 
@@ -33,7 +33,7 @@ export function normalizePhoneNumber(input: string): DestinationResult {
       error: `${PHONE_FORMAT_ERROR} (${PHONE_DIGITS_MIN} to ${PHONE_DIGITS_MAX} digits)`,
     };
   }
-  if (!isPossiblePhoneNumber(`+${digits}`)) {
+  if (!parsedPhone(digits)?.isPossible()) {
     return {
       ok: false,
       error: `${PHONE_FORMAT_ERROR} (the number has the wrong length for its country code or the country code does not exist)`,
@@ -47,7 +47,26 @@ export function phoneCountry(digits: string): string | undefined {
   if (typeof digits !== 'string') return undefined;
   const bare = digits.startsWith('+') ? digits.slice(1) : digits;
   if (!/^[0-9]+$/.test(bare)) return undefined;
-  return parsePhoneNumberFromString(`+${bare}`)?.country ?? undefined;
+  return (recentlyParsed.get(bare) ?? parsePhoneNumberFromString(`+${bare}`))?.country ?? undefined;
+}
+
+// A send validates its number, then asks its country (and the anti-fraud guards its type): the
+// numbers parsed last are kept, so that a request parses its number once. Parsing is pure.
+const RECENTLY_PARSED_MAX = 1024;
+const recentlyParsed = new Map<string, PhoneNumber | undefined>();
+
+/** The number as libphonenumber reads `+<digits>` (as isPossiblePhoneNumber does: nothing extracted from text around it). */
+export function parsedPhone(digits: string): PhoneNumber | undefined {
+  if (recentlyParsed.has(digits)) return recentlyParsed.get(digits);
+  let parsed: PhoneNumber | undefined;
+  try {
+    parsed = parsePhoneNumber(`+${digits}`, { extract: false });
+  } catch {
+    parsed = undefined;
+  }
+  if (recentlyParsed.size >= RECENTLY_PARSED_MAX) recentlyParsed.clear();
+  recentlyParsed.set(digits, parsed);
+  return parsed;
 }
 
 const EMAIL_FORMAT_ERROR = 'must be an email address, e.g. john.smith@example.com';

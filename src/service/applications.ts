@@ -36,6 +36,7 @@ export async function createApplication(ctx: ServiceContext, principal: Principa
   };
   await ctx.store.insertApplication(app);
   await auditRequest(ctx, principal, { event: 'config.application.create', applicationId: app.id, reason: describeConfiguration(app) });
+  await ctx.store.durable();
   return ok(presentApplication(ctx, app));
 }
 
@@ -62,5 +63,6 @@ export async function updateApplication(ctx: ServiceContext, principal: Principa
   const updated: ApplicationRecord = { ...current, name: input.name, enabled: input.enabled ?? current.enabled, configuration, updatedAt: ctx.clock() };
   await ctx.store.updateApplication(updated);
   await auditRequest(ctx, principal, { event: 'config.application.update', applicationId: updated.id, reason: describeConfiguration(updated) });
+  await ctx.store.durable();
   return ok(presentApplication(ctx, updated));
 }

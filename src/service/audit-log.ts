@@ -19,7 +19,22 @@ export interface AuditEvent {
   reason?: string | null;
 }
 
-/** Appends one entry; never throws. */
+/**
+ * Runs `work`, then waits until every commit made so far is durable (Store.durable()), whatever
+ * `work` answers: for services whose reads and writes do not wait for the disk themselves.
+ */
+export async function durably<T>(store: Store, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } finally {
+    await store.durable();
+  }
+}
+
+/**
+ * Appends one entry, committed but not necessarily durable yet: the caller awaits store.durable()
+ * before it answers (one wait for the entry and the change it records). Never throws.
+ */
 export async function appendAudit(deps: { store: Store; keyring: PinKeyring; metrics: Metrics }, entry: AuditEntryInput & { destination?: string | null }): Promise<void> {
   try {
     const masked = entry.destination === undefined || entry.destination === null ? null : maskDestination(entry.destination);

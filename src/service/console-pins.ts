@@ -4,7 +4,7 @@ import { FieldErrors, ok, type Result } from '../domain/errors.js';
 import type { PinListRow, PinStateFilter } from '../store/console-store.js';
 import type { Channel } from '../store/store.js';
 import type { Principal, ServiceContext } from './context.js';
-import { pinState, type PinState } from './delivery-tracking.js';
+import { pinState, type PinState } from '../domain/pin-lifecycle.js';
 
 export const PIN_PAGE_DEFAULT = 25;
 export const PIN_PAGE_MAX = 100;

@@ -1,6 +1,7 @@
 // Use cases of delivery tracking: a provider's receipt updates the PIN it concerns, and an account
 // reads a PIN's state and delivery history (never the PIN itself).
 import { ok, type Result } from '../domain/errors.js';
+import { pinState, type PinState } from '../domain/pin-lifecycle.js';
 import type { DeliveryEvent, PinRecord, ReceiptInput } from '../store/store.js';
 import { appendAudit } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
@@ -19,11 +20,11 @@ export async function recordDeliveryReceipt(ctx: ServiceContext, receipt: Receip
       accountId: matched.accountId, at: ctx.clock(), event: `delivery.${receipt.status}`, pinId: matched.pinId, actor: receipt.transport,
       reason: receipt.error ?? receipt.status,
     });
+    await ctx.store.durable();
   }
   return matched !== undefined;
 }
 
-export type PinState = 'pending' | 'verified' | 'expired' | 'locked';
 
 export interface PinDetails {
   pin: PinRecord;
@@ -33,12 +34,6 @@ export interface PinDetails {
   nextResendAt: number | null;
 }
 
-export function pinState(pin: Pick<PinRecord, 'verifiedAt' | 'lockedAt' | 'attemptsLeft' | 'expiresAt'>, now: number): PinState {
-  if (pin.verifiedAt !== null) return 'verified';
-  if (pin.lockedAt !== null || pin.attemptsLeft === 0) return 'locked';
-  if (pin.expiresAt <= now) return 'expired';
-  return 'pending';
-}
 
 export async function getPinDetails(ctx: ServiceContext, principal: Principal, pinId: string): Promise<Result<PinDetails>> {
   const pin = await ctx.store.getPin(principal.accountId, pinId);

@@ -6,7 +6,7 @@
 // breaker, with Retry-After), counted in twofa_security_refusals_total and written to the audit log.
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { ipRateKey } from '../domain/client-ip.js';
-import { phoneCountry } from '../domain/destinations.js';
+import { parsedPhone, phoneCountry } from '../domain/destinations.js';
 import { parseDuration, parseRateLimit } from '../domain/durations.js';
 import { FieldErrors, fail, ok, type Failure, type Result } from '../domain/errors.js';
 import {
@@ -68,6 +68,7 @@ export async function updateSecurity(ctx: ServiceContext, principal: Principal, 
   if (!errors.empty) return errors.result();
   await ctx.store.security.putSettings(principal.accountId, app.id, JSON.stringify(merged), ctx.clock());
   await auditRequest(ctx, principal, { event: 'config.security.update', applicationId: app.id, reason: `enabled=${merged.enabled}` });
+  await ctx.store.durable();
   return ok(await view(ctx, app));
 }
 
@@ -75,7 +76,7 @@ const PREMIUM_TYPES = new Set(['PREMIUM_RATE', 'SHARED_COST']);
 
 /** libphonenumber's type of an international number (full metadata), e.g. MOBILE or PREMIUM_RATE. */
 export function phoneNumberType(digits: string): string | undefined {
-  return parsePhoneNumberFromString(`+${digits}`)?.getType();
+  return (/^[0-9]+$/.test(digits) ? parsedPhone(digits) : parsePhoneNumberFromString(`+${digits}`))?.getType();
 }
 
 export interface GuardPass {
@@ -180,6 +181,7 @@ async function checkBreaker(ctx: ServiceContext, principal: Principal, app: Appl
   const reason = `${verifies} of ${sends} sends verified in ${b.window}, below ${b.minConversionRate}`;
   await ctx.store.security.addBlock(app.id, scope, until, reason, now);
   await auditRequest(ctx, principal, { event: 'security.breaker.tripped', applicationId: app.id, reason: `${scope}: ${reason}` });
+  await ctx.store.durable();
   return tooMany(until, `Sends to country ${country} are paused by the conversion breaker (${reason}); retry in ${Math.ceil((until - now) / 1000)} s`);
 }
 

@@ -10,7 +10,8 @@ import { generatePin, generatePinId } from '../domain/pin-generation.js';
 import { validateSmsSender } from '../domain/sender-ids.js';
 import { missingPlaceholders, renderedSmsInfo, validatePlaceholderValues } from '../domain/template-rendering.js';
 import type { ApplicationRecord, Channel, DeliveryRequest, MessageTemplateRecord, PinRecord, RateLimitCheck, RateLimitOutcome } from '../store/store.js';
-import { auditRequest } from './audit-log.js';
+import { isDeliverable } from '../domain/pin-lifecycle.js';
+import { auditRequest, durably } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
 import { readApplication, readMessageTemplate } from './effective-records.js';
 import { checkSendGuards, countBreakerSend, guardLimitRefusal, type GuardPass } from './security.js';
@@ -189,7 +190,13 @@ async function settle(
   return ok({ pinId, to, queued, deliveryId, nextResendAt });
 }
 
-export async function sendPin(ctx: ServiceContext, principal: Principal, channel: Channel, input: SendPinInput): Promise<Result<SendOutcome>> {
+export function sendPin(ctx: ServiceContext, principal: Principal, channel: Channel, input: SendPinInput): Promise<Result<SendOutcome>> {
+  // The PIN, its message and the audit entry are committed without waiting for the disk: one wait
+  // (one fsync shared with the requests in flight) makes them durable before the send is answered.
+  return durably(ctx.store, () => queuePin(ctx, principal, channel, input));
+}
+
+async function queuePin(ctx: ServiceContext, principal: Principal, channel: Channel, input: SendPinInput): Promise<Result<SendOutcome>> {
   const errors = new FieldErrors();
   const to = checkDestination(channel, input.to, errors);
   if (input.from !== undefined) errors.add('from', isPhoneChannel(channel) ? validateSmsSender(input.from) : validateEmailSender(input.from));
@@ -251,7 +258,12 @@ function inboxResendRefusal(ctx: ServiceContext, pin: PinRecord, channel: Channe
 }
 
 /** Resend delivers the same PIN under the same pinId; it never resets the attempts or the expiry. */
-export async function resendPin(ctx: ServiceContext, principal: Principal, pinId: string, channel: Channel, input: ResendPinInput): Promise<Result<SendOutcome>> {
+export function resendPin(ctx: ServiceContext, principal: Principal, pinId: string, channel: Channel, input: ResendPinInput): Promise<Result<SendOutcome>> {
+  // Whatever it answers (the PIN as read, the resend queued, the audit entry) is durable first.
+  return durably(ctx.store, () => queueResend(ctx, principal, pinId, channel, input));
+}
+
+async function queueResend(ctx: ServiceContext, principal: Principal, pinId: string, channel: Channel, input: ResendPinInput): Promise<Result<SendOutcome>> {
   const pin: PinRecord | undefined = await ctx.store.getPin(principal.accountId, pinId);
   if (!pin) return pinNotFound(pinId);
   if (isPhoneChannel(channel) !== isPhoneChannel(pin.channel)) {
@@ -263,7 +275,7 @@ export async function resendPin(ctx: ServiceContext, principal: Principal, pinId
   if (intoInbox) return intoInbox;
   // An ended PIN is answered as such before its body is checked: no placeholder can make it resendable.
   // (The store checks again inside the resend's transaction, which is what makes it a race gate.)
-  if (pin.pinCiphertext === null || pin.verifiedAt !== null || pin.lockedAt !== null || pin.expiresAt <= ctx.clock()) return pinEnded(pinId);
+  if (!isDeliverable(pin, ctx.clock())) return pinEnded(pinId);
   const errors = new FieldErrors();
   checkPlaceholders(input, errors);
   const app = await readApplication(ctx, principal.accountId, pin.applicationId);

@@ -3,14 +3,13 @@
 import { limitKeyDestination } from '../domain/destinations.js';
 import { parseRateLimit } from '../domain/durations.js';
 import { ok, type Result } from '../domain/errors.js';
-import type { PinRecord, RateLimitCheck } from '../store/store.js';
+import { endedReason, type PinError } from '../domain/pin-lifecycle.js';
+import type { RateLimitCheck } from '../store/store.js';
 import { auditRequest } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
 import { readApplication } from './effective-records.js';
 import { countBreakerVerify } from './security.js';
 import { pinNotFound, tooManyRequests } from './send-pin.js';
-
-export type PinError = 'WRONG_PIN' | 'TTL_EXPIRED' | 'NO_MORE_PIN_ATTEMPTS' | 'ALREADY_VERIFIED';
 
 export interface VerifyOutcome {
   pinId: string;
@@ -20,12 +19,6 @@ export interface VerifyOutcome {
   pinError?: PinError;
 }
 
-/** Why no attempt could be counted on this PIN, read after the conditional update found nothing to do. */
-function endedReason(pin: PinRecord, now: number): PinError {
-  if (pin.verifiedAt !== null && !pin.allowMultipleVerifications) return 'ALREADY_VERIFIED';
-  if (pin.expiresAt <= now) return 'TTL_EXPIRED';
-  return 'NO_MORE_PIN_ATTEMPTS';
-}
 
 export async function verifyPin(ctx: ServiceContext, principal: Principal, pinId: string, candidate: string): Promise<Result<VerifyOutcome>> {
   const pin = await ctx.store.getPin(principal.accountId, pinId);
@@ -38,6 +31,9 @@ export async function verifyPin(ctx: ServiceContext, principal: Principal, pinId
     // Every verify decision is audited (ASVS 7.2.1 / 16.3.1); the candidate PIN never is.
     await auditRequest(ctx, principal, { event: 'pin.verify', applicationId: pin.applicationId, pinId, destination: pin.destination, reason: pinError ?? 'verified' });
     if (verified) await countBreakerVerify(ctx, pin.applicationId, pin.destination, now);
+    // The attempt (and the verified mark or the lock) and the audit entry were committed without
+    // waiting for the disk: one wait makes them durable before the decision is answered.
+    await ctx.store.durable();
     return ok({ pinId, msisdn: pin.destination, verified, attemptsRemaining, ...(pinError ? { pinError } : {}) });
   };
 
@@ -50,6 +46,7 @@ export async function verifyPin(ctx: ServiceContext, principal: Principal, pinId
     case 'refused':
       ctx.metrics.rateLimited('verifyPinLimit');
       await auditRequest(ctx, principal, { event: 'pin.verify.refused', applicationId: pin.applicationId, pinId, destination: pin.destination, reason: 'verifyPinLimit' });
+      await ctx.store.durable();
       return tooManyRequests(attempt.outcome, 'verifyPinLimit reached for this destination');
     case 'ended': {
       const current = attempt.pin ?? pin;

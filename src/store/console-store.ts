@@ -2,11 +2,12 @@
 // the API keys of one account. Every query is bounded by the account that asks.
 // Portable across SQLite and PostgreSQL: integer division of epoch milliseconds buckets times, window
 // functions rank latencies (both have them), and counts come back as numbers or numeric strings.
+import type { PinState } from '../domain/pin-lifecycle.js';
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Database } from './schema.js';
 import type { Channel, DeliveryStatus } from './store.js';
 
-export type PinStateFilter = 'pending' | 'verified' | 'expired' | 'locked';
+export type PinStateFilter = PinState;
 
 export interface PinListQuery {
   /** Part of the destination (digits of a phone number, or part of an email address). */

@@ -155,6 +155,11 @@ export class KyselyEventStore implements EventStore {
    * Queues `type` about a PIN for every enabled subscription of its account to that type, in the
    * caller's transaction. One query when the account subscribes to nothing. Returns how many rows.
    */
+  /** Whether any webhook subscription is enabled (read through; enqueuePinEvent caches it where it can). */
+  async anySubscriptionEnabled(db: Db): Promise<boolean> {
+    return (await this.anyEnabled.first(db, {})) !== undefined;
+  }
+
   async enqueuePinEvent(trx: Db, type: PinEventType, pinId: string, now: number, details: PinEventDetails): Promise<number> {
     // Where configuration is cached, a deployment without subscriptions skips the join (PostgreSQL always joins).
     if (this.config !== UNCACHED && !(await this.config.get('subscriptions:any-enabled', async () => (await this.anyEnabled.first(trx, {})) !== undefined))) return 0;

@@ -6,21 +6,25 @@ import { sql, type InferResult, type Kysely, type Selectable, type Transaction }
 import type { Autofill } from '../domain/autofill.js';
 import type { PinType } from '../domain/pin-generation.js';
 import type { Database, MessageTemplatesTable, PinsTable, EmailTemplatesTable, ApplicationsTable } from './schema.js';
-import { bucketStartOf, nextAllowedAfterHit, nextAllowedAt, retryAfterMs, type ExternalRateLimiter, type RateLimiter } from './rate-limiter.js';
-import { advisoryLockKey } from './postgres/advisory-lock.js';
+import type { ExternalRateLimiter, RateLimiter } from './rate-limiter.js';
+import * as pgHot from './postgres/hot-statements.js';
+import { RateLimitRefusal } from './postgres/hot-statements.js';
 import { KyselyEventStore } from './event-store.js';
+import { PURGE_LIMITS, type PurgeLimits } from './purge-batches.js';
+import { purgeEnded } from './purge.js';
+import { DatabaseRateLimits } from './limits.js';
 import { KyselyIdempotencyStore } from './idempotency-store.js';
-import { batchOf, deleteInBatches, inBatches, PURGE_LIMITS, type PurgeLimits } from './purge-batches.js';
 import { KyselyAuditStore } from './audit-store.js';
 import { KyselySecurityStore } from './security-store.js';
 import { KyselyConsoleStore } from './console-store.js';
 import { KyselyTwilioStore } from './twilio-store.js';
 import { PreparedQuery } from './prepared-query.js';
 import { WriteBatcher } from './write-batcher.js';
+import type { SqliteDurability } from './sqlite/group-commit.js';
 import { ConfigCache, UNCACHED, type ConfigReader, type ConfigVersion } from './config-cache.js';
 import type {
   AccountRecord, ApiKeyRecord, DeliveryEvent, DeliveryEventKind, ReceiptInput, ApplicationRecord, Channel, DeliveryRequest, DeliveryStatus, EmailTemplateFields,
-  EmailTemplateRecord, MessageTemplateRecord, NewPin, OutboxRecord, PinRecord, RateLimitCheck, RateLimitOutcome,
+  EmailTemplateRecord, MessageTemplateRecord, NewPin, OutboxRecord, PinRecord, PinToVerify, RateLimitCheck, RateLimitOutcome,
   ReceiptFailover, Store, VerificationRow, VerifyAttempt,
 } from './store.js';
 
@@ -37,6 +41,8 @@ export interface Subscription {
 export interface KyselyStoreOptions {
   /** Counts the rate limits instead of the database (Redis). The store neither opens nor closes it. */
   rateLimiter?: ExternalRateLimiter;
+  /** SQLite group commit: the deferred use of the connection and the wait for durability (sqlite/group-commit.ts). */
+  durability?: SqliteDurability;
   /** Calls `onQueued` whenever any node commits a new outbox row (PostgreSQL LISTEN); absent on SQLite. */
   listen?: (onQueued: () => void) => Subscription;
   /** Changes whenever configuration may have changed (SQLite); absent: configuration is read uncached. */
@@ -107,21 +113,13 @@ function hotQueries() {
           o.val(p('id')).as('id'), 'pin_id', 'account_id', o.val(p('at')).as('at'), o.val(p('event')).as('event'), 'channel',
           o.val(p('transport')).as('transport'), o.val(p('providerMessageId')).as('provider_message_id'), o.val(p('error')).as('error'),
         ]).where('id', '=', p('outboxId')))),
-    rateBuckets: new PreparedQuery<{ key: string; since: number }, { hits: number; last_at: number }>((db: Kysely<Database>, p) =>
-      db.selectFrom('rate_limit_buckets').select(['hits', 'last_at']).where('key', '=', p('key')).where('last_at', '>', p('since')).orderBy('last_at')),
-    countRateHit: new PreparedQuery<{ key: string; bucketStart: number; now: number; expiresAt: number }, never>((db: Kysely<Database>, p) =>
-      db.insertInto('rate_limit_buckets')
-        .values({ key: p('key'), bucket_start: p('bucketStart'), hits: 1, last_at: p('now'), expires_at: p('expiresAt') })
-        .onConflict((oc) => oc.columns(['key', 'bucket_start']).doUpdateSet((eb) => ({
-          hits: eb('rate_limit_buckets.hits', '+', 1),
-          last_at: eb.ref('excluded.last_at'),
-          expires_at: eb.ref('excluded.expires_at'),
-        })))),
   };
 }
 
 export class KyselyStore implements Store, RateLimiter {
   private readonly hot = hotQueries();
+  /** Rate limits counted in the database (or by the external limiter). */
+  private readonly limits: DatabaseRateLimits;
   /** API keys, applications and templates as last read, while nothing changed them (config-cache.ts). */
   private readonly config: ConfigReader;
   private readonly externalLimiter: ExternalRateLimiter | undefined;
@@ -140,10 +138,11 @@ export class KyselyStore implements Store, RateLimiter {
 
   constructor(readonly db: Kysely<Database>, readonly dialect: 'sqlite' | 'postgres', private readonly onClose: () => Promise<void>, private readonly options: KyselyStoreOptions = {}) {
     this.externalLimiter = options.rateLimiter;
+    this.limits = new DatabaseRateLimits(db, dialect, options.rateLimiter);
     this.config = options.configVersion ? new ConfigCache(options.configVersion) : UNCACHED;
     this.events = new KyselyEventStore(db, dialect, this.config);
     this.security = new KyselySecurityStore(db, this.config);
-    this.audit = new KyselyAuditStore(db, dialect);
+    this.audit = new KyselyAuditStore(db, dialect, (work) => this.deferred(work));
     this.console = new KyselyConsoleStore(db);
     this.twilio = new KyselyTwilioStore(db, dialect, this.events);
     this.idempotency = new KyselyIdempotencyStore(db, dialect);
@@ -312,8 +311,21 @@ export class KyselyStore implements Store, RateLimiter {
   // --- PINs ---
 
   async createPin(input: NewPin, limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome> {
-    return this.db.transaction().execute(async (trx) => {
-      const outcome = await this.consumeWithin(trx, limits, now);
+    if (this.dialect === 'postgres') {
+      const external = await this.limits.consumeExternally(limits, now);
+      if (!external.allowed) return external;
+      const p = input.pin;
+      return this.limits.refusable(limits, now, async () => {
+        await pgHot.createPin(this.db, this.externalLimiter ? [] : limits, now, {
+          id: p.id, accountId: p.accountId, applicationId: p.applicationId, messageId: p.messageId, channel: p.channel, destination: p.destination,
+          pinHash: p.pinHash, pinCiphertext: p.pinCiphertext, attemptsLeft: p.attemptsLeft, allowMultipleVerifications: p.allowMultipleVerifications,
+          createdAt: p.createdAt, expiresAt: p.expiresAt, deliveryStatus: p.deliveryStatus, country: p.country ?? null,
+        }, input.outbox && { id: input.outbox.id, request: JSON.stringify(input.outbox.request), eventId: nextEventId() }, OUTBOX_CHANNEL);
+        return this.externalLimiter ? external : this.limits.allowedWithNextTimes(this.db, limits, now);
+      });
+    }
+    return this.deferred((db) => db.transaction().execute(async (trx) => {
+      const outcome = await this.limits.consumeWithin(trx, limits, now);
       if (!outcome.allowed) return outcome;
       const p = input.pin;
       await this.hot.insertPin.execute(trx, {
@@ -325,24 +337,24 @@ export class KyselyStore implements Store, RateLimiter {
       });
       if (input.outbox) await this.insertOutbox(trx, input.outbox, p.id, p.accountId, p.channel, now);
       return outcome;
-    });
+    }));
   }
 
   async queueResend(pinId: string, channel: Channel, outbox: { id: string; request: DeliveryRequest } | undefined, limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome | { allowed: true; ended: true }> {
-    return this.db.transaction().execute(async (trx) => {
+    return this.limits.refusable(limits, now, () => this.deferred((db) => db.transaction().execute(async (trx) => {
       const pin = await trx.selectFrom('pins').select(['account_id', 'pin_ciphertext', 'expires_at', 'locked_at', 'verified_at'])
         .where('id', '=', pinId).executeTakeFirst();
       if (!pin || pin.pin_ciphertext === null || Number(pin.expires_at) <= now || pin.locked_at !== null || pin.verified_at !== null) {
         return { allowed: true as const, ended: true as const };
       }
-      const outcome = await this.consumeWithin(trx, limits, now);
+      const outcome = await this.limits.consumeWithin(trx, limits, now);
       if (!outcome.allowed) return outcome;
       if (outbox) {
         await this.insertOutbox(trx, outbox, pinId, pin.account_id, channel, now);
         await trx.updateTable('pins').set((eb) => ({ send_count: eb('send_count', '+', 1), delivery_status: 'queued' })).where('id', '=', pinId).execute();
       }
       return outcome;
-    });
+    })));
   }
 
   private async insertOutbox(trx: Db, outbox: { id: string; request: DeliveryRequest }, pinId: string, accountId: string, channel: Channel, now: number, eventAt = now): Promise<void> {
@@ -372,40 +384,103 @@ export class KyselyStore implements Store, RateLimiter {
   }
 
   async getPin(accountId: string, pinId: string): Promise<PinRecord | undefined> {
-    const row = await this.hot.pin.first(this.db, { id: pinId, accountId });
+    const row = await this.deferred((db) => this.hot.pin.first(db, { id: pinId, accountId }));
     return row && toPin(row);
   }
 
-  async peekRateLimit(check: RateLimitCheck, now: number): Promise<number> {
-    if (this.externalLimiter) return this.externalLimiter.peekRateLimit(check, now);
-    const buckets = await this.hot.rateBuckets.all(this.db, { key: check.key, since: now - check.windowMs });
-    return nextAllowedAt(buckets.map((b) => ({ hits: Number(b.hits), lastAt: Number(b.last_at) })), check.limit, check.windowMs, now);
+  durable(): Promise<void> {
+    return this.options.durability?.durable() ?? Promise.resolve();
+  }
+
+  /**
+   * Runs `work` on the connection without waiting for the disk when it is given back (SQLite group
+   * commit): its commits are made but may not be durable yet, so the caller awaits durable() before
+   * it acknowledges anything. Elsewhere (PostgreSQL, an in-memory database) a commit is durable when
+   * it returns, and this is just `work(db)`.
+   */
+  private deferred<T>(work: (db: Kysely<Database>) => Promise<T>): Promise<T> {
+    const durability = this.options.durability;
+    if (!durability) return work(this.db);
+    return this.db.connection().execute((connection) => {
+      durability.deferNextRelease();
+      return work(connection);
+    });
+  }
+
+  /** When the next hit on a limit will be allowed, without counting one. */
+  peekRateLimit(check: RateLimitCheck, now: number): Promise<number> {
+    return this.limits.peek(check, now);
   }
 
   async consumeRateLimits(limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome> {
     if (this.externalLimiter) return this.externalLimiter.consumeRateLimits(limits, now);
-    return this.db.transaction().execute((trx) => this.consumeWithin(trx, limits, now));
+    if (this.dialect === 'postgres') {
+      return this.limits.refusable(limits, now, async () => {
+        await pgHot.consumeLimits(this.db, limits, now);
+        return this.limits.allowedWithNextTimes(this.db, limits, now);
+      });
+    }
+    return this.db.transaction().execute((trx) => this.limits.consumeWithin(trx, limits, now));
   }
 
-  async verifyPinAttempt(pin: Pick<PinRecord, 'id' | 'accountId'>, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean): Promise<VerifyAttempt> {
+  async verifyPinAttempt(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean): Promise<VerifyAttempt> {
+    if (this.dialect === 'postgres') return this.verifyPinAttemptPostgres(pin, now, limits, matches);
     // One transaction, one commit, for what was four: the limit, the attempt, and the verified mark
     // or the lock. The comparison is synchronous, so the transaction never waits on anything else.
-    return this.db.transaction().execute(async (trx): Promise<VerifyAttempt> => {
-      const outcome = await this.consumeWithin(trx, limits, now);
+    return this.deferred((db) => db.transaction().execute(async (trx): Promise<VerifyAttempt> => {
+      const outcome = await this.limits.consumeWithin(trx, limits, now);
       if (!outcome.allowed) return { kind: 'refused', outcome };
       const row = await this.hot.countAttempt.first(trx, { id: pin.id, now });
       if (!row) {
         const current = await this.hot.pin.first(trx, { id: pin.id, accountId: pin.accountId });
         return { kind: 'ended', pin: current && toPin(current) };
       }
-      const counted = toPin(row);
-      if (matches(counted.pinHash)) {
-        const won = await this.markVerifiedIn(trx, pin.id, now, counted.allowMultipleVerifications);
-        return { kind: 'counted', pin: counted, matched: true, verified: won };
+      return this.settleAttempt(trx, toPin(row), now, matches);
+    }));
+  }
+
+  /**
+   * PostgreSQL: the limit and the attempt are one statement; a right PIN's verified mark (the second
+   * race gate) or the last wrong attempt's lock follows in the same transaction, so that concurrent
+   * right PINs wait on the row and find it verified without spending an attempt. A wrong PIN is
+   * three round trips (BEGIN, the statement, COMMIT), whatever the limits.
+   */
+  private async verifyPinAttemptPostgres(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean): Promise<VerifyAttempt> {
+    const external = await this.limits.consumeExternally(limits, now);
+    if (!external.allowed) return { kind: 'refused', outcome: external };
+    const dbLimits = this.externalLimiter ? [] : limits;
+    try {
+      // A wrong candidate (told by the hash the caller read; it never changes) needs no verified mark:
+      // its attempt is one statement, committed on its own. Only the last one takes a second, the lock.
+      if (pin.pinHash !== undefined && !matches(pin.pinHash)) {
+        const row = await pgHot.countAttempt<Selectable<PinsTable>>(this.db, dbLimits, now, pin.id);
+        if (!row) return { kind: 'ended', pin: await this.getPin(pin.accountId, pin.id) };
+        const counted = toPin(row);
+        if (counted.attemptsLeft === 0) await this.db.transaction().execute((trx) => this.lockIn(trx, pin.id, now));
+        return { kind: 'counted', pin: counted, matched: false, verified: false };
       }
-      if (counted.attemptsLeft === 0) await this.lockIn(trx, pin.id, now);
-      return { kind: 'counted', pin: counted, matched: false, verified: false };
-    });
+      return await this.db.transaction().execute(async (trx): Promise<VerifyAttempt> => {
+        const row = await pgHot.countAttempt<Selectable<PinsTable>>(trx, dbLimits, now, pin.id);
+        if (!row) {
+          const current = await this.hot.pin.first(trx, { id: pin.id, accountId: pin.accountId });
+          return { kind: 'ended', pin: current && toPin(current) };
+        }
+        return this.settleAttempt(trx, toPin(row), now, matches);
+      });
+    } catch (err) {
+      if (err instanceof RateLimitRefusal) return { kind: 'refused', outcome: await this.limits.refusalOutcome(limits, now) };
+      throw err;
+    }
+  }
+
+  /** After a counted attempt: compares the candidate, then marks the PIN verified or, after its last wrong attempt, locks it. */
+  private async settleAttempt(trx: Transaction<Database>, counted: PinRecord, now: number, matches: (pinHash: string) => boolean): Promise<VerifyAttempt> {
+    if (matches(counted.pinHash)) {
+      const won = await this.markVerifiedIn(trx, counted.id, now, counted.allowMultipleVerifications);
+      return { kind: 'counted', pin: counted, matched: true, verified: won };
+    }
+    if (counted.attemptsLeft === 0) await this.lockIn(trx, counted.id, now);
+    return { kind: 'counted', pin: counted, matched: false, verified: false };
   }
 
   /** The second race gate: without multiple verifications only the request that flips verified_at wins. */
@@ -432,44 +507,6 @@ export class KyselyStore implements Store, RateLimiter {
     return rows.map((r) => ({ destination: r.destination, verifiedAt: nullableNumber(r.verified_at), sentAt: nullableNumber(r.sent_at) }));
   }
 
-  // --- rate limits ---
-
-  /**
-   * Sliding-window limits, all checked before any is counted, inside the caller's transaction. On
-   * SQLite the single connection serialises transactions; on PostgreSQL an advisory lock per key does
-   * (taken in key order, so two requests sharing keys cannot deadlock). The lock is held until the
-   * transaction ends, so the next request on a key sees this one's hit (or the refusal's nothing).
-   *
-   * With an external limiter (Redis) the hits are counted there, before the caller's write: if that
-   * write then fails (database error), the counted hits stay. A limit may so count a request that
-   * was never served; it never admits one too many.
-   */
-  private async consumeWithin(trx: Transaction<Database>, limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome> {
-    if (limits.length === 0) return { allowed: true };
-    if (this.externalLimiter) return this.externalLimiter.consumeRateLimits(limits, now);
-    if (this.dialect === 'postgres') {
-      for (const key of [...new Set(limits.map((l) => l.key))].sort()) {
-        await sql`select pg_advisory_xact_lock(${advisoryLockKey(key)}::bigint)`.execute(trx);
-      }
-    }
-    const read: { hits: number; lastAt: number }[][] = [];
-    for (const check of limits) {
-      const buckets = await this.hot.rateBuckets.all(trx, { key: check.key, since: now - check.windowMs });
-      const counted = buckets.map((b) => ({ hits: Number(b.hits), lastAt: Number(b.last_at) }));
-      read.push(counted);
-      const total = counted.reduce((sum, b) => sum + b.hits, 0);
-      if (total < check.limit) continue;
-      return { allowed: false, key: check.key, retryAfterMs: retryAfterMs(counted, total, check.limit, check.windowMs, now) };
-    }
-    const nextAllowed: Record<string, number> = {};
-    for (const [i, check] of limits.entries()) {
-      await this.hot.countRateHit.execute(trx, { key: check.key, bucketStart: bucketStartOf(now, check.windowMs), now, expiresAt: now + check.windowMs });
-      // From the buckets just read: the caller learns when the next request fits at no extra query.
-      nextAllowed[check.key] = nextAllowedAfterHit(read[i]!, check.limit, check.windowMs, now);
-    }
-    return { allowed: true, nextAllowedAt: nextAllowed };
-  }
-
   // --- outbox ---
 
   async claimOutbox(now: number, leaseUntil: number, max: number): Promise<OutboxRecord[]> {
@@ -490,10 +527,20 @@ export class KyselyStore implements Store, RateLimiter {
     // RETURNING gives no order (on PostgreSQL it follows the physical rows): oldest first, so that
     // messages queued one after the other are handed over in that order.
     rows.sort((x, y) => Number(x.next_attempt_at) - Number(y.next_attempt_at) || Number(x.created_at) - Number(y.created_at));
+    const pins = await this.pinsOfClaim(rows);
     return rows.map((r) => ({
       id: r.id, pinId: r.pin_id, accountId: r.account_id, channel: r.channel, request: JSON.parse(r.request) as DeliveryRequest,
       attempts: r.attempts, createdAt: Number(r.created_at),
+      ...(pins?.has(r.pin_id) ? { pin: pins.get(r.pin_id)! } : {}),
     }));
+  }
+
+  /** The claimed messages' PINs in one read (PostgreSQL: one round trip for the batch rather than one per message). */
+  private async pinsOfClaim(rows: { pin_id: string; account_id: string }[]): Promise<Map<string, PinRecord> | undefined> {
+    if (this.dialect !== 'postgres' || rows.length === 0) return undefined;
+    const found = await this.db.selectFrom('pins').selectAll().where('id', 'in', [...new Set(rows.map((r) => r.pin_id))]).execute();
+    const accountOf = new Map(rows.map((r) => [r.pin_id, r.account_id]));
+    return new Map(found.filter((p) => accountOf.get(p.id) === p.account_id).map((p) => [p.id, toPin(p)]));
   }
 
   async completeOutbox(id: string, pinId: string, now: number, accepted?: { transport: string; providerMessageId?: string | undefined }): Promise<void> {
@@ -503,12 +550,19 @@ export class KyselyStore implements Store, RateLimiter {
   /** Records sent messages: those completed while an earlier batch was being written share one transaction. */
   private readonly completions = new WriteBatcher<{ id: string; pinId: string; now: number; transport: string | null; providerMessageId: string | null }>((sent) =>
     this.db.transaction().execute(async (trx) => {
-      for (const { id, pinId, now, transport, providerMessageId } of sent) {
-        await this.hot.outboxDone.execute(trx, { id, now, transport, providerMessageId });
-        await this.hot.pinSent.execute(trx, { id: pinId, now, transport, providerMessageId });
-        await this.addOutboxEvent(trx, id, now, 'sent', { transport, providerMessageId });
-        await this.events.enqueuePinEvent(trx, 'pin.sent', pinId, now, { status: 'sent', transport });
+      if (this.dialect === 'postgres') {
+        // One statement for the batch (messages done, PINs sent, history), then the webhook events
+        // only if some subscription could want them.
+        await pgHot.completeMessages(trx, sent.map((s) => ({ ...s, eventId: nextEventId() })));
+        if (!(await this.events.anySubscriptionEnabled(trx))) return;
+      } else {
+        for (const { id, pinId, now, transport, providerMessageId } of sent) {
+          await this.hot.outboxDone.execute(trx, { id, now, transport, providerMessageId });
+          await this.hot.pinSent.execute(trx, { id: pinId, now, transport, providerMessageId });
+          await this.addOutboxEvent(trx, id, now, 'sent', { transport, providerMessageId });
+        }
       }
+      for (const { pinId, now, transport } of sent) await this.events.enqueuePinEvent(trx, 'pin.sent', pinId, now, { status: 'sent', transport });
     }));
 
   async retryOutbox(id: string, nextAttemptAt: number, error: string, now: number): Promise<void> {
@@ -613,45 +667,9 @@ export class KyselyStore implements Store, RateLimiter {
 
   // --- housekeeping ---
 
-  /**
-   * Every step works in batches (src/store/purge-batches.ts) and seeks through an index of migration
-   * 0006, whose partial predicates the WHERE clauses repeat to the letter (`pin_ciphertext is not
-   * null`, `state <> 'pending'`): a run costs what expired or aged out since the last one, not what is
-   * stored. test/store/store-contract.ts checks the plans of every statement.
-   */
-  async purge(now: number, retentionMs: number, limits: PurgeLimits = PURGE_LIMITS): Promise<{ erased: number; deleted: number }> {
-    // Accounts subscribed to pin.expired get an event per PIN (bounded per run); the rest are erased at once.
-    const expired = await this.events.expirePins(now);
-    const erased = await inBatches(limits, async (batch) => (await this.db.updateTable('pins').set({ pin_ciphertext: null })
-      .where('id', 'in', batchOf(this.db.selectFrom('pins').select('id')
-        .where('expires_at', '<=', now).where('pin_ciphertext', 'is not', null)
-        .where('account_id', 'not in', this.events.expirySubscribers(this.db))
-        .orderBy('expires_at').limit(batch), this.dialect))
-      .executeTakeFirst()).numUpdatedRows);
-    // Messages of PINs that expired before they could be delivered are of no use to anyone. Walks the
-    // pending messages (few), not the expired PINs (all but the live ones), and runs before PINs past
-    // the retention are deleted, so that none of theirs is left pending.
-    await inBatches(limits, async (batch) => (await this.db.updateTable('outbox').set({ state: 'cancelled', last_error: 'PIN expired before delivery', updated_at: now })
-      .where('state', '=', 'pending')
-      .where('id', 'in', batchOf(this.db.selectFrom('outbox as o').select('o.id').where('o.state', '=', 'pending')
-        .where(({ exists, selectFrom }) => exists(selectFrom('pins').select('pins.id').whereRef('pins.id', '=', 'o.pin_id').where('pins.expires_at', '<=', now)))
-        .limit(batch), this.dialect))
-      .executeTakeFirst()).numUpdatedRows);
-    const cutoff = now - retentionMs;
-    await this.events.purgeEnded(cutoff, limits);
-    const deleted = await deleteInBatches(this.db, this.dialect, limits, 'pins', (batch) =>
-      this.db.selectFrom('pins').select('id').where('expires_at', '<=', cutoff).orderBy('expires_at').limit(batch));
-    await this.twilio.purge(cutoff, limits);
-    await deleteInBatches(this.db, this.dialect, limits, 'outbox', (batch) =>
-      this.db.selectFrom('outbox').select('id').where('state', '<>', sql.lit('pending')).where('updated_at', '<=', cutoff).orderBy('updated_at').limit(batch));
-    await deleteInBatches(this.db, this.dialect, limits, 'delivery_events', (batch) =>
-      this.db.selectFrom('delivery_events').select('id').where('at', '<=', cutoff).orderBy('at').limit(batch));
-    await inBatches(limits, async (batch) => (await this.db.deleteFrom('rate_limit_buckets')
-      .where(({ eb, refTuple }) => eb(refTuple('key', 'bucket_start'), 'in', batchOf(this.db.selectFrom('rate_limit_buckets').select(['key', 'bucket_start'])
-        .where('expires_at', '<=', now).orderBy('expires_at').limit(batch), this.dialect).$asTuple('key', 'bucket_start')))
-      .executeTakeFirst()).numDeletedRows);
-    await this.idempotency.purge(now, limits);
-    return { erased: expired + erased, deleted };
+  /** See purge.ts. */
+  purge(now: number, retentionMs: number, limits: PurgeLimits = PURGE_LIMITS): Promise<{ erased: number; deleted: number }> {
+    return purgeEnded(this.db, this.dialect, { events: this.events, twilio: this.twilio, idempotency: this.idempotency }, now, retentionMs, limits);
   }
 }
 

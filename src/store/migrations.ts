@@ -2,6 +2,7 @@
 // few places that differ take it as a parameter.
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { advisoryLockKey } from './postgres/advisory-lock.js';
+import { RATE_LIMITED_FUNCTION } from './postgres/hot-statements.js';
 
 export type SqlDialect = 'sqlite' | 'postgres';
 
@@ -432,6 +433,14 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
           .addColumn('updated_at', bigint, (c) => c.notNull())
           .addPrimaryKeyConstraint('twilio_messaging_configurations_pk', ['application_id', 'country'])
           .execute();
+      },
+    },
+    '0018_postgres_rate_limit_refusal': {
+      async up(db: Kysely<unknown>) {
+        // PostgreSQL counts a send's or a verify's rate limits in the same statement as its write
+        // (postgres/hot-statements.ts); a refusal raises this function's error, which undoes the whole
+        // statement. SQLite checks the limits in the transaction instead.
+        if (dialect === 'postgres') await sql.raw(RATE_LIMITED_FUNCTION).execute(db);
       },
     },
   };

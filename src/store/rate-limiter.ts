@@ -33,8 +33,21 @@ export const BUCKETS_PER_WINDOW = 60;
 
 /** Start of the bucket a hit at `now` falls in, for a window of `windowMs`. */
 export function bucketStartOf(now: number, windowMs: number): number {
-  const bucketMs = Math.max(1, Math.floor(windowMs / BUCKETS_PER_WINDOW));
+  const bucketMs = bucketLengthOf(windowMs);
   return Math.floor(now / bucketMs) * bucketMs;
+}
+
+function bucketLengthOf(windowMs: number): number {
+  return Math.max(1, Math.floor(windowMs / BUCKETS_PER_WINDOW));
+}
+
+/**
+ * When the bucket a hit at `now` falls in may be deleted: once its latest possible hit (the bucket's
+ * end) has left the window. Fixed when the bucket is created, so that a later hit rewrites its count
+ * and time but no entry of the expiry index.
+ */
+export function bucketExpiryOf(now: number, windowMs: number): number {
+  return bucketStartOf(now, windowMs) + bucketLengthOf(windowMs) + windowMs;
 }
 
 /**

@@ -174,6 +174,8 @@ export interface OutboxRecord {
   request: DeliveryRequest;
   attempts: number;
   createdAt: number;
+  /** The PIN as read with the claim, where that saves a round trip per message (PostgreSQL); else read at delivery. */
+  pin?: PinRecord;
 }
 
 /** A limit to consume atomically together with a write: at most `limit` hits in any `windowMs`. */
@@ -196,6 +198,9 @@ export type VerifyAttempt =
   | { kind: 'ended'; pin: PinRecord | undefined }
   /** An attempt was counted; `pin` as after it. `verified`: this request verified the PIN (won the race). */
   | { kind: 'counted'; pin: PinRecord; matched: boolean; verified: boolean };
+
+/** The PIN a verification names: its id and account, and its hash when the caller already read it. */
+export type PinToVerify = Pick<PinRecord, 'id' | 'accountId'> & Partial<Pick<PinRecord, 'pinHash'>>;
 
 export interface NewPin {
   pin: Omit<PinRecord, 'verifiedAt' | 'lockedAt' | 'deliveryError' | 'sentAt' | 'sendCount' | 'deliveryTransport' | 'providerMessageId' | 'deliveredAt'> & {
@@ -269,6 +274,14 @@ export interface Store {
    */
   queueResend(pinId: string, channel: Channel, outbox: { id: string; request: DeliveryRequest } | undefined, limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome | { allowed: true; ended: true }>;
   getPin(accountId: string, pinId: string): Promise<PinRecord | undefined>;
+  /**
+   * Resolves once every commit made so far is durable. createPin, queueResend, verifyPinAttempt,
+   * getPin and audit.append return without waiting for the disk (SQLite shares one fsync between the
+   * requests in flight: sqlite/group-commit.ts), so a service that used them awaits this once before
+   * it answers: nothing is acknowledged, and nothing read is shown, before it would survive a power
+   * cut. Every other method waits by itself. On PostgreSQL a commit is durable when it returns.
+   */
+  durable(): Promise<void>;
   /** Consumes the limits atomically without any other write (verifyPinLimit). */
   consumeRateLimits(limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome>;
   /** When one more hit on `check` would be allowed (`now` while there is room), counting nothing. */
@@ -281,8 +294,11 @@ export interface Store {
    * left, not verified unless multiple verifications are allowed), so concurrent requests can neither
    * exceed pinAttempts nor both verify a single-use PIN; the verified mark is guarded again by
    * `verified_at IS NULL`.
+   *
+   * `pin.pinHash`, when the caller read it (it never changes), lets a store tell a wrong candidate
+   * before counting: PostgreSQL then counts it in one statement without a transaction.
    */
-  verifyPinAttempt(pin: Pick<PinRecord, 'id' | 'accountId'>, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean): Promise<VerifyAttempt>;
+  verifyPinAttempt(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean): Promise<VerifyAttempt>;
   erasePinCiphertext(pinId: string): Promise<void>;
   listVerifications(accountId: string, applicationId: string, destination: string, filter: { verified?: boolean; sent?: boolean }, limit: number): Promise<VerificationRow[]>;
 

@@ -1,4 +1,4 @@
-// Three nodes on one PostgreSQL, limits counted in the database (advisory locks): the race gates hold
+// Three nodes on one PostgreSQL, limits counted in the database (row locks on each key's bucket): the race gates hold
 // across nodes, over several trials, and every acknowledged send is delivered once.
 import { describe } from 'node:test';
 import { skipUnlessPostgres } from '../support/postgres.js';

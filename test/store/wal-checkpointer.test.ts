@@ -8,14 +8,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { deferDurability, settleDurability } from '../../src/store/durability.js';
 import { openSqlite } from '../../src/store/sqlite/open-sqlite.js';
 
 describe('WAL checkpoints in a worker thread', () => {
   it('keeps the log bounded under writes that never pause, and loses nothing at close', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'twofa-checkpoint-'));
     const file = path.join(dir, 'twofa.db');
-    const { db, close } = openSqlite(file);
+    const { db, close, durability } = openSqlite(file);
     const t = db as unknown as import('kysely').Kysely<{ t: { id: number; v: string } }>;
     await t.schema.createTable('t').addColumn('id', 'integer', (c) => c.primaryKey()).addColumn('v', 'text').execute();
     const padding = 'x'.repeat(3000);
@@ -24,15 +23,17 @@ describe('WAL checkpoints in a worker thread', () => {
     // Writes that never pause, as a busy server's: each turn of the event loop commits a few rows
     // (about a page of log each) without waiting for the disk, then lets other work (the worker's
     // reports) run. Without the log starting over it would grow by some 40 MB a second here.
-    await deferDurability(async () => {
-      const end = Date.now() + 3000;
-      while (Date.now() < end) {
-        await Promise.all(Array.from({ length: 20 }, () => t.insertInto('t').values({ id: (rows += 1), v: padding }).execute()));
-        largestWal = Math.max(largestWal, fs.statSync(`${file}-wal`).size);
-        await new Promise((resolve) => setImmediate(resolve));
-      }
-      await settleDurability();
+    const insertUnsynced = (id: number) => t.connection().execute((connection) => {
+      durability!.deferNextRelease();
+      return connection.insertInto('t').values({ id, v: padding }).execute();
     });
+    const end = Date.now() + 3000;
+    while (Date.now() < end) {
+      await Promise.all(Array.from({ length: 20 }, () => insertUnsynced((rows += 1))));
+      largestWal = Math.max(largestWal, fs.statSync(`${file}-wal`).size);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await durability!.durable();
     await close();
     assert.ok(rows > 10_000, `only ${rows} rows written: too few to tell`);
     assert.ok(largestWal < 40 * 1024 * 1024, `the log grew to ${(largestWal / 1048576).toFixed(1)} MB (${rows} rows)`);

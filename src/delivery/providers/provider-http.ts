@@ -2,6 +2,7 @@
 // webhook transport: 2xx accepted; 408, 429, 5xx, a network failure or a timeout worth another
 // try; any other 4xx (and a redirect) a refusal that repeating will not change.
 import type { DeliveryResult } from '../transport.js';
+import { describePostFailure, postOnce } from '../http-post.js';
 
 export type ProviderAnswer =
   | { kind: 'answered'; status: number; body: string }
@@ -19,45 +20,16 @@ export interface ProviderRequest {
 const BODY_MAX_BYTES = 256 * 1024;
 
 export async function postToProvider(provider: string, request: ProviderRequest): Promise<ProviderAnswer> {
-  const signal = AbortSignal.timeout(request.timeoutMs);
-  let response: Response;
-  try {
-    response = await fetch(request.url, {
-      method: 'POST',
-      headers: { accept: 'application/json', ...request.headers },
-      body: request.body,
-      // A redirect would send the credentials and the PIN to a URL the operator never configured.
-      redirect: 'manual',
-      signal,
-    });
-  } catch (err) {
-    return { kind: 'unreachable', error: describeFetchError(provider, err, request.timeoutMs) };
-  }
-  try {
-    return { kind: 'answered', status: response.status, body: await readLimited(response) };
-  } catch (err) {
-    // The status line arrived but the body did not: the provider may have accepted the message,
-    // yet without its id we cannot tell; like a timeout, this is worth another try.
-    return { kind: 'unreachable', error: describeFetchError(provider, err, request.timeoutMs) };
-  }
-}
-
-async function readLimited(response: Response): Promise<string> {
-  if (response.body === null) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = response.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > BODY_MAX_BYTES) {
-      await reader.cancel().catch(() => undefined);
-      break;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
+  const answer = await postOnce(new URL(request.url), {
+    headers: { accept: 'application/json', ...request.headers },
+    body: request.body,
+    timeoutMs: request.timeoutMs,
+    bodyMaxBytes: BODY_MAX_BYTES,
+  });
+  // No complete answer (a timeout, a refused or broken connection, a body cut short): the provider
+  // may have accepted the message, yet without its id we cannot tell; worth another try.
+  if (answer.kind === 'failed') return { kind: 'unreachable', error: describePostFailure(provider, answer, request.timeoutMs) };
+  return answer;
 }
 
 /** Whether an HTTP status is worth retrying: 408 and 429 mean "not now", 5xx "not working now". */
@@ -94,15 +66,4 @@ export function stringField(record: Record<string, unknown>, name: string): stri
   if (typeof value === 'string') return value;
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   return undefined;
-}
-
-// undici reports connection problems as TypeError("fetch failed") with the real reason in `cause`.
-export function describeFetchError(provider: string, err: unknown, timeoutMs: number): string {
-  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) {
-    return `${provider} did not answer within ${timeoutMs / 1000} s`;
-  }
-  const cause = err instanceof Error ? (err.cause as { code?: unknown; message?: unknown } | undefined) : undefined;
-  if (cause !== undefined && typeof cause.code === 'string') return `${provider} request failed: ${cause.code}`;
-  if (cause !== undefined && typeof cause.message === 'string') return `${provider} request failed: ${cause.message}`;
-  return `${provider} request failed: ${err instanceof Error ? err.message : String(err)}`;
 }

@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DeliveryResult, OutgoingMessage, Transport } from '../transport.js';
 import { parseWebhookSecret, signWebhook } from './webhook-signature.js';
+import { describePostFailure, postOnce } from '../http-post.js';
 
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 
@@ -49,28 +50,21 @@ export class WebhookTransport implements Transport {
     // on webhook-id, which is what makes our at-least-once retries harmless for them.
     const id = `msg_${message.deliveryId ?? randomUUID()}`;
     const timestamp = this.clock();
-    let response: Response;
-    try {
-      response = await fetch(this.options.url, {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          'webhook-id': id,
-          'webhook-timestamp': timestamp.toString(),
-          'webhook-signature': signWebhook(this.key, id, timestamp, body),
-        },
-        body,
-        // A redirect would re-send the PIN to a URL the operator never configured.
-        redirect: 'manual',
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-    } catch (err) {
-      return { ok: false, retryable: true, error: describeFetchError(err, this.timeoutMs) };
-    }
-    // The body is of no use to us, but reading it (or cancelling) frees the connection for reuse.
-    await response.body?.cancel().catch(() => undefined);
+    const answer = await postOnce(this.options.url, {
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': id,
+        'webhook-timestamp': timestamp.toString(),
+        'webhook-signature': signWebhook(this.key, id, timestamp, body),
+      },
+      body,
+      timeoutMs: this.timeoutMs,
+      // The body is of no use to us; it is read and dropped so that the connection is reused.
+      bodyMaxBytes: 0,
+    });
+    if (answer.kind === 'failed') return { ok: false, retryable: true, error: describePostFailure('webhook', answer, this.timeoutMs) };
 
-    const status = response.status;
+    const status = answer.status;
     if (status >= 200 && status < 300) return { ok: true, providerMessageId: id };
     if (status >= 300 && status < 400) {
       return { ok: false, retryable: false, error: `webhook answered with a redirect (HTTP ${status}); put the final URL in the DSN` };
@@ -93,15 +87,4 @@ function payloadOf(message: OutgoingMessage): WebhookPayload {
     applicationId: message.applicationId,
     messageId: message.messageId,
   };
-}
-
-// undici reports connection problems as TypeError("fetch failed") with the real reason in `cause`.
-function describeFetchError(err: unknown, timeoutMs: number): string {
-  if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) {
-    return `webhook did not answer within ${timeoutMs / 1000} s`;
-  }
-  const cause = err instanceof Error ? (err.cause as { code?: unknown; message?: unknown } | undefined) : undefined;
-  if (cause !== undefined && typeof cause.code === 'string') return `webhook request failed: ${cause.code}`;
-  if (cause !== undefined && typeof cause.message === 'string') return `webhook request failed: ${cause.message}`;
-  return `webhook request failed: ${err instanceof Error ? err.message : String(err)}`;
 }

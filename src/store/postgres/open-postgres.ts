@@ -33,7 +33,7 @@ export const DEFAULT_POOL_SIZE = 10;
 
 /**
  * How long a query waits for a pool connection (or for a new one to open) before it fails with a 500.
- * Requests on one hot rate-limit key queue on its advisory lock while holding their connections, so
+ * Requests on one hot rate-limit key queue on its bucket's row lock while holding their connections, so
  * a burst on one key (an attacker hammering one PIN) can keep the others waiting for a few seconds;
  * waiting beats failing them. A database that does not answer at all is noticed within this time too.
  */

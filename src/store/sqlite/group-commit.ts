@@ -5,19 +5,19 @@
 // before it started, whichever request made them. No caller gets past a query until every commit
 // made so far is on disk, readers included, so what a request sees and answers survives a power cut
 // exactly as with FULL (no acknowledged send or counted attempt is ever lost); only the fsyncs are
-// shared between the requests in flight. An HTTP request waits once, before its answer, rather than
-// after each query (../durability.ts).
+// shared between the requests in flight. The hot paths (send, verify, their audit entries) opt out of
+// the wait at each query explicitly (`deferNextRelease`, through KyselyStore's deferred()) and await
+// `Store.durable()` once, in the service, before they answer.
 import fs from 'node:fs';
 import path from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
-import { deferWait, type DurabilityWaiter } from '../durability.js';
 import { SqliteChangeWatch } from './change-watch.js';
 import { SqliteDialect, type DatabaseConnection, type Driver, type SqliteDatabase, type SqliteDialectConfig, type SqliteStatement, type TransactionSettings, type QueryCompiler } from 'kysely';
 
 /** Prepared statements kept per connection; Kysely's own SQL has a few dozen shapes. */
 const STATEMENT_CACHE_SIZE = 500;
 
-export class WalSync implements DurabilityWaiter {
+export class WalSync {
   /** Bumped once per released connection that wrote: every commit up to it is counted. */
   private committed = 0;
   private synced = 0;
@@ -100,9 +100,23 @@ function trackingDatabase(connection: BetterSqlite3.Database, sync: WalSync | un
   };
 }
 
-/** Kysely's SQLite driver, except that releasing the connection waits for durability. */
+/**
+ * What a store needs of group commit: every commit made so far made durable, and one use of the
+ * connection whose release does not wait for it (the caller then awaits durable() itself).
+ */
+export interface SqliteDurability {
+  durable(): Promise<void>;
+  /** Called while holding the connection: its next release returns without waiting for the disk. */
+  deferNextRelease(): void;
+}
+
+/** Kysely's SQLite driver, except that releasing the connection waits for durability (unless deferred). */
 class GroupCommitDriver implements Driver {
+  private deferred = false;
   constructor(private readonly inner: Driver, private readonly sync: WalSync) {}
+  deferNextRelease(): void {
+    this.deferred = true;
+  }
   init(): Promise<void> {
     return this.inner.init();
   }
@@ -129,11 +143,12 @@ class GroupCommitDriver implements Driver {
   }
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
     this.sync.noteRelease();
+    const deferred = this.deferred;
+    this.deferred = false;
     // The connection is free for the next request before this one waits for the disk: that wait is
-    // what the requests in flight share. Inside deferDurability() (an HTTP request) the wait is
-    // made once, before the answer is sent (settleDurability()).
+    // what the requests in flight share. A deferred use leaves the wait to its caller (durable()).
     await this.inner.releaseConnection(connection);
-    if (!deferWait(this.sync)) await this.sync.durable();
+    if (!deferred) await this.sync.durable();
   }
   async destroy(): Promise<void> {
     await this.inner.destroy();
@@ -144,8 +159,11 @@ class GroupCommitDriver implements Driver {
 /** SQLite dialect with statement reuse and, for a file database, group commit. */
 export class GroupCommitSqliteDialect extends SqliteDialect {
   private readonly sync: WalSync | undefined;
+  private driver: GroupCommitDriver | undefined;
   /** When cached configuration may be stale (../config-cache.ts). */
   readonly changes: SqliteChangeWatch;
+  /** Absent for an in-memory database, whose commits are as durable as they get when they return. */
+  readonly durability: SqliteDurability | undefined;
 
   constructor(connection: BetterSqlite3.Database, file: string, config: Omit<SqliteDialectConfig, 'database'> = {}) {
     const sync = file === ':memory:' ? undefined : new WalSync(`${path.resolve(file)}-wal`);
@@ -153,10 +171,16 @@ export class GroupCommitSqliteDialect extends SqliteDialect {
     super({ ...config, database: trackingDatabase(connection, sync, changes) });
     this.sync = sync;
     this.changes = changes;
+    this.durability = sync && {
+      durable: () => sync.durable(),
+      deferNextRelease: () => this.driver?.deferNextRelease(),
+    };
   }
 
   override createDriver(): Driver {
     const driver = super.createDriver();
-    return this.sync ? new GroupCommitDriver(driver, this.sync) : driver;
+    if (!this.sync) return driver;
+    this.driver = new GroupCommitDriver(driver, this.sync);
+    return this.driver;
   }
 }

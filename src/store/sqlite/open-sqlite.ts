@@ -5,10 +5,10 @@ import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
-import { GroupCommitSqliteDialect } from './group-commit.js';
+import { GroupCommitSqliteDialect, type SqliteDurability } from './group-commit.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
 
-export function openSqlite(file: string): { db: Kysely<Database>; close: () => Promise<void>; configVersion: () => string } {
+export function openSqlite(file: string): { db: Kysely<Database>; close: () => Promise<void>; configVersion: () => string; durability: SqliteDurability | undefined } {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const connection = new BetterSqlite3(file);
   connection.pragma('journal_mode = WAL');
@@ -27,5 +27,5 @@ export function openSqlite(file: string): { db: Kysely<Database>; close: () => P
     await checkpointer?.stop();
     await db.destroy();
   };
-  return { db, close, configVersion: () => dialect.changes.version() };
+  return { db, close, configVersion: () => dialect.changes.version(), durability: dialect.durability };
 }

@@ -1,0 +1,195 @@
+// The PostgreSQL write path of send and verify: each request is one statement, so one round trip and
+// one implicit transaction, with no advisory lock. Rate limits are counted by an upsert of the key's
+// current bucket, which takes that row's lock: concurrent requests on a key queue on it (from any
+// node) only for the rest of the statement and its commit, not for a transaction of several round
+// trips. The window's total is the upserted bucket's new count plus the older buckets (which nobody
+// writes any more); a total over the limit calls twofa_rate_limited() (migration 0018), whose error
+// aborts the statement and so undoes every count and write it made: a refused request consumes
+// nothing, on any key, and writes nothing.
+import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
+import { bucketExpiryOf, bucketStartOf } from '../rate-limiter.js';
+import type { Database } from '../schema.js';
+import type { RateLimitCheck } from '../store.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
+
+/** SQLSTATE raised by twofa_rate_limited(). */
+export const RATE_LIMITED_SQLSTATE = 'TF429';
+
+/** Thrown when a statement was refused by a rate limit; everything it did was rolled back. */
+export class RateLimitRefusal extends Error {
+  constructor() {
+    super('rate limit reached');
+  }
+}
+
+export function isRateLimitError(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === RATE_LIMITED_SQLSTATE;
+}
+
+/** The first six parameters of every statement below: the limits, as arrays, and the time. */
+function limitParameters(limits: RateLimitCheck[], now: number): unknown[] {
+  // Keys in one order for every request, so that two requests sharing keys lock them in the same order.
+  const sorted = [...limits].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return [
+    sorted.map((l) => l.key), sorted.map((l) => bucketStartOf(now, l.windowMs)), sorted.map((l) => now - l.windowMs),
+    sorted.map((l) => bucketExpiryOf(now, l.windowMs)), sorted.map((l) => l.limit), now,
+  ];
+}
+
+/** CTEs `hit` and `refused` over parameters $1..$6 (limitParameters). */
+const LIMITS_CTE = `
+  input as (
+    select * from unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::int[]) as i(key, bucket_start, since, expires_at, lim)
+  ),
+  hit as (
+    insert into rate_limit_buckets as b (key, bucket_start, hits, last_at, expires_at)
+    select key, bucket_start, 1, $6::bigint, expires_at from input order by key
+    on conflict (key, bucket_start) do update set hits = b.hits + 1, last_at = excluded.last_at
+    returning b.key, b.bucket_start, b.hits
+  ),
+  refused as (
+    select i.key from input i join hit h on h.key = i.key and h.bucket_start = i.bucket_start
+    where h.hits + coalesce((select sum(o.hits) from rate_limit_buckets o
+      where o.key = i.key and o.last_at > i.since and o.bucket_start <> i.bucket_start), 0) > i.lim
+  )`;
+
+/** Evaluated by the outer query so that a refusal aborts the statement. */
+const REFUSAL_CHECK = '(select count(twofa_rate_limited()) from refused)';
+
+const CONSUME = `with ${LIMITS_CTE} select ${REFUSAL_CHECK} as refused`;
+
+/** Counts the limits; throws RateLimitRefusal (the statement undone) when one refuses. */
+export async function consumeLimits(db: Db, limits: RateLimitCheck[], now: number): Promise<void> {
+  if (limits.length === 0) return;
+  await run(db, CONSUME, limitParameters(limits, now));
+}
+
+export interface PinInsert {
+  id: string; accountId: string; applicationId: string; messageId: string; channel: string; destination: string; pinHash: string;
+  pinCiphertext: string | null; attemptsLeft: number; allowMultipleVerifications: boolean; createdAt: number; expiresAt: number;
+  deliveryStatus: string; country: string | null;
+}
+
+export interface OutboxInsert {
+  id: string;
+  request: string;
+  eventId: string;
+}
+
+// The PIN, its message, the message's "queued" history entry and the NOTIFY that wakes every node's
+// worker (delivered only if the statement commits), after the limits.
+const CREATE_PIN = `with ${LIMITS_CTE},
+  pin as (
+    insert into pins (id, account_id, application_id, message_id, channel, destination, pin_hash, pin_ciphertext, attempts_left,
+      allow_multiple_verifications, created_at, expires_at, verified_at, locked_at, delivery_status, delivery_error, sent_at, send_count,
+      delivery_transport, provider_message_id, delivered_at, country)
+    values ($7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, null, null, $19, null, null, 1, null, null, null, $20)
+    returning id
+  ),
+  message as (
+    insert into outbox (id, pin_id, account_id, channel, request, state, attempts, next_attempt_at, lease_until, last_error, created_at,
+      updated_at, transport, provider_message_id)
+    select $21::text, id, $8, $11, $22, 'pending', 0, $6::bigint, 0, null, $6::bigint, $6::bigint, null, null from pin where $21::text is not null
+    returning pin_id
+  ),
+  queued as (
+    insert into delivery_events (id, pin_id, account_id, at, event, channel, transport, provider_message_id, error)
+    select $23::text, pin_id, $8, $6::bigint, 'queued', $11, null, null, null from message
+    returning pin_id
+  ),
+  woken as (select pg_notify($24, '') from queued)
+select ${REFUSAL_CHECK} as refused, (select count(*) from woken) as woken`;
+
+/** Inserts a PIN and its message within its limits, in one statement; throws RateLimitRefusal. */
+export async function createPin(db: Db, limits: RateLimitCheck[], now: number, pin: PinInsert, outbox: OutboxInsert | undefined, channel: string): Promise<void> {
+  await run(db, CREATE_PIN, [
+    ...limitParameters(limits, now),
+    pin.id, pin.accountId, pin.applicationId, pin.messageId, pin.channel, pin.destination, pin.pinHash, pin.pinCiphertext, pin.attemptsLeft,
+    pin.allowMultipleVerifications ? 1 : 0, pin.createdAt, pin.expiresAt, pin.deliveryStatus, pin.country,
+    outbox?.id ?? null, outbox?.request ?? null, outbox?.eventId ?? null, channel,
+  ]);
+}
+
+// Race gate: the attempt is counted (a conditional UPDATE ... RETURNING of a live PIN) in the same
+// statement as the verifyPinLimit count, before the PIN is compared.
+const COUNT_ATTEMPT = `with ${LIMITS_CTE},
+  attempt as (
+    update pins set attempts_left = attempts_left - 1
+    where id = $7 and attempts_left > 0 and expires_at > $6::bigint and locked_at is null
+      and (verified_at is null or allow_multiple_verifications = 1)
+    returning *
+  )
+select ${REFUSAL_CHECK} as refused, attempt.* from (select 1) as one left join attempt on true`;
+
+/** Counts a verification attempt within its limits; the PIN as after it, or undefined if no attempt could be counted. */
+export async function countAttempt<Row>(db: Db, limits: RateLimitCheck[], now: number, pinId: string): Promise<Row | undefined> {
+  const rows = await run<Row & { id: string | null }>(db, COUNT_ATTEMPT, [...limitParameters(limits, now), pinId]);
+  const row = rows[0];
+  return row && row.id !== null ? row : undefined;
+}
+
+export interface CompletedMessage {
+  id: string;
+  pinId: string;
+  now: number;
+  transport: string | null;
+  providerMessageId: string | null;
+  eventId: string;
+}
+
+// Messages handed over: each outbox row done, its PIN sent (by the last of its messages in the
+// batch), and a "sent" entry in the PIN's history, for the whole batch in one statement.
+const COMPLETE_MESSAGES = `with
+  input as (
+    select * from unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[]) as i(id, at, transport, provider_message_id, event_id)
+  ),
+  done as (
+    update outbox o set state = 'done', updated_at = i.at, last_error = null, transport = i.transport, provider_message_id = i.provider_message_id
+    from input i where o.id = i.id
+    returning o.id, o.pin_id, o.account_id, o.channel
+  ),
+  pin_input as (
+    select * from unnest($6::text[], $7::bigint[], $8::text[], $9::text[]) as p(pin_id, at, transport, provider_message_id)
+  ),
+  sent as (
+    update pins set delivery_status = 'sent', delivery_error = null, sent_at = coalesce(pins.sent_at, p.at),
+      delivery_transport = p.transport, provider_message_id = p.provider_message_id
+    from pin_input p where pins.id = p.pin_id
+    returning pins.id
+  ),
+  history as (
+    insert into delivery_events (id, pin_id, account_id, at, event, channel, transport, provider_message_id, error)
+    select i.event_id, d.pin_id, d.account_id, i.at, 'sent', d.channel, i.transport, i.provider_message_id, null
+    from input i join done d on d.id = i.id
+    returning id
+  )
+select (select count(*) from sent) as sent, (select count(*) from history) as recorded`;
+
+export async function completeMessages(db: Db, messages: CompletedMessage[]): Promise<void> {
+  // A PIN row is updated once per statement: the last of its messages in the batch decides.
+  const perPin = new Map<string, CompletedMessage>();
+  for (const m of messages) perPin.set(m.pinId, m);
+  const pins = [...perPin.values()];
+  await run(db, COMPLETE_MESSAGES, [
+    messages.map((m) => m.id), messages.map((m) => m.now), messages.map((m) => m.transport), messages.map((m) => m.providerMessageId), messages.map((m) => m.eventId),
+    pins.map((m) => m.pinId), pins.map((m) => m.now), pins.map((m) => m.transport), pins.map((m) => m.providerMessageId),
+  ]);
+}
+
+async function run<Row>(db: Db, text: string, parameters: unknown[]): Promise<Row[]> {
+  try {
+    const result = await db.executeQuery<Row>(CompiledQuery.raw(text, parameters));
+    return result.rows as Row[];
+  } catch (err) {
+    if (isRateLimitError(err)) throw new RateLimitRefusal();
+    throw err;
+  }
+}
+
+/** The function the statements above call to refuse (PostgreSQL only; migration 0018). */
+export const RATE_LIMITED_FUNCTION = `create or replace function twofa_rate_limited() returns integer language plpgsql volatile as $$
+begin
+  raise exception 'rate limit reached' using errcode = '${RATE_LIMITED_SQLSTATE}';
+end
+$$`;

@@ -1,0 +1,50 @@
+// Housekeeping: expired PINs' ciphertexts erased, their undelivered messages cancelled, and
+// everything past the retention deleted, in batches (purge-batches.ts).
+import { sql, type Kysely } from 'kysely';
+import type { KyselyEventStore } from './event-store.js';
+import type { KyselyIdempotencyStore } from './idempotency-store.js';
+import type { KyselyTwilioStore } from './twilio-store.js';
+import { batchOf, deleteInBatches, inBatches, PURGE_LIMITS, type PurgeLimits } from './purge-batches.js';
+import type { Database } from './schema.js';
+
+/**
+ * Every step works in batches (src/store/purge-batches.ts) and seeks through an index of migration
+ * 0006, whose partial predicates the WHERE clauses repeat to the letter (`pin_ciphertext is not
+ * null`, `state <> 'pending'`): a run costs what expired or aged out since the last one, not what is
+ * stored. test/store/store-contract.ts checks the plans of every statement.
+ */
+export async function purgeEnded(db: Kysely<Database>, dialect: 'sqlite' | 'postgres', stores: { events: KyselyEventStore; twilio: KyselyTwilioStore; idempotency: KyselyIdempotencyStore }, now: number, retentionMs: number, limits: PurgeLimits = PURGE_LIMITS): Promise<{ erased: number; deleted: number }> {
+  const { events } = stores;
+  // Accounts subscribed to pin.expired get an event per PIN (bounded per run); the rest are erased at once.
+  const expired = await events.expirePins(now);
+  const erased = await inBatches(limits, async (batch) => (await db.updateTable('pins').set({ pin_ciphertext: null })
+    .where('id', 'in', batchOf(db.selectFrom('pins').select('id')
+      .where('expires_at', '<=', now).where('pin_ciphertext', 'is not', null)
+      .where('account_id', 'not in', events.expirySubscribers(db))
+      .orderBy('expires_at').limit(batch), dialect))
+    .executeTakeFirst()).numUpdatedRows);
+  // Messages of PINs that expired before they could be delivered are of no use to anyone. Walks the
+  // pending messages (few), not the expired PINs (all but the live ones), and runs before PINs past
+  // the retention are deleted, so that none of theirs is left pending.
+  await inBatches(limits, async (batch) => (await db.updateTable('outbox').set({ state: 'cancelled', last_error: 'PIN expired before delivery', updated_at: now })
+    .where('state', '=', 'pending')
+    .where('id', 'in', batchOf(db.selectFrom('outbox as o').select('o.id').where('o.state', '=', 'pending')
+      .where(({ exists, selectFrom }) => exists(selectFrom('pins').select('pins.id').whereRef('pins.id', '=', 'o.pin_id').where('pins.expires_at', '<=', now)))
+      .limit(batch), dialect))
+    .executeTakeFirst()).numUpdatedRows);
+  const cutoff = now - retentionMs;
+  await events.purgeEnded(cutoff, limits);
+  const deleted = await deleteInBatches(db, dialect, limits, 'pins', (batch) =>
+    db.selectFrom('pins').select('id').where('expires_at', '<=', cutoff).orderBy('expires_at').limit(batch));
+  await stores.twilio.purge(cutoff, limits);
+  await deleteInBatches(db, dialect, limits, 'outbox', (batch) =>
+    db.selectFrom('outbox').select('id').where('state', '<>', sql.lit('pending')).where('updated_at', '<=', cutoff).orderBy('updated_at').limit(batch));
+  await deleteInBatches(db, dialect, limits, 'delivery_events', (batch) =>
+    db.selectFrom('delivery_events').select('id').where('at', '<=', cutoff).orderBy('at').limit(batch));
+  await inBatches(limits, async (batch) => (await db.deleteFrom('rate_limit_buckets')
+    .where(({ eb, refTuple }) => eb(refTuple('key', 'bucket_start'), 'in', batchOf(db.selectFrom('rate_limit_buckets').select(['key', 'bucket_start'])
+      .where('expires_at', '<=', now).orderBy('expires_at').limit(batch), dialect).$asTuple('key', 'bucket_start')))
+    .executeTakeFirst()).numDeletedRows);
+  await stores.idempotency.purge(now, limits);
+  return { erased: expired + erased, deleted };
+}
