@@ -1,4 +1,4 @@
-// The README's "A verified PIN through the command line in under five minutes" works as written: its
+// docs/cli.md's "A verified PIN through the command line in under five minutes" works as written: its
 // commands run in one bash process against a real server started with the walkthrough's key, with
 // `npx twofa` standing for this checkout's CLI. The PIN is read the way the section's last paragraph
 // says a script should, instead of by eye.
@@ -10,19 +10,19 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { CLI_ENTRY, PROJECT_ROOT, cleanEnv, startServerProcess, type ServerProcess } from '../support/server-process.js';
 
-const README = fs.readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
+const CLI_DOC = fs.readFileSync(path.join(PROJECT_ROOT, 'docs', 'cli.md'), 'utf8');
 
 function section(markdown: string, heading: RegExp): string {
   const lines = markdown.split('\n');
   const start = lines.findIndex((l) => heading.test(l));
-  if (start === -1) throw new Error(`README has no heading ${heading}`);
+  if (start === -1) throw new Error(`docs/cli.md has no heading ${heading}`);
   const rest = lines.slice(start + 1);
   const end = rest.findIndex((l) => /^##+ /.test(l));
   return (end === -1 ? rest : rest.slice(0, end)).join('\n');
 }
 
-describe('README command-line walkthrough', () => {
-  const text = section(README, /^### A verified PIN through the command line/);
+describe('docs/cli.md command-line walkthrough', () => {
+  const text = section(CLI_DOC, /^## A verified PIN through the command line/);
   const block = /```sh\n([\s\S]*?)\n```/.exec(text)?.[1] ?? '';
   const scriptLine = /`(PIN=\$\(npx twofa inbox[^`]+)`/.exec(text)?.[1] ?? '';
   let server: ServerProcess | undefined;
