@@ -1,4 +1,4 @@
-// Every DSN the README's Transports section shows as an example is accepted as written.
+// Every DSN docs/transports.md shows as an example is accepted as written.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -7,21 +7,13 @@ import { pino } from 'pino';
 import { createTransport } from '../../src/delivery/dsn.js';
 import { Inbox } from '../../src/delivery/log/inbox.js';
 
-const README = fs.readFileSync(path.join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+const TRANSPORTS_DOC = fs.readFileSync(path.join(import.meta.dirname, '..', '..', 'docs', 'transports.md'), 'utf8');
 
-function transportsSection(text: string): string {
-  const start = text.indexOf('### Transports (DSNs)');
-  const end = text.indexOf('\n## ', start);
-  assert.ok(start !== -1 && end !== -1, 'the README has a Transports (DSNs) section');
-  return text.slice(start, end);
-}
-
-describe('README DSN examples', () => {
-  const section = transportsSection(README);
+describe('docs/transports.md DSN examples', () => {
   // The examples column of the scheme table, and the standalone `Example: ...` lines.
   const examples = [
-    ...[...section.matchAll(/^\| `[^|]*\| [^|]* \| `([^`]+)` \|$/gm)].map((m) => m[1]!),
-    ...[...section.matchAll(/^Example: `([^`]+)`/gm)].map((m) => m[1]!),
+    ...[...TRANSPORTS_DOC.matchAll(/^\| `[^|]*\| [^|]* \| `([^`]+)` \|$/gm)].map((m) => m[1]!),
+    ...[...TRANSPORTS_DOC.matchAll(/^Example: `([^`]+)`/gm)].map((m) => m[1]!),
   ];
 
   it('shows an example for every scheme', () => {
