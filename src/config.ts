@@ -1,5 +1,5 @@
 // The one reader of process.env. Every option is declared once in CONFIG_OPTIONS: its variable,
-// default, parser and documentation; `twofa --help` and the README table are written from it.
+// default, parser and documentation; `twofa --help` and the table of docs/configuration.md are written from it.
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';

@@ -157,7 +157,7 @@ export async function deleteWebhook(ctx: ServiceContext, principal: Principal, i
 
 /**
  * At start: re-encrypts subscription secrets made under a previous TWOFA_SECRET with the current
- * one, so that TWOFA_PREVIOUS_SECRETS can drop it once its PINs have expired (as the README says)
+ * one, so that TWOFA_PREVIOUS_SECRETS can drop it once its PINs have expired (as docs/configuration.md says)
  * without breaking the subscriptions. A secret no configured key can decrypt is reported: its events
  * fail until the account sets a new secret (PUT /api/v1/webhooks/{id} with `secret`).
  */
