@@ -271,7 +271,7 @@ describe('the console in Chromium', { skip, timeout: 90_000 }, () => {
     await page.getByText('United Kingdom (GB)').waitFor();
     await page.getByRole('img', { name: /PINs sent, per channel/ }).waitFor();
     const file = await shot('12-dashboard');
-    // The README's screenshot: written when missing, or refreshed on request.
+    // The screenshot of docs/console.md: written when missing, or refreshed on request.
     if (!fs.existsSync(DOCS_SCREENSHOT) || process.env['TWOFA_UPDATE_SCREENSHOTS'] === '1') {
       fs.copyFileSync(file, DOCS_SCREENSHOT);
     }
