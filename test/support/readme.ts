@@ -1,16 +1,17 @@
-// The README's runnable sections: their fenced code blocks, and a child process to run them in.
+// The runnable sections of the README and docs/: their fenced code blocks, and a child process to run them in.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { PROJECT_ROOT, cleanEnv } from './server-process.js';
 
 export const README = fs.readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
+export const TWILIO_DOC = fs.readFileSync(path.join(PROJECT_ROOT, 'docs', 'twilio-verify.md'), 'utf8');
 
 /** The ```<lang> blocks between the "## " heading matching `heading` and the next "## " heading. */
 export function sectionBlocks(markdown: string, heading: RegExp, lang = 'sh'): string[] {
   const lines = markdown.split('\n');
   const start = lines.findIndex((l) => l.startsWith('## ') && heading.test(l));
-  if (start === -1) throw new Error(`README has no "## " section matching ${String(heading)}`);
+  if (start === -1) throw new Error(`no "## " section matching ${String(heading)}`);
   const rest = lines.slice(start + 1);
   const end = rest.findIndex((l) => /^## /.test(l));
   const section = (end === -1 ? rest : rest.slice(0, end)).join('\n');

@@ -1,20 +1,20 @@
-// The README's "Coming from Twilio Verify" works as written: its shell blocks run in one bash process
-// after the five-minute walkthrough's exports (the section continues that walkthrough), against a real
-// `twofa serve` on a free port; then its Node SDK block runs with Twilio's SDK from node_modules.
+// docs/twilio-verify.md's Walkthrough works as written: its shell blocks run in one bash process after
+// the exports of the README's five-minute walkthrough (the page continues that walkthrough), against a
+// real `twofa serve` on a free port; then its Node SDK block runs with Twilio's SDK from node_modules.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { README, runProcess, sectionBlocks } from '../support/readme.js';
+import { README, TWILIO_DOC, runProcess, sectionBlocks } from '../support/readme.js';
 import { PROJECT_ROOT, startServerProcess, type ServerProcess } from '../support/server-process.js';
 
 const MARK = '::twilio-block::';
 
-describe('README "Coming from Twilio Verify"', () => {
+describe('docs/twilio-verify.md walkthrough', () => {
   const setup = sectionBlocks(README, /^## Five-minute walkthrough/)[0] ?? '';
-  const blocks = sectionBlocks(README, /^## Coming from Twilio Verify/);
-  const [sdkBlock] = sectionBlocks(README, /^## Coming from Twilio Verify/, 'js');
+  const blocks = sectionBlocks(TWILIO_DOC, /^## Walkthrough$/);
+  const [sdkBlock] = sectionBlocks(TWILIO_DOC, /^## Walkthrough$/, 'js');
   let server: ServerProcess | undefined;
   let workDir: string;
   let shell: { code: number | null; stdout: string; stderr: string };
