@@ -336,7 +336,7 @@ export async function checkChannels(config: Config): Promise<{ results: CheckRes
       transport = await createTransport(variable, dsn, { inbox: new Inbox(), logger });
     } catch (err) {
       if (!(err instanceof DsnError)) throw err;
-      results.push({ name, status: 'fail', variable, message: err.message, fix: `correct ${variable} (twofa serve --help lists the DSN forms; docs/ has examples)` });
+      results.push({ name, status: 'fail', variable, message: err.message, fix: `correct ${variable} (twofa serve --help lists the DSN forms; docs/transports.md has examples)` });
       continue;
     }
     try {

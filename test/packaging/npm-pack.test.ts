@@ -53,7 +53,7 @@ describe('npm package', { timeout: 170_000 }, () => {
     files = report[0]!.files.map((f) => f.path);
     assert.ok(fs.existsSync(tarball));
 
-    for (const expected of ['package.json', 'README.md', 'dist/cli/twofa.js', 'dist/app.js', 'dist/web/index.html', 'docs/api.md', 'docs/deploy/README.md', 'docs/deploy/Dockerfile', 'docs/deploy/twofa.service', 'docs/deploy/twofa.env.example', 'docs/deploy/nginx.conf']) {
+    for (const expected of ['package.json', 'README.md', 'dist/cli/twofa.js', 'dist/app.js', 'dist/web/index.html', 'docs/api.md', 'docs/twilio-verify.md', 'docs/client.md', 'docs/console.md', 'docs/cli.md', 'docs/transports.md', 'docs/configuration.md', 'docs/operations.md', 'docs/scaling.md', 'docs/security.md', 'docs/architecture.md', 'docs/development.md', 'docs/console-dashboard.png', 'docs/deploy/README.md', 'docs/deploy/Dockerfile', 'docs/deploy/twofa.service', 'docs/deploy/twofa.env.example', 'docs/deploy/nginx.conf']) {
       assert.ok(files.includes(expected), `the tarball has ${expected}`);
     }
     const unwanted = files.filter((f) => /^(src|test|data|scripts|bench|web|node_modules|coverage)\//.test(f) || (/\.ts$/.test(f) && !/\.d\.ts$/.test(f)) || /(^|\/)\.env$/.test(f) || /\.(db|db-wal|db-shm)$/.test(f));
