@@ -126,8 +126,11 @@ async function drainOutbox(file: string, timeoutMs = 120_000): Promise<number> {
   const started = Date.now();
   const db = new BetterSqlite3(file, { readonly: true, fileMustExist: true });
   try {
-    const hasOutbox = db.prepare("select 1 from sqlite_master where type = 'table' and name = 'outbox'").get() !== undefined;
-    const pending = db.prepare(hasOutbox ? "select count(*) as n from outbox where state = 'pending'" : "select count(*) as n from pins where outbox_state = 'pending'");
+    // First messages on their PINs (migration 0019) and later ones in the outbox; only the latter before.
+    const onPins = (db.prepare("select count(*) as n from pragma_table_info('pins') where name = 'message_state'").get() as { n: number }).n > 0;
+    const pending = db.prepare(onPins
+      ? "select (select count(*) from pins where message_state = 'pending') + (select count(*) from outbox where state = 'pending') as n"
+      : "select count(*) as n from outbox where state = 'pending'");
     while (Date.now() - started < timeoutMs) {
       if ((pending.get() as { n: number }).n === 0) return (Date.now() - started) / 1000;
       await new Promise((resolve) => setTimeout(resolve, 100));

@@ -92,10 +92,12 @@ export async function pendingMessages(url: string): Promise<number> {
   }
 }
 
-/** The outbox as a table (before) or as PINs awaiting delivery (after the outbox moved onto pins). */
+/** The outbox as a table (before), or first messages on their PINs and later ones in the table (migration 0019). */
 async function pendingQuery(client: pg.Client): Promise<string> {
-  const outbox = await client.query("select 1 from information_schema.tables where table_name = 'outbox'");
-  return outbox.rowCount ? "select count(*) as n from outbox where state = 'pending'" : "select count(*) as n from pins where outbox_state = 'pending'";
+  const onPins = await client.query("select 1 from information_schema.columns where table_name = 'pins' and column_name = 'message_state'");
+  return onPins.rowCount
+    ? "select (select count(*) from pins where message_state = 'pending') + (select count(*) from outbox where state = 'pending') as n"
+    : "select count(*) as n from outbox where state = 'pending'";
 }
 
 export interface PgbenchResult {

@@ -317,7 +317,7 @@ export class OutboxWorker {
     if (retryable && item.attempts < this.maxAttempts) {
       const delay = this.backoffDelay(item.attempts, expiresAt === undefined ? Infinity : expiresAt - now);
       if (delay !== null) {
-        await this.record(item, () => this.store.retryOutbox(item.id, now + delay, error, now));
+        await this.record(item, () => this.store.retryOutbox(item.id, item.pinId, now + delay, error, now));
         this.counters.retried += 1;
         this.metrics.delivery(item.channel, transport ?? 'none', 'retried');
         this.logger.warn({ ...fields, retryInMs: delay }, 'delivery failed; will retry');
@@ -369,7 +369,7 @@ export class OutboxWorker {
   private async release(items: OutboxRecord[]): Promise<void> {
     if (items.length === 0) return;
     try {
-      await this.store.releaseOutbox(items.map((item) => item.id), this.clock());
+      await this.store.releaseOutbox(items.map((item) => ({ id: item.id, pinId: item.pinId })), this.clock());
     } catch (err) {
       this.logger.error({ count: items.length, err: errorMessage(err) }, 'could not release claimed outbox messages; they are retried when their lease expires');
     }

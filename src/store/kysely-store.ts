@@ -2,7 +2,7 @@
 // to the few marked places (row locking for outbox claims and rate-limit keys, NOTIFY of new outbox
 // rows).
 import { randomUUID } from 'node:crypto';
-import { sql, type InferResult, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { sql, type InferResult, type Kysely, type QueryCreator, type Selectable, type Transaction } from 'kysely';
 import type { Autofill } from '../domain/autofill.js';
 import type { PinType } from '../domain/pin-generation.js';
 import type { Database, MessageTemplatesTable, PinsTable, EmailTemplatesTable, ApplicationsTable } from './schema.js';
@@ -85,7 +85,11 @@ function hotQueries() {
       allow_multiple_verifications: p('allow_multiple_verifications'), created_at: p('created_at'), expires_at: p('expires_at'),
       verified_at: p('verified_at'), locked_at: p('locked_at'), delivery_status: p('delivery_status'), delivery_error: p('delivery_error'),
       sent_at: p('sent_at'), send_count: p('send_count'), delivery_transport: p('delivery_transport'), provider_message_id: p('provider_message_id'),
-      delivered_at: p('delivered_at'), country: p('country'),
+      delivered_at: p('delivered_at'), country: p('country'), delivery_id: p('delivery_id'), message_state: p('message_state'),
+      message_request: p('message_request'), message_attempts: p('message_attempts'), message_due_at: p('message_due_at'),
+      message_lease_until: p('message_lease_until'), message_error: p('message_error'), message_queued_at: p('message_queued_at'),
+      message_sent_at: p('message_sent_at'), message_transport: p('message_transport'), message_provider_id: p('message_provider_id'),
+      message_sent_event: p('message_sent_event'),
     })),
     insertOutbox: new PreparedQuery<Selectable<Database['outbox']>, never>((db: Kysely<Database>, p) => db.insertInto('outbox').values({
       id: p('id'), pin_id: p('pin_id'), account_id: p('account_id'), channel: p('channel'), request: p('request'), state: p('state'),
@@ -105,6 +109,15 @@ function hotQueries() {
         delivery_status: 'sent', delivery_error: null, sent_at: eb.fn.coalesce('sent_at', eb.val(p('now'))),
         delivery_transport: p('transport'), provider_message_id: p('providerMessageId'),
       })).where('id', '=', p('id'))),
+    // The PIN's own message handed over: the message done and the PIN sent, one row, one statement
+    // (its `sent` history entry is read from these columns). Matches nothing for a later message.
+    ownMessageSent: new PreparedQuery<{ pinId: string; id: string; now: number; transport: string | null; providerMessageId: string | null; event: string }, never>((db: Kysely<Database>, p) =>
+      db.updateTable('pins').set((eb) => ({
+        message_state: 'done', message_error: null, message_sent_at: p('now'), message_transport: p('transport'),
+        message_provider_id: p('providerMessageId'), message_sent_event: p('event'),
+        delivery_status: 'sent', delivery_error: null, sent_at: eb.fn.coalesce('sent_at', eb.val(p('now'))),
+        delivery_transport: p('transport'), provider_message_id: p('providerMessageId'),
+      })).where('id', '=', p('pinId')).where('delivery_id', '=', p('id'))),
     // An outcome of an outbox row, in the history of its PIN (one statement: the row gives PIN, account and channel).
     insertOutboxEvent: new PreparedQuery<{ id: string; outboxId: string; at: number; event: DeliveryEventKind; transport: string | null; providerMessageId: string | null; error: string | null }, never>((db: Kysely<Database>, p) =>
       db.insertInto('delivery_events')
@@ -113,6 +126,13 @@ function hotQueries() {
           o.val(p('id')).as('id'), 'pin_id', 'account_id', o.val(p('at')).as('at'), o.val(p('event')).as('event'), 'channel',
           o.val(p('transport')).as('transport'), o.val(p('providerMessageId')).as('provider_message_id'), o.val(p('error')).as('error'),
         ]).where('id', '=', p('outboxId')))),
+    insertOwnMessageEvent: new PreparedQuery<{ id: string; pinId: string; at: number; event: DeliveryEventKind; transport: string | null; providerMessageId: string | null; error: string | null }, never>((db: Kysely<Database>, p) =>
+      db.insertInto('delivery_events')
+        .columns(['id', 'pin_id', 'account_id', 'at', 'event', 'channel', 'transport', 'provider_message_id', 'error'])
+        .expression((eb) => eb.selectFrom('pins').select((o) => [
+          o.val(p('id')).as('id'), 'id as pin_id', 'account_id', o.val(p('at')).as('at'), o.val(p('event')).as('event'), 'channel',
+          o.val(p('transport')).as('transport'), o.val(p('providerMessageId')).as('provider_message_id'), o.val(p('error')).as('error'),
+        ]).where('id', '=', p('pinId')))),
   };
 }
 
@@ -320,7 +340,7 @@ export class KyselyStore implements Store, RateLimiter {
           id: p.id, accountId: p.accountId, applicationId: p.applicationId, messageId: p.messageId, channel: p.channel, destination: p.destination,
           pinHash: p.pinHash, pinCiphertext: p.pinCiphertext, attemptsLeft: p.attemptsLeft, allowMultipleVerifications: p.allowMultipleVerifications,
           createdAt: p.createdAt, expiresAt: p.expiresAt, deliveryStatus: p.deliveryStatus, country: p.country ?? null,
-        }, input.outbox && { id: input.outbox.id, request: JSON.stringify(input.outbox.request), eventId: nextEventId() }, OUTBOX_CHANNEL);
+        }, input.outbox && { id: input.outbox.id, request: JSON.stringify(input.outbox.request) }, OUTBOX_CHANNEL);
         return this.externalLimiter ? external : this.limits.allowedWithNextTimes(this.db, limits, now);
       });
     }
@@ -334,8 +354,8 @@ export class KyselyStore implements Store, RateLimiter {
         allow_multiple_verifications: p.allowMultipleVerifications ? 1 : 0, created_at: p.createdAt, expires_at: p.expiresAt,
         verified_at: null, locked_at: null, delivery_status: p.deliveryStatus, delivery_error: null, sent_at: null, send_count: 1,
         delivery_transport: null, provider_message_id: null, delivered_at: null, country: p.country ?? null,
+        ...ownMessageColumns(input.outbox, now),
       });
-      if (input.outbox) await this.insertOutbox(trx, input.outbox, p.id, p.accountId, p.channel, now);
       return outcome;
     }));
   }
@@ -376,11 +396,11 @@ export class KyselyStore implements Store, RateLimiter {
     });
   }
 
-  /** Records an outcome of an outbox row in the history of its PIN. */
-  private async addOutboxEvent(trx: Db, outboxId: string, at: number, event: DeliveryEventKind, details: { transport?: string | null; providerMessageId?: string | null; error?: string | null } = {}): Promise<void> {
-    await this.hot.insertOutboxEvent.execute(trx, {
-      id: nextEventId(), outboxId, at, event, transport: details.transport ?? null, providerMessageId: details.providerMessageId ?? null, error: details.error ?? null,
-    });
+  /** Records an outcome of a message (`own`: the PIN's first, else an outbox row) in the history of its PIN. */
+  private async addMessageEvent(trx: Db, id: string, pinId: string, own: boolean, at: number, event: DeliveryEventKind, details: { transport?: string | null; providerMessageId?: string | null; error?: string | null } = {}): Promise<void> {
+    const values = { id: nextEventId(), at, event, transport: details.transport ?? null, providerMessageId: details.providerMessageId ?? null, error: details.error ?? null };
+    if (own) await this.hot.insertOwnMessageEvent.execute(trx, { ...values, pinId });
+    else await this.hot.insertOutboxEvent.execute(trx, { ...values, outboxId: id });
   }
 
   async getPin(accountId: string, pinId: string): Promise<PinRecord | undefined> {
@@ -510,6 +530,34 @@ export class KyselyStore implements Store, RateLimiter {
   // --- outbox ---
 
   async claimOutbox(now: number, leaseUntil: number, max: number): Promise<OutboxRecord[]> {
+    // First messages (on their PINs) and later ones (outbox rows): on PostgreSQL both claims at once.
+    const [own, later] = this.dialect === 'postgres'
+      ? await Promise.all([this.claimOwnMessages(now, leaseUntil, max), this.claimLaterMessages(now, leaseUntil, max)])
+      : [await this.claimOwnMessages(now, leaseUntil, max), await this.claimLaterMessages(now, leaseUntil, max)];
+    // Oldest first, so that messages queued one after the other are handed over in that order.
+    return [...own, ...later].sort((x, y) => x.dueAt - y.dueAt || x.createdAt - y.createdAt).slice(0, max).map(({ dueAt, ...item }) => (void dueAt, item));
+  }
+
+  /** Leases PINs whose own message is due: the partial index pins_message_due is the outbox of first messages. */
+  private async claimOwnMessages(now: number, leaseUntil: number, max: number): Promise<(OutboxRecord & { dueAt: number })[]> {
+    const due = (db: QueryCreator<Database>) => db.selectFrom('pins').select('id').where('message_state', '=', sql.lit('pending')).where('message_due_at', '<=', now)
+      .where('message_lease_until', '<=', now).orderBy('message_due_at').limit(max);
+    const lease = { message_lease_until: leaseUntil, message_attempts: sql<number>`message_attempts + 1` };
+    // PostgreSQL: the due PINs locked once, in a CTE (as `id in (subquery)` the planner may rescan
+    // the locking subquery per row), skipping those another node is claiming right now. SQLite: by
+    // primary key, the statement alone on the one connection (see claimLaterMessages).
+    const rows = this.dialect === 'postgres'
+      ? await this.db.with('due', (db) => due(db).forUpdate().skipLocked()).updateTable('pins').from('due').set(lease)
+        .whereRef('pins.id', '=', 'due.id').where('pins.message_state', '=', sql.lit('pending')).returningAll('pins').execute()
+      : await this.db.updateTable('pins').set(lease).where('id', 'in', due(this.db)).returningAll().execute();
+    return rows.map((r) => ({
+      id: r.delivery_id!, pinId: r.id, accountId: r.account_id, channel: r.channel, request: JSON.parse(r.message_request!) as DeliveryRequest,
+      attempts: r.message_attempts, createdAt: Number(r.message_queued_at), dueAt: Number(r.message_due_at), pin: toPin(r),
+    }));
+  }
+
+  /** Leases due `outbox` rows: the messages after a PIN's first (resends, failover). */
+  private async claimLaterMessages(now: number, leaseUntil: number, max: number): Promise<(OutboxRecord & { dueAt: number })[]> {
     let claim = this.db.updateTable('outbox')
       .set((eb) => ({ lease_until: leaseUntil, attempts: eb('attempts', '+', 1), updated_at: now }))
       .where('id', 'in', (eb) => {
@@ -523,14 +571,12 @@ export class KyselyStore implements Store, RateLimiter {
     // saying so again would make SQLite walk every pending row (the whole backlog, on each claim)
     // rather than look the picked ids up by primary key.
     if (this.dialect === 'postgres') claim = claim.where('state', '=', 'pending');
+    // RETURNING gives no order (on PostgreSQL it follows the physical rows): claimOutbox sorts.
     const rows = await claim.returningAll().execute();
-    // RETURNING gives no order (on PostgreSQL it follows the physical rows): oldest first, so that
-    // messages queued one after the other are handed over in that order.
-    rows.sort((x, y) => Number(x.next_attempt_at) - Number(y.next_attempt_at) || Number(x.created_at) - Number(y.created_at));
     const pins = await this.pinsOfClaim(rows);
     return rows.map((r) => ({
       id: r.id, pinId: r.pin_id, accountId: r.account_id, channel: r.channel, request: JSON.parse(r.request) as DeliveryRequest,
-      attempts: r.attempts, createdAt: Number(r.created_at),
+      attempts: r.attempts, createdAt: Number(r.created_at), dueAt: Number(r.next_attempt_at),
       ...(pins?.has(r.pin_id) ? { pin: pins.get(r.pin_id)! } : {}),
     }));
   }
@@ -557,25 +603,32 @@ export class KyselyStore implements Store, RateLimiter {
         if (!(await this.events.anySubscriptionEnabled(trx))) return;
       } else {
         for (const { id, pinId, now, transport, providerMessageId } of sent) {
+          if (await this.hot.ownMessageSent.affected(trx, { pinId, id, now, transport, providerMessageId, event: nextEventId() }) > 0) continue;
           await this.hot.outboxDone.execute(trx, { id, now, transport, providerMessageId });
           await this.hot.pinSent.execute(trx, { id: pinId, now, transport, providerMessageId });
-          await this.addOutboxEvent(trx, id, now, 'sent', { transport, providerMessageId });
+          await this.addMessageEvent(trx, id, pinId, false, now, 'sent', { transport, providerMessageId });
         }
       }
       for (const { pinId, now, transport } of sent) await this.events.enqueuePinEvent(trx, 'pin.sent', pinId, now, { status: 'sent', transport });
     }));
 
-  async retryOutbox(id: string, nextAttemptAt: number, error: string, now: number): Promise<void> {
+  async retryOutbox(id: string, pinId: string, nextAttemptAt: number, error: string, now: number): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      await trx.updateTable('outbox').set({ next_attempt_at: nextAttemptAt, lease_until: 0, last_error: error, updated_at: now }).where('id', '=', id).execute();
-      await this.addOutboxEvent(trx, id, now, 'retried', { error });
+      const own = await trx.updateTable('pins').set({ message_due_at: nextAttemptAt, message_lease_until: 0, message_error: error })
+        .where('id', '=', pinId).where('delivery_id', '=', id).executeTakeFirst();
+      if (Number(own.numUpdatedRows) === 0) {
+        await trx.updateTable('outbox').set({ next_attempt_at: nextAttemptAt, lease_until: 0, last_error: error, updated_at: now }).where('id', '=', id).execute();
+      }
+      await this.addMessageEvent(trx, id, pinId, Number(own.numUpdatedRows) > 0, now, 'retried', { error });
     });
   }
 
   async failOutbox(id: string, pinId: string, error: string, now: number, state: 'failed' | 'cancelled'): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
-      await trx.updateTable('outbox').set({ state, last_error: error, updated_at: now }).where('id', '=', id).execute();
-      await this.addOutboxEvent(trx, id, now, state, { error });
+      const own = await trx.updateTable('pins').set({ message_state: state, message_error: error })
+        .where('id', '=', pinId).where('delivery_id', '=', id).executeTakeFirst();
+      if (Number(own.numUpdatedRows) === 0) await trx.updateTable('outbox').set({ state, last_error: error, updated_at: now }).where('id', '=', id).execute();
+      await this.addMessageEvent(trx, id, pinId, Number(own.numUpdatedRows) > 0, now, state, { error });
       if (state === 'failed') {
         // A failed resend does not undo an earlier successful delivery of the same PIN.
         const failed = await trx.updateTable('pins').set({ delivery_status: 'failed', delivery_error: error })
@@ -587,8 +640,7 @@ export class KyselyStore implements Store, RateLimiter {
 
   async recordReceipt(receipt: ReceiptInput, failover?: ReceiptFailover): Promise<{ pinId: string; accountId: string; requeued: boolean } | undefined> {
     return this.db.transaction().execute(async (trx) => {
-      const row = await trx.selectFrom('outbox').select(['id', 'pin_id', 'account_id', 'channel', 'request'])
-        .where('provider_message_id', '=', receipt.providerMessageId).where('transport', '=', receipt.transport).executeTakeFirst();
+      const row = await this.messageOfReceipt(trx, receipt);
       if (!row) return undefined;
       // A provider may repeat a receipt: the repetition changes the history, never the events or the route.
       const before = await trx.selectFrom('pins').select(['delivery_status', 'provider_message_id']).where('id', '=', row.pin_id).executeTakeFirst();
@@ -640,29 +692,53 @@ export class KyselyStore implements Store, RateLimiter {
     return true;
   }
 
-  /** Whether a message of the PIN is queued or awaiting a retry (a resend, or a failover already under way). */
+  /** The message a receipt names: a PIN's own (first) message, or a later one's outbox row. */
+  private async messageOfReceipt(trx: Db, receipt: ReceiptInput): Promise<{ pin_id: string; account_id: string; channel: Channel; request: string } | undefined> {
+    const own = await trx.selectFrom('pins').select(['id as pin_id', 'account_id', 'channel', 'message_request'])
+      .where('message_provider_id', '=', receipt.providerMessageId).where('message_transport', '=', receipt.transport).executeTakeFirst();
+    if (own) return { pin_id: own.pin_id, account_id: own.account_id, channel: own.channel, request: own.message_request ?? '{}' };
+    return trx.selectFrom('outbox').select(['pin_id', 'account_id', 'channel', 'request'])
+      .where('provider_message_id', '=', receipt.providerMessageId).where('transport', '=', receipt.transport).executeTakeFirst();
+  }
+
+  /** Whether a message of the PIN is queued or awaiting a retry (its first, a resend, or a failover already under way). */
   private async hasPendingMessage(trx: Db, pinId: string): Promise<boolean> {
+    const own = await trx.selectFrom('pins').select('id').where('id', '=', pinId).where('message_state', '=', 'pending').executeTakeFirst();
+    if (own) return true;
     const pending = await trx.selectFrom('outbox').select('id').where('pin_id', '=', pinId).where('state', '=', 'pending').executeTakeFirst();
     return pending !== undefined;
   }
 
   async listDeliveryEvents(accountId: string, pinId: string): Promise<DeliveryEvent[]> {
-    const rows = await this.db.selectFrom('delivery_events').selectAll().where('pin_id', '=', pinId).where('account_id', '=', accountId)
-      .orderBy('at').orderBy('id').execute();
-    return rows.map((r) => ({
-      at: Number(r.at), event: r.event as DeliveryEventKind, channel: r.channel as Channel | null, transport: r.transport,
-      providerMessageId: r.provider_message_id, error: r.error,
+    const [rows, pin] = await Promise.all([
+      this.db.selectFrom('delivery_events').selectAll().where('pin_id', '=', pinId).where('account_id', '=', accountId).execute(),
+      this.db.selectFrom('pins').select(['channel', 'message_state', 'message_queued_at', 'message_sent_at', 'message_transport', 'message_provider_id', 'message_sent_event'])
+        .where('id', '=', pinId).where('account_id', '=', accountId).executeTakeFirst(),
+    ]);
+    const entries: { key: string; event: DeliveryEvent }[] = rows.map((r) => ({
+      key: r.id,
+      event: {
+        at: Number(r.at), event: r.event as DeliveryEventKind, channel: r.channel as Channel | null, transport: r.transport,
+        providerMessageId: r.provider_message_id, error: r.error,
+      },
     }));
+    entries.push(...ownMessageHistory(pin));
+    // By time, then in the order written (event ids sort so; the derived `queued`, the PIN's first entry, sorts before any).
+    entries.sort((x, y) => x.event.at - y.event.at || (x.key < y.key ? -1 : x.key > y.key ? 1 : 0));
+    return entries.map((e) => e.event);
   }
 
-  async releaseOutbox(ids: string[], now: number): Promise<void> {
-    if (ids.length === 0) return;
-    await this.db.updateTable('outbox').set({ lease_until: 0, updated_at: now }).where('id', 'in', ids).where('state', '=', 'pending').execute();
+  async releaseOutbox(messages: { id: string; pinId: string }[], now: number): Promise<void> {
+    if (messages.length === 0) return;
+    await this.db.updateTable('pins').set({ message_lease_until: 0 })
+      .where('id', 'in', messages.map((m) => m.pinId)).where('delivery_id', 'in', messages.map((m) => m.id)).where('message_state', '=', 'pending').execute();
+    await this.db.updateTable('outbox').set({ lease_until: 0, updated_at: now }).where('id', 'in', messages.map((m) => m.id)).where('state', '=', 'pending').execute();
   }
 
   async countPendingOutbox(): Promise<number> {
-    const row = await this.db.selectFrom('outbox').select((eb) => eb.fn.countAll<number>().as('n')).where('state', '=', 'pending').executeTakeFirstOrThrow();
-    return Number(row.n);
+    const own = await this.db.selectFrom('pins').select((eb) => eb.fn.countAll<number>().as('n')).where('message_state', '=', sql.lit('pending')).executeTakeFirstOrThrow();
+    const later = await this.db.selectFrom('outbox').select((eb) => eb.fn.countAll<number>().as('n')).where('state', '=', 'pending').executeTakeFirstOrThrow();
+    return Number(own.n) + Number(later.n);
   }
 
   // --- housekeeping ---
@@ -781,4 +857,33 @@ function toPin(row: Selectable<PinsTable>): PinRecord {
     deliveryError: row.delivery_error, sentAt: nullableNumber(row.sent_at), sendCount: row.send_count,
     deliveryTransport: row.delivery_transport, providerMessageId: row.provider_message_id, deliveredAt: nullableNumber(row.delivered_at),
   };
+}
+
+/** The columns of a new PIN's own message (`message` absent: the channel has no transport, nothing is queued). */
+function ownMessageColumns(message: { id: string; request: DeliveryRequest } | undefined, now: number) {
+  return {
+    delivery_id: message?.id ?? null, message_state: message ? 'pending' : null, message_request: message ? JSON.stringify(message.request) : null,
+    message_attempts: 0, message_due_at: message ? now : null, message_lease_until: 0, message_error: null, message_queued_at: message ? now : null,
+    message_sent_at: null, message_transport: null, message_provider_id: null, message_sent_event: null,
+  };
+}
+
+/**
+ * The `queued` and `sent` entries of a PIN's own message, read from its columns rather than stored
+ * as rows. `queued` is the first thing that happens to a PIN (key ''), `sent` sorts among the rows by
+ * the event id it was given when it was recorded.
+ */
+function ownMessageHistory(pin: { channel: Channel; message_state: string | null; message_queued_at: number | string | null; message_sent_at: number | string | null;
+  message_transport: string | null; message_provider_id: string | null; message_sent_event: string | null } | undefined): { key: string; event: DeliveryEvent }[] {
+  if (!pin || pin.message_state === null || pin.message_queued_at === null) return [];
+  const entries: { key: string; event: DeliveryEvent }[] = [
+    { key: '', event: { at: Number(pin.message_queued_at), event: 'queued', channel: pin.channel, transport: null, providerMessageId: null, error: null } },
+  ];
+  if (pin.message_sent_at !== null) {
+    entries.push({
+      key: pin.message_sent_event ?? '',
+      event: { at: Number(pin.message_sent_at), event: 'sent', channel: pin.channel, transport: pin.message_transport, providerMessageId: pin.message_provider_id, error: null },
+    });
+  }
+  return entries;
 }

@@ -443,6 +443,30 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         if (dialect === 'postgres') await sql.raw(RATE_LIMITED_FUNCTION).execute(db);
       },
     },
+    '0019_message_on_pin': {
+      async up(db: Kysely<unknown>) {
+        // A PIN's first message lives on the PIN's row (one row written per send instead of three):
+        // the columns of its delivery, the partial index of the messages due (the first messages'
+        // outbox) and the one receipts look the provider's id up in. Later messages stay `outbox` rows.
+        for (const [name, type] of [['delivery_id', 'text'], ['message_state', 'text'], ['message_request', 'text'], ['message_due_at', bigint],
+          ['message_error', 'text'], ['message_queued_at', bigint], ['message_sent_at', bigint], ['message_transport', 'text'],
+          ['message_provider_id', 'text'], ['message_sent_event', 'text']] as const) {
+          await db.schema.alterTable('pins').addColumn(name, type).execute();
+        }
+        await db.schema.alterTable('pins').addColumn('message_attempts', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+        await db.schema.alterTable('pins').addColumn('message_lease_until', bigint, (c) => c.notNull().defaultTo(0)).execute();
+        await db.schema.createIndex('pins_message_due').on('pins').column('message_due_at').where(sql.ref('message_state'), '=', sql.lit('pending')).execute();
+        await db.schema.createIndex('pins_message_provider').on('pins').columns(['message_provider_id']).where(sql.ref('message_provider_id'), 'is not', null).execute();
+        // A message still waiting that is its PIN's only one becomes the PIN's own: its row and its
+        // `queued` row go (the PIN's columns say the same); everything else stays as it was.
+        await sql`update pins set delivery_id = o.id, message_state = 'pending', message_request = o.request, message_attempts = o.attempts,
+          message_due_at = o.next_attempt_at, message_lease_until = o.lease_until, message_error = o.last_error, message_queued_at = o.created_at
+          from outbox o where o.pin_id = pins.id and o.state = 'pending' and o.channel = pins.channel
+            and (select count(*) from outbox x where x.pin_id = pins.id) = 1`.execute(db);
+        await sql`delete from delivery_events where event = 'queued' and pin_id in (select id from pins where delivery_id is not null)`.execute(db);
+        await sql`delete from outbox where id in (select delivery_id from pins where delivery_id is not null)`.execute(db);
+      },
+    },
   };
 }
 

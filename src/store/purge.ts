@@ -25,7 +25,14 @@ export async function purgeEnded(db: Kysely<Database>, dialect: 'sqlite' | 'post
     .executeTakeFirst()).numUpdatedRows);
   // Messages of PINs that expired before they could be delivered are of no use to anyone. Walks the
   // pending messages (few), not the expired PINs (all but the live ones), and runs before PINs past
-  // the retention are deleted, so that none of theirs is left pending.
+  // the retention are deleted, so that none of theirs is left pending. First messages (on their PINs,
+  // seeking the partial index pins_message_due to those due: one waiting for a later retry is
+  // cancelled by the run after it fell due), then later ones (outbox rows).
+  // (The subquery locks the rows it picks on PostgreSQL, so they are still pending.)
+  await inBatches(limits, async (batch) => (await db.updateTable('pins').set({ message_state: 'cancelled', message_error: 'PIN expired before delivery' })
+    .where('id', 'in', batchOf(db.selectFrom('pins').select('id').where('message_state', '=', sql.lit('pending')).where('message_due_at', '<=', now)
+      .where('expires_at', '<=', now).orderBy('message_due_at').limit(batch), dialect))
+    .executeTakeFirst()).numUpdatedRows);
   await inBatches(limits, async (batch) => (await db.updateTable('outbox').set({ state: 'cancelled', last_error: 'PIN expired before delivery', updated_at: now })
     .where('state', '=', 'pending')
     .where('id', 'in', batchOf(db.selectFrom('outbox as o').select('o.id').where('o.state', '=', 'pending')

@@ -104,6 +104,26 @@ export interface PinsTable {
   delivered_at: number | null;
   /** ISO 3166-1 alpha-2 country of a phone destination (from its calling code) at send time; NULL for email or unknown. */
   country: string | null;
+  // The PIN's first message, on the PIN's own row (docs/architecture.md, "The write path"): the
+  // outbox of first messages is the partial index pins_message_due. Later messages (resends, failover)
+  // are `outbox` rows. Its `queued` and `sent` history entries are read from these columns.
+  /** The message's delivery id (Infobip's externalMessageId, the webhook-id); NULL: no message of its own. */
+  delivery_id: string | null;
+  /** pending | done | failed | cancelled; NULL: no message of its own. */
+  message_state: string | null;
+  /** JSON: placeholders and sender override of the request; never the PIN or rendered text. */
+  message_request: string | null;
+  message_attempts: number;
+  message_due_at: number | null;
+  message_lease_until: number;
+  message_error: string | null;
+  message_queued_at: number | null;
+  /** When a transport accepted it, which one and the provider's id for it (receipts match by these). */
+  message_sent_at: number | null;
+  message_transport: string | null;
+  message_provider_id: string | null;
+  /** The sort key of its `sent` entry among the PIN's history rows (see nextEventId). */
+  message_sent_event: string | null;
 }
 
 export interface OutboxTable {

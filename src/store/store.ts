@@ -266,7 +266,7 @@ export interface Store {
   messagesUsingEmailTemplate(accountId: string, id: number): Promise<string[]>;
 
   // PINs
-  /** Consumes the limits and, only if all allow it, writes the PIN and its outbox row, in one transaction. */
+  /** Consumes the limits and, only if all allow it, writes the PIN with its first message, in one transaction. */
   createPin(input: NewPin, limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome>;
   /**
    * Consumes the limits and, only if all allow it, queues a resend of a PIN that has not ended, on
@@ -302,15 +302,16 @@ export interface Store {
   erasePinCiphertext(pinId: string): Promise<void>;
   listVerifications(accountId: string, applicationId: string, destination: string, filter: { verified?: boolean; sent?: boolean }, limit: number): Promise<VerificationRow[]>;
 
-  // Delivery outbox
+  // Delivery outbox. A PIN's first message is state on the PIN's row; later ones (resends, failover
+  // requeues) are rows of their own. The methods below take both (a message is named by its id and its PIN's).
   /** Leases up to `max` due messages to this worker until `leaseUntil`. */
   claimOutbox(now: number, leaseUntil: number, max: number): Promise<OutboxRecord[]>;
   /** Records that a transport accepted the message (`accepted`: which one, and the provider's id for it). */
   completeOutbox(id: string, pinId: string, now: number, accepted?: { transport: string; providerMessageId?: string | undefined }): Promise<void>;
-  retryOutbox(id: string, nextAttemptAt: number, error: string, now: number): Promise<void>;
+  retryOutbox(id: string, pinId: string, nextAttemptAt: number, error: string, now: number): Promise<void>;
   failOutbox(id: string, pinId: string, error: string, now: number, state: 'failed' | 'cancelled'): Promise<void>;
   /** Gives leased messages back (graceful shutdown) so another worker takes them at once. */
-  releaseOutbox(ids: string[], now: number): Promise<void>;
+  releaseOutbox(messages: { id: string; pinId: string }[], now: number): Promise<void>;
   countPendingOutbox(): Promise<number>;
   /**
    * Applies a delivery receipt to the message it names; undefined when no message matches. With

@@ -58,7 +58,7 @@ describe('a node dies mid-delivery', { skip }, () => {
 
     // The survivors recorded the deliveries: every message done after two attempts at most, every PIN sent.
     const recorded = () => cluster.database.query<{ pin_id: string; state: string; attempts: number; delivery_status: string }>(
-      'select o.pin_id, o.state, o.attempts, p.delivery_status from outbox o join pins p on p.id = o.pin_id where o.pin_id = any($1)', [pinIds]);
+      'select id as pin_id, message_state as state, message_attempts as attempts, delivery_status from pins where id = any($1)', [pinIds]);
     let rows = await recorded();
     // The provider's answer comes a moment before the node records it.
     for (let i = 0; i < 100 && rows.rows.some((r) => r.state !== 'done'); i += 1) {

@@ -23,14 +23,14 @@ const results = createResults('crash-recovery', {
   standards: ['ASVS 5.0 2.3.3', 'ASVS 5.0 16.5.2', 'ASVS 5.0 16.5.3', 'ASVS 4.0.3 11.1.6', 'NIST 800-63B §5.1.3.2'],
 });
 
-/** Polls the outbox (read-only, beside the running server: WAL allows it) until no row is pending. */
+/** Polls the outbox (read-only, beside the running server: WAL allows it) until no message is pending (first messages are on their PINs). */
 async function waitForEmptyOutbox(dbFile: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const db = new Database(dbFile, { readonly: true });
     let pending: number;
     try {
-      pending = (db.prepare("select count(*) as n from outbox where state = 'pending'").get() as { n: number }).n;
+      pending = (db.prepare("select (select count(*) from pins where message_state = 'pending') + (select count(*) from outbox where state = 'pending') as n").get() as { n: number }).n;
     } finally {
       db.close();
     }
@@ -120,12 +120,12 @@ describe('kill -9 during sends and verifies (SQLite file)', () => {
     const db = new Database(path.join(dataDir, 'twofa.db'), { readonly: true });
     try {
       const integrity = db.pragma('integrity_check', { simple: true });
-      const orphanPins = db.prepare('select count(*) as n from pins p where not exists (select 1 from outbox o where o.pin_id = p.id)').get() as { n: number };
+      const orphanPins = db.prepare('select count(*) as n from pins p where p.delivery_id is null and not exists (select 1 from outbox o where o.pin_id = p.id)').get() as { n: number };
       const orphanOutbox = db.prepare('select count(*) as n from outbox o where not exists (select 1 from pins p where p.id = o.pin_id)').get() as { n: number };
-      const pending = db.prepare("select count(*) as n from outbox where state = 'pending'").get() as { n: number };
+      const pending = db.prepare("select (select count(*) from pins where message_state = 'pending') + (select count(*) from outbox where state = 'pending') as n").get() as { n: number };
       results.set('T26.integrityCheck', String(integrity));
       assert.equal(integrity, 'ok');
-      assert.equal(orphanPins.n, 0, 'no PIN without its outbox row');
+      assert.equal(orphanPins.n, 0, 'no PIN without its message');
       assert.equal(orphanOutbox.n, 0, 'no outbox row without its PIN');
       assert.equal(pending.n, 0, 'nothing left pending or leased after restart');
       if (integrity === 'ok') results.add('integrityChecksOk');

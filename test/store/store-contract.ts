@@ -307,7 +307,7 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       const input = newPin();
       await store.createPin(input, [], T0);
       const [item] = (await store.claimOutbox(T0, T0 + 1000, 1000)).filter((c) => c.pinId === input.pin.id);
-      await store.retryOutbox(item!.id, T0 + 5, 'timeout', T0 + 1);
+      await store.retryOutbox(item!.id, input.pin.id, T0 + 5, 'timeout', T0 + 1);
       await store.completeOutbox(item!.id, input.pin.id, T0 + 10, { transport: 'smpp', providerMessageId: `smsc-${input.pin.id}` });
       let pin = await store.getPin(accountId, input.pin.id);
       assert.equal(pin?.deliveryStatus, 'sent');

@@ -74,31 +74,23 @@ export interface PinInsert {
 export interface OutboxInsert {
   id: string;
   request: string;
-  eventId: string;
 }
 
-// The PIN, its message, the message's "queued" history entry and the NOTIFY that wakes every node's
-// worker (delivered only if the statement commits), after the limits.
+// The PIN with its first message on its own row (its `queued` history entry is read from the
+// message's columns) and the NOTIFY that wakes every node's worker (delivered only if the statement
+// commits), after the limits.
 const CREATE_PIN = `with ${LIMITS_CTE},
   pin as (
     insert into pins (id, account_id, application_id, message_id, channel, destination, pin_hash, pin_ciphertext, attempts_left,
       allow_multiple_verifications, created_at, expires_at, verified_at, locked_at, delivery_status, delivery_error, sent_at, send_count,
-      delivery_transport, provider_message_id, delivered_at, country)
-    values ($7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, null, null, $19, null, null, 1, null, null, null, $20)
+      delivery_transport, provider_message_id, delivered_at, country,
+      delivery_id, message_state, message_request, message_attempts, message_due_at, message_lease_until, message_queued_at)
+    values ($7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, null, null, $19, null, null, 1, null, null, null, $20,
+      $21::text, case when $21::text is null then null else 'pending' end, $22, 0,
+      case when $21::text is null then null else $6::bigint end, 0, case when $21::text is null then null else $6::bigint end)
     returning id
   ),
-  message as (
-    insert into outbox (id, pin_id, account_id, channel, request, state, attempts, next_attempt_at, lease_until, last_error, created_at,
-      updated_at, transport, provider_message_id)
-    select $21::text, id, $8, $11, $22, 'pending', 0, $6::bigint, 0, null, $6::bigint, $6::bigint, null, null from pin where $21::text is not null
-    returning pin_id
-  ),
-  queued as (
-    insert into delivery_events (id, pin_id, account_id, at, event, channel, transport, provider_message_id, error)
-    select $23::text, pin_id, $8, $6::bigint, 'queued', $11, null, null, null from message
-    returning pin_id
-  ),
-  woken as (select pg_notify($24, '') from queued)
+  woken as (select pg_notify($23, '') from pin where $21::text is not null)
 select ${REFUSAL_CHECK} as refused, (select count(*) from woken) as woken`;
 
 /** Inserts a PIN and its message within its limits, in one statement; throws RateLimitRefusal. */
@@ -107,7 +99,7 @@ export async function createPin(db: Db, limits: RateLimitCheck[], now: number, p
     ...limitParameters(limits, now),
     pin.id, pin.accountId, pin.applicationId, pin.messageId, pin.channel, pin.destination, pin.pinHash, pin.pinCiphertext, pin.attemptsLeft,
     pin.allowMultipleVerifications ? 1 : 0, pin.createdAt, pin.expiresAt, pin.deliveryStatus, pin.country,
-    outbox?.id ?? null, outbox?.request ?? null, outbox?.eventId ?? null, channel,
+    outbox?.id ?? null, outbox?.request ?? null, channel,
   ]);
 }
 
@@ -138,8 +130,9 @@ export interface CompletedMessage {
   eventId: string;
 }
 
-// Messages handed over: each outbox row done, its PIN sent (by the last of its messages in the
-// batch), and a "sent" entry in the PIN's history, for the whole batch in one statement.
+// Messages handed over, for the whole batch in one statement: a PIN's first message done on the
+// PIN's row (its `sent` entry is read from there), a later message's outbox row done with a "sent"
+// history row, and each PIN sent (by the last of its messages in the batch).
 const COMPLETE_MESSAGES = `with
   input as (
     select * from unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[]) as i(id, at, transport, provider_message_id, event_id)
@@ -154,8 +147,15 @@ const COMPLETE_MESSAGES = `with
   ),
   sent as (
     update pins set delivery_status = 'sent', delivery_error = null, sent_at = coalesce(pins.sent_at, p.at),
-      delivery_transport = p.transport, provider_message_id = p.provider_message_id
-    from pin_input p where pins.id = p.pin_id
+      delivery_transport = p.transport, provider_message_id = p.provider_message_id,
+      message_state = case when o.id is null then pins.message_state else 'done' end,
+      message_error = case when o.id is null then pins.message_error end,
+      message_sent_at = case when o.id is null then pins.message_sent_at else o.at end,
+      message_transport = case when o.id is null then pins.message_transport else o.transport end,
+      message_provider_id = case when o.id is null then pins.message_provider_id else o.provider_message_id end,
+      message_sent_event = case when o.id is null then pins.message_sent_event else o.event_id end
+    from pin_input p left join input o on o.id = (select x.delivery_id from pins x where x.id = p.pin_id)
+    where pins.id = p.pin_id
     returning pins.id
   ),
   history as (
@@ -167,7 +167,8 @@ const COMPLETE_MESSAGES = `with
 select (select count(*) from sent) as sent, (select count(*) from history) as recorded`;
 
 export async function completeMessages(db: Db, messages: CompletedMessage[]): Promise<void> {
-  // A PIN row is updated once per statement: the last of its messages in the batch decides.
+  // A PIN row is updated once per statement: the last of its messages in the batch decides its
+  // status; the statement finds its first message among them by the id the PIN names.
   const perPin = new Map<string, CompletedMessage>();
   for (const m of messages) perPin.set(m.pinId, m);
   const pins = [...perPin.values()];
