@@ -50,6 +50,8 @@ export interface Config {
   idempotencyWindowMs: number;
   /** Floors applied to every application and template (domain/security-profile.ts). */
   securityProfile: SecurityProfile;
+  /** Let accounts use test numbers (fixed codes, nothing delivered) under the strict profile too. */
+  allowTestNumbers: boolean;
   /** How often each account's audit chain head is signed and recorded. */
   auditHeadIntervalMs: number;
   /** Let accounts' webhooks reach loopback, private and link-local addresses (tests, trusted private networks). */
@@ -242,6 +244,12 @@ export const CONFIG_OPTIONS = [
       if (!SECURITY_PROFILES.includes(raw as SecurityProfile)) throw new Error(`must be one of ${SECURITY_PROFILES.join(', ')}`);
       return raw as SecurityProfile;
     },
+  }),
+  option({
+    key: 'allowTestNumbers', env: 'TWOFA_ALLOW_TEST_NUMBERS', default: 'false',
+    doc: 'Under TWOFA_SECURITY_PROFILE=strict, let accounts keep test numbers (POST /api/v1/test-numbers: destinations whose sends deliver nothing and whose fixed code verifies, for app-store review and end-to-end tests; see docs/test-numbers.md). '
+      + 'Off, strict refuses to add them and sends ignore existing ones. Risk when on: whoever knows a test number\'s code passes the second factor for that destination; codes must then be at least 6 characters. Under `compatible` test numbers are always allowed.',
+    parse: trueOrFalse,
   }),
   option({
     key: 'auditHeadIntervalMs', env: 'TWOFA_AUDIT_HEAD_INTERVAL', default: '5m',

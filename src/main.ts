@@ -194,6 +194,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
     receiptFailover: receiptFailoverRoutes(transports),
     channelDelivery: delivery,
     securityProfile: config.securityProfile,
+    allowTestNumbers: config.allowTestNumbers,
     webhookAddresses,
     ...(revoker !== undefined && { pinEnded: revoker.pinEnded }),
   };

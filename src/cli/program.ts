@@ -14,6 +14,7 @@ import { registerMigrateCommand } from './migrate-command.js';
 import { registerPinCommands } from './pin-commands.js';
 import { registerServeCommand } from './serve-command.js';
 import { registerTemplatesCommands } from './templates-commands.js';
+import { registerTestNumbersCommands } from './test-numbers-commands.js';
 
 export function buildProgram(): Command {
   // Settings made before the commands are added are inherited by every subcommand.
@@ -43,6 +44,7 @@ Example: a verified PIN (server started with TWOFA_BOOTSTRAP_API_KEY=$TWOFA_API_
   registerEmailTemplatesCommands(program);
   registerPinCommands(program);
   registerInboxCommand(program);
+  registerTestNumbersCommands(program);
   registerDoctorCommand(program);
   registerAuditCommand(program);
   return program;

@@ -4,7 +4,7 @@
 import { errorFromResponse, TwofaApiError } from './errors.js';
 import { resolveOperation, type OperationName, type OperationParams } from './operations.js';
 import type {
-  Application, ApplicationRequest, CreatedWebhook, Webhook, WebhookRequest, WebhookUpdateRequest, EmailMessage, EmailMessageRequest, EmailTemplate, EmailTemplateRequest, InboxMessage, InboxQuery,
+  Application, ApplicationRequest, CreatedWebhook, Webhook, WebhookRequest, WebhookUpdateRequest, TestNumber, TestNumberRequest, EmailMessage, EmailMessageRequest, EmailTemplate, EmailTemplateRequest, InboxMessage, InboxQuery,
   Message, MessageAutofill, MessageAutofillRequest, PinDetails, ResendEmailPinRequest, ResendPinRequest, SendEmailPinRequest, SendEmailPinResponse, SendPinRequest, SendPinResponse,
   SmsVoiceMessage, SmsVoiceMessageRequest, VerificationStatusQuery, VerificationStatusResponse, VerifyPinResponse,
 } from './types.js';
@@ -89,6 +89,13 @@ export interface TwofaClient {
     update(webhookId: string, body: WebhookUpdateRequest): Promise<Webhook>;
     /** Events not yet delivered to it are dropped. */
     delete(webhookId: string): Promise<void>;
+  };
+  testNumbers: {
+    /** The account's test numbers (never their codes). */
+    list(): Promise<TestNumber[]>;
+    /** Sends to `destination` then deliver nothing and `code` verifies; 409 when it is listed already. */
+    create(body: TestNumberRequest): Promise<TestNumber>;
+    delete(id: string): Promise<void>;
   };
   inbox: {
     /** What the `log://` transport delivered, newest first (development and tests). */
@@ -237,6 +244,11 @@ export function createTwofaClient(options: TwofaClientOptions): TwofaClient {
       get: (webhookId) => call('webhooks.get', { webhookId }),
       update: (webhookId, body) => call('webhooks.update', { webhookId }, { body }),
       delete: async (webhookId) => { await call<undefined>('webhooks.delete', { webhookId }); },
+    },
+    testNumbers: {
+      list: () => call('testNumbers.list', none),
+      create: (body) => call('testNumbers.create', none, { body }),
+      delete: async (id) => { await call<undefined>('testNumbers.delete', { id }); },
     },
     inbox: {
       list: async (query = {}) => {

@@ -46,6 +46,9 @@ const OPERATIONS = {
   'webhooks.get': { method: 'GET', path: '/api/v1/webhooks/{webhookId}' },
   'webhooks.update': { method: 'PUT', path: '/api/v1/webhooks/{webhookId}' },
   'webhooks.delete': { method: 'DELETE', path: '/api/v1/webhooks/{webhookId}' },
+  'testNumbers.list': { method: 'GET', path: '/api/v1/test-numbers' },
+  'testNumbers.create': { method: 'POST', path: '/api/v1/test-numbers' },
+  'testNumbers.delete': { method: 'DELETE', path: '/api/v1/test-numbers/{id}' },
 
   'pins.list': { method: 'GET', path: '/api/v1/pins' },
   'stats.get': { method: 'GET', path: '/api/v1/stats' },

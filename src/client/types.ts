@@ -7,7 +7,7 @@ import type {
 } from '../http/schemas/api-v1.js';
 import type {
   CreatedWebhookResponseSchema, CreateWebhookRequestSchema, EmailTemplateRequestSchema, EmailTemplateResponseSchema, InboxMessageSchema,
-  PinDetailsResponseSchema, UpdateWebhookRequestSchema, WebhookResponseSchema,
+  PinDetailsResponseSchema, UpdateWebhookRequestSchema, WebhookResponseSchema, CreateTestNumberRequestSchema, TestNumberSchema,
 } from '../http/schemas/api-v1.js';
 import type {
   ApiKeySchema, CreateApiKeyRequestSchema, CreatedApiKeySchema, MeResponseSchema, PinListResponseSchema, PinSummarySchema, StatsResponseSchema,
@@ -83,6 +83,11 @@ export type WebhookUpdateRequest = Static<typeof UpdateWebhookRequestSchema>;
 export type Webhook = Static<typeof WebhookResponseSchema>;
 /** The answer to create: the subscription and its signing secret, shown this once. */
 export type CreatedWebhook = Static<typeof CreatedWebhookResponseSchema>;
+
+/** A test number to add: a phone number or email address and its fixed code. */
+export type TestNumberRequest = Static<typeof CreateTestNumberRequestSchema>;
+/** A test number of the account (never its code). */
+export type TestNumber = Static<typeof TestNumberSchema>;
 
 /** Filters and paging of the PIN search; times are UNIX milliseconds. */
 export interface PinListQuery {

@@ -38,6 +38,8 @@ export interface PinEventData {
   attemptsRemaining?: number;
   /** The transport that took the message (pin.sent, pin.delivered, pin.failed). */
   transport?: string;
+  /** Present (true) only for a PIN sent to one of the account's test numbers, so receivers can leave it out of conversion figures. */
+  testNumber?: true;
 }
 
 /** `{type, timestamp, data}`: the Standard Webhooks payload shape. */

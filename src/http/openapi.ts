@@ -155,7 +155,7 @@ export function registerOpenApi(app: App, version: string): void {
       tags: [
         { name: '2FA applications' }, { name: '2FA message templates' }, { name: '2FA PINs' },
         { name: 'PINs' }, { name: 'Email templates' }, { name: 'Webhooks' }, { name: 'Inbox' }, { name: 'Operations' },
-        { name: 'Security' }, { name: 'Audit' }, { name: 'Statistics' }, { name: 'API keys' },
+        { name: 'Security' }, { name: 'Audit' }, { name: 'Statistics' }, { name: 'API keys' }, { name: 'Test numbers' },
         { name: 'twofa extensions', description: 'Operations beside Infobip\'s under /2fa/2 (WhatsApp and Telegram sends and resends), in the shape of its SMS operations.' },
         { name: 'Twilio Verify', description: 'Twilio Verify v2, wire-compatible: form-encoded PascalCase parameters, snake_case JSON, Twilio\'s errors.' },
       ],

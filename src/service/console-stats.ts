@@ -31,6 +31,7 @@ export interface Stats {
   };
   latency: AccountStats['latency'];
   blocked: AccountStats['blocked'];
+  testNumbers: { sent: number; verified: number; rate: number };
 }
 
 const rate = (verified: number, sent: number) => (sent === 0 ? 0 : Math.round((verified / sent) * 10_000) / 10_000);
@@ -64,5 +65,6 @@ export async function getStats(ctx: ServiceContext, principal: Principal, query:
     },
     latency: stats.latency,
     blocked: stats.blocked,
+    testNumbers: { ...stats.testNumbers, rate: rate(stats.testNumbers.verified, stats.testNumbers.sent) },
   });
 }

@@ -29,6 +29,8 @@ export interface ServiceContext {
   channelDelivery?: Partial<Record<Channel, ChannelDelivery>>;
   /** TWOFA_SECURITY_PROFILE; unset means `compatible` (Infobip's defaults). */
   securityProfile?: SecurityProfile;
+  /** TWOFA_ALLOW_TEST_NUMBERS: test numbers under the strict profile too (service/test-numbers.ts). */
+  allowTestNumbers?: boolean;
   /** Which addresses accounts' webhook URLs may point at (TWOFA_WEBHOOK_ALLOW_PRIVATE), and how names are resolved to check them. */
   webhookAddresses: WebhookAddressPolicy;
   /**

@@ -16,6 +16,7 @@ import type { Principal, ServiceContext } from './context.js';
 import { readApplication, readMessageTemplate } from './effective-records.js';
 import { checkSendGuards, countBreakerSend, guardLimitRefusal, type GuardPass } from './security.js';
 import { appHashTooLong } from './template-autofill.js';
+import { testNumberAuditReason, testNumberCode } from './test-numbers.js';
 
 export interface SendPinInput {
   applicationId: string;
@@ -40,6 +41,8 @@ export interface SendOutcome {
   deliveryId: string | undefined;
   /** When sendPinPerPhoneNumberLimit lets the next resend to this destination through (epoch ms; now while it has room). */
   nextResendAt: number;
+  /** Sent to a test number: accepted and recorded, nothing queued; answered as a message sent. */
+  testNumber: boolean;
 }
 
 const isPhoneChannel = (channel: Channel) => channel !== 'email';
@@ -172,22 +175,24 @@ async function admit(
 /** The answer to an admitted send or resend once its write is done: a limit's refusal, or the message counted, audited and handed to the worker. */
 async function settle(
   ctx: ServiceContext, principal: Principal, admission: Admission, outcome: RateLimitOutcome,
-  message: { pinId: string; queued: boolean; deliveryId: string | undefined }, now: number,
+  message: { pinId: string; queued: boolean; deliveryId: string | undefined; testNumber: boolean }, now: number,
 ): Promise<Result<SendOutcome>> {
   const { kind, app, channel, to, guard } = admission;
-  const { pinId, queued, deliveryId } = message;
+  const { pinId, queued, deliveryId, testNumber } = message;
   if (!outcome.allowed) {
-    await auditRequest(ctx, principal, { event: `pin.${kind}.refused`, applicationId: app.id, ...(admission.pinId !== undefined ? { pinId } : {}), destination: to, reason: outcome.key.split(':').slice(0, 2).join(':') });
+    const limit = outcome.key.split(':').slice(0, 2).join(':');
+    await auditRequest(ctx, principal, { event: `pin.${kind}.refused`, applicationId: app.id, ...(admission.pinId !== undefined ? { pinId } : {}), destination: to, reason: testNumberAuditReason(limit, testNumber) });
     return refused(ctx, outcome);
   }
   ctx.metrics.pinSent(channel, kind, queued);
-  if (guard.breakerCountry !== undefined && guard.settings) await countBreakerSend(ctx, app, guard.breakerCountry, guard.settings, now);
-  await auditRequest(ctx, principal, { event: `pin.${kind}`, applicationId: app.id, pinId, destination: to, reason: channel });
+  // A test number's sends are never verified by a real person: counted, they would trip the conversion breaker.
+  if (!testNumber && guard.breakerCountry !== undefined && guard.settings) await countBreakerSend(ctx, app, guard.breakerCountry, guard.settings, now);
+  await auditRequest(ctx, principal, { event: `pin.${kind}`, applicationId: app.id, pinId, destination: to, reason: testNumberAuditReason(channel, testNumber) });
   if (queued) ctx.messageQueued();
   // From the write that consumed the limits: no query of its own.
   const destinationLimit = admission.limits.find((l) => l.key.startsWith(DESTINATION_LIMIT_PREFIX));
   const nextResendAt = (destinationLimit && outcome.nextAllowedAt?.[destinationLimit.key]) ?? now;
-  return ok({ pinId, to, queued, deliveryId, nextResendAt });
+  return ok({ pinId, to, queued, deliveryId, nextResendAt, testNumber });
 }
 
 export function sendPin(ctx: ServiceContext, principal: Principal, channel: Channel, input: SendPinInput): Promise<Result<SendOutcome>> {
@@ -220,8 +225,11 @@ async function queuePin(ctx: ServiceContext, principal: Principal, channel: Chan
   const ttl = parseDuration(app.configuration.pinTimeToLive) ?? 15 * 60_000;
   const pinId = generatePinId();
   const { pinType, pinLength, id: messageId } = admission.value.template;
-  const pin = generatePin(pinType, pinLength);
-  const queued = ctx.channelConfigured(channel);
+  // A test number's PIN is its fixed code, stored like any PIN, and nothing is queued for delivery.
+  const fixedCode = await testNumberCode(ctx, principal.accountId, to);
+  const testNumber = fixedCode !== undefined;
+  const pin = fixedCode ?? generatePin(pinType, pinLength);
+  const queued = !testNumber && ctx.channelConfigured(channel);
   const deliveryId = queued ? randomUUID() : undefined;
   const request: DeliveryRequest = { placeholders: input.placeholders ?? {}, ...(input.from !== undefined ? { from: input.from } : {}) };
   const outcome = await ctx.store.createPin({
@@ -230,11 +238,11 @@ async function queuePin(ctx: ServiceContext, principal: Principal, channel: Chan
       pinHash: ctx.keyring.hashPin(pinId, pin), pinCiphertext: ctx.keyring.encryptPin(pinId, pin),
       attemptsLeft: app.configuration.pinAttempts, allowMultipleVerifications: app.configuration.allowMultiplePinVerifications,
       createdAt: now, expiresAt: now + ttl, deliveryStatus: queued ? 'queued' : 'not_sent',
-      country: isPhoneChannel(channel) ? phoneCountry(to) ?? null : null,
+      country: isPhoneChannel(channel) ? phoneCountry(to) ?? null : null, testNumber,
     },
     ...(deliveryId ? { outbox: { id: deliveryId, request } } : {}),
   }, admission.value.limits, now);
-  return settle(ctx, principal, admission.value, outcome, { pinId, queued, deliveryId }, now);
+  return settle(ctx, principal, admission.value, outcome, { pinId, queued, deliveryId, testNumber }, now);
 }
 
 function pinEnded(pinId: string) {
@@ -271,7 +279,7 @@ async function queueResend(ctx: ServiceContext, principal: Principal, pinId: str
       ? `PIN ${pinId} was sent by email; resend it with /2fa/2/pin/${pinId}/resend/email`
       : `PIN ${pinId} was sent to a phone number; resend it with /2fa/2/pin/${pinId}/resend or /resend/voice`);
   }
-  const intoInbox = inboxResendRefusal(ctx, pin, channel);
+  const intoInbox = pin.testNumber ? undefined : inboxResendRefusal(ctx, pin, channel);
   if (intoInbox) return intoInbox;
   // An ended PIN is answered as such before its body is checked: no placeholder can make it resendable.
   // (The store checks again inside the resend's transaction, which is what makes it a race gate.)
@@ -285,10 +293,11 @@ async function queueResend(ctx: ServiceContext, principal: Principal, pinId: str
   if (!admission.ok) return admission;
 
   const now = ctx.clock();
-  const queued = ctx.channelConfigured(channel);
+  // A PIN sent to a test number stays undelivered, whatever its list says now.
+  const queued = !pin.testNumber && ctx.channelConfigured(channel);
   const deliveryId = queued ? randomUUID() : undefined;
   const request: DeliveryRequest = { placeholders: input.placeholders ?? {} };
   const outcome = await ctx.store.queueResend(pinId, channel, deliveryId ? { id: deliveryId, request } : undefined, admission.value.limits, now);
   if ('ended' in outcome) return pinEnded(pinId);
-  return settle(ctx, principal, admission.value, outcome, { pinId, queued, deliveryId }, now);
+  return settle(ctx, principal, admission.value, outcome, { pinId, queued, deliveryId, testNumber: pin.testNumber }, now);
 }

@@ -17,6 +17,7 @@ import { auditRequest } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
 import { countBreakerVerify } from './security.js';
 import { resendPin, sendPin, tooManyRequests } from './send-pin.js';
+import { testNumberAuditReason } from './test-numbers.js';
 import { rateLimitChecks } from './twilio-rate-limits.js';
 import { getService, serviceMessageId, type TwilioService } from './twilio-services.js';
 import { verifyPin } from './verify-pin.js';
@@ -200,11 +201,11 @@ export async function updateVerification(ctx: ServiceContext, principal: Princip
   // An approval is a verification like a right code: counted as such for the metrics and the conversion breaker.
   if (status === 'approved') {
     ctx.metrics.verification(verification.pin.channel, 'verified');
-    await countBreakerVerify(ctx, verification.pin.applicationId, verification.pin.destination, now);
+    if (!verification.pin.testNumber) await countBreakerVerify(ctx, verification.pin.applicationId, verification.pin.destination, now);
   }
   await auditRequest(ctx, principal, {
     event: status === 'approved' ? 'pin.verify' : 'pin.cancel', applicationId: verification.pin.applicationId, pinId: verification.pin.id,
-    destination: verification.pin.destination, reason: status === 'approved' ? 'approved by update' : 'canceled by update',
+    destination: verification.pin.destination, reason: testNumberAuditReason(status === 'approved' ? 'approved by update' : 'canceled by update', verification.pin.testNumber),
   });
   return fetchByPinId(ctx, principal, found.value, verification.pin.id);
 }

@@ -10,6 +10,7 @@ import type { Principal, ServiceContext } from './context.js';
 import { readApplication } from './effective-records.js';
 import { countBreakerVerify } from './security.js';
 import { pinNotFound, tooManyRequests } from './send-pin.js';
+import { testNumberAuditReason } from './test-numbers.js';
 
 export interface VerifyOutcome {
   pinId: string;
@@ -29,8 +30,8 @@ export async function verifyPin(ctx: ServiceContext, principal: Principal, pinId
   const answer = async (verified: boolean, attemptsRemaining: number, pinError?: PinError): Promise<Result<VerifyOutcome>> => {
     ctx.metrics.verification(pin.channel, pinError ?? 'verified');
     // Every verify decision is audited (ASVS 7.2.1 / 16.3.1); the candidate PIN never is.
-    await auditRequest(ctx, principal, { event: 'pin.verify', applicationId: pin.applicationId, pinId, destination: pin.destination, reason: pinError ?? 'verified' });
-    if (verified) await countBreakerVerify(ctx, pin.applicationId, pin.destination, now);
+    await auditRequest(ctx, principal, { event: 'pin.verify', applicationId: pin.applicationId, pinId, destination: pin.destination, reason: testNumberAuditReason(pinError ?? 'verified', pin.testNumber) });
+    if (verified && !pin.testNumber) await countBreakerVerify(ctx, pin.applicationId, pin.destination, now);
     // The attempt (and the verified mark or the lock) and the audit entry were committed without
     // waiting for the disk: one wait makes them durable before the decision is answered.
     await ctx.store.durable();
@@ -45,7 +46,7 @@ export async function verifyPin(ctx: ServiceContext, principal: Principal, pinId
   switch (attempt.kind) {
     case 'refused':
       ctx.metrics.rateLimited('verifyPinLimit');
-      await auditRequest(ctx, principal, { event: 'pin.verify.refused', applicationId: pin.applicationId, pinId, destination: pin.destination, reason: 'verifyPinLimit' });
+      await auditRequest(ctx, principal, { event: 'pin.verify.refused', applicationId: pin.applicationId, pinId, destination: pin.destination, reason: testNumberAuditReason('verifyPinLimit', pin.testNumber) });
       await ctx.store.durable();
       return tooManyRequests(attempt.outcome, 'verifyPinLimit reached for this destination');
     case 'ended': {

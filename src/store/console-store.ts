@@ -41,6 +41,7 @@ export interface PinListRow {
   sentAt: number | null;
   deliveredAt: number | null;
   sendCount: number;
+  testNumber: boolean;
 }
 
 export interface StatsRange {
@@ -86,6 +87,8 @@ export interface AccountStats {
   byCountry: Array<ConversionRow & { country: string | null }>;
   latency: LatencyRow[];
   blocked: BlockedRow[];
+  /** PINs sent to test numbers in the range, counted apart: every other figure leaves them out. */
+  testNumbers: ConversionRow;
 }
 
 export interface AccountApiKey {
@@ -157,7 +160,7 @@ export class KyselyConsoleStore implements ConsoleStore {
       .select([
         'pins.id', 'pins.application_id', 'applications.name as application_name', 'pins.message_id', 'pins.channel', 'pins.destination',
         'pins.country', 'pins.attempts_left', 'pins.created_at', 'pins.expires_at', 'pins.verified_at', 'pins.locked_at',
-        'pins.delivery_status', 'pins.sent_at', 'pins.delivered_at', 'pins.send_count',
+        'pins.delivery_status', 'pins.sent_at', 'pins.delivered_at', 'pins.send_count', 'pins.test_number',
       ])
       .where('pins.account_id', '=', accountId);
     if (query.destination !== undefined && query.destination !== '') {
@@ -196,7 +199,7 @@ export class KyselyConsoleStore implements ConsoleStore {
       id: r.id, applicationId: r.application_id, applicationName: r.application_name ?? null, messageId: r.message_id, channel: r.channel,
       destination: r.destination, country: r.country, attemptsLeft: r.attempts_left, createdAt: num(r.created_at), expiresAt: num(r.expires_at),
       verifiedAt: nullableNum(r.verified_at), lockedAt: nullableNum(r.locked_at), deliveryStatus: r.delivery_status as DeliveryStatus,
-      sentAt: nullableNum(r.sent_at), deliveredAt: nullableNum(r.delivered_at), sendCount: r.send_count,
+      sentAt: nullableNum(r.sent_at), deliveredAt: nullableNum(r.delivered_at), sendCount: r.send_count, testNumber: num(r.test_number) === 1,
     }));
   }
 
@@ -207,7 +210,7 @@ export class KyselyConsoleStore implements ConsoleStore {
     const bucket = sql<number>`(${sql.ref(column)} / ${sql.lit(range.bucketMs)}) * ${sql.lit(range.bucketMs)}`;
     const rows = await this.db.selectFrom('pins')
       .select([bucket.as('bucket'), 'channel', (eb) => eb.fn.countAll<number>().as('n')])
-      .where('account_id', '=', accountId).where(column, '>=', range.from).where(column, '<', range.to)
+      .where('account_id', '=', accountId).where(column, '>=', range.from).where(column, '<', range.to).where('test_number', '=', 0)
       .groupBy([bucket, 'channel'])
       .execute();
     return new Map(rows.map((r) => [`${num(r.bucket)}|${r.channel}`, num(r.n)]));
@@ -225,8 +228,12 @@ export class KyselyConsoleStore implements ConsoleStore {
       return { start: Number(start), channel, sends: sends.get(key) ?? 0, deliveries: deliveries.get(key) ?? 0, verifications: verifications.get(key) ?? 0 };
     }).sort((a, b) => a.start - b.start || a.channel.localeCompare(b.channel));
 
-    // Conversion of the PINs created in the range: how many of them were verified.
-    const created = (q: SelectQueryBuilder<Database, 'pins', object>) => q.where('account_id', '=', accountId).where('created_at', '>=', range.from).where('created_at', '<', range.to);
+    // Conversion of the PINs created in the range: how many of them were verified. PINs sent to test
+    // numbers are verified by scripts and reviewers, not users: counted apart, they never skew it.
+    const createdAny = (q: SelectQueryBuilder<Database, 'pins', object>) => q.where('account_id', '=', accountId).where('created_at', '>=', range.from).where('created_at', '<', range.to);
+    const created = (q: SelectQueryBuilder<Database, 'pins', object>) => createdAny(q).where('test_number', '=', 0);
+    const testRow = await createdAny(this.db.selectFrom('pins')).where('test_number', '=', 1)
+      .select([(eb) => eb.fn.countAll<number>().as('sent'), (eb) => eb.fn.count<number>('verified_at').as('verified')]).executeTakeFirst();
     const byChannelRows = await created(this.db.selectFrom('pins'))
       .select(['channel', (eb) => eb.fn.countAll<number>().as('sent'), (eb) => eb.fn.count<number>('verified_at').as('verified')])
       .groupBy('channel').orderBy('channel').execute();
@@ -244,6 +251,7 @@ export class KyselyConsoleStore implements ConsoleStore {
         sql<number>`count(*) over (partition by ${sql.ref('channel')})`.as('total'),
       ])
       .where('account_id', '=', accountId).where('created_at', '>=', range.from).where('created_at', '<', range.to).where('sent_at', 'is not', null)
+      .where('test_number', '=', 0)
       .as('ranked');
     const latencyRows = await this.db.selectFrom(ranked)
       .select(['ranked.channel', 'ranked.latency', 'ranked.rank', 'ranked.total'])
@@ -282,6 +290,7 @@ export class KyselyConsoleStore implements ConsoleStore {
       byCountry: byCountryRows.map((r) => ({ country: r.country, sent: num(r.sent), verified: num(r.verified) }))
         .sort((a, b) => b.sent - a.sent || String(a.country).localeCompare(String(b.country))),
       latency: [...latencyByChannel.values()].sort((a, b) => a.channel.localeCompare(b.channel)),
+      testNumbers: { sent: num(testRow?.sent), verified: num(testRow?.verified) },
     };
   }
 }

@@ -85,7 +85,7 @@ export class KyselyEventStore implements EventStore {
   private readonly subscribersOfPin = new PreparedQuery((db: Kysely<Database>, p: ParamOf<{ pinId: string }>) => db.selectFrom('pins')
     .innerJoin('webhook_subscriptions', 'webhook_subscriptions.account_id', 'pins.account_id')
     .select(['webhook_subscriptions.id as subscription_id', 'webhook_subscriptions.events', 'pins.account_id', 'pins.application_id',
-      'pins.message_id', 'pins.channel', 'pins.destination', 'pins.attempts_left'])
+      'pins.message_id', 'pins.channel', 'pins.destination', 'pins.attempts_left', 'pins.test_number'])
     .where('pins.id', '=', p('pinId')).where('webhook_subscriptions.enabled', '=', 1));
 
   /** Whether any subscription is enabled at all: most deployments have none, and then no PIN needs the join above. */
@@ -173,6 +173,7 @@ export class KyselyEventStore implements EventStore {
       ...(details.error !== undefined && details.error !== null && { error: details.error }),
       ...(type === 'pin.verified' || type === 'pin.expired' || type === 'pin.locked' ? { attemptsRemaining: first.attempts_left } : {}),
       ...(details.transport !== undefined && details.transport !== null && { transport: details.transport }),
+      ...(Number(first.test_number) === 1 && { testNumber: true as const }),
     };
     const payload = pinEventBody(type, now, data);
     await trx.insertInto('event_outbox').values(targets.map((t) => ({

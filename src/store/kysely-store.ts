@@ -14,6 +14,7 @@ import { PURGE_LIMITS, type PurgeLimits } from './purge-batches.js';
 import { purgeEnded } from './purge.js';
 import { DatabaseRateLimits } from './limits.js';
 import { KyselyIdempotencyStore } from './idempotency-store.js';
+import { KyselyTestNumberStore } from './test-number-store.js';
 import { KyselyAuditStore } from './audit-store.js';
 import { KyselySecurityStore } from './security-store.js';
 import { KyselyConsoleStore } from './console-store.js';
@@ -89,7 +90,7 @@ function hotQueries() {
       message_request: p('message_request'), message_attempts: p('message_attempts'), message_due_at: p('message_due_at'),
       message_lease_until: p('message_lease_until'), message_error: p('message_error'), message_queued_at: p('message_queued_at'),
       message_sent_at: p('message_sent_at'), message_transport: p('message_transport'), message_provider_id: p('message_provider_id'),
-      message_sent_event: p('message_sent_event'),
+      message_sent_event: p('message_sent_event'), test_number: p('test_number'),
     })),
     insertOutbox: new PreparedQuery<Selectable<Database['outbox']>, never>((db: Kysely<Database>, p) => db.insertInto('outbox').values({
       id: p('id'), pin_id: p('pin_id'), account_id: p('account_id'), channel: p('channel'), request: p('request'), state: p('state'),
@@ -155,6 +156,7 @@ export class KyselyStore implements Store, RateLimiter {
   /** The Twilio Verify dialect's own rows. */
   readonly twilio: KyselyTwilioStore;
   readonly idempotency: KyselyIdempotencyStore;
+  readonly testNumbers: KyselyTestNumberStore;
 
   constructor(readonly db: Kysely<Database>, readonly dialect: 'sqlite' | 'postgres', private readonly onClose: () => Promise<void>, private readonly options: KyselyStoreOptions = {}) {
     this.externalLimiter = options.rateLimiter;
@@ -166,6 +168,7 @@ export class KyselyStore implements Store, RateLimiter {
     this.console = new KyselyConsoleStore(db);
     this.twilio = new KyselyTwilioStore(db, dialect, this.events);
     this.idempotency = new KyselyIdempotencyStore(db, dialect);
+    this.testNumbers = new KyselyTestNumberStore(db, this.config);
   }
 
   async close(): Promise<void> {
@@ -339,7 +342,7 @@ export class KyselyStore implements Store, RateLimiter {
         await pgHot.createPin(this.db, this.externalLimiter ? [] : limits, now, {
           id: p.id, accountId: p.accountId, applicationId: p.applicationId, messageId: p.messageId, channel: p.channel, destination: p.destination,
           pinHash: p.pinHash, pinCiphertext: p.pinCiphertext, attemptsLeft: p.attemptsLeft, allowMultipleVerifications: p.allowMultipleVerifications,
-          createdAt: p.createdAt, expiresAt: p.expiresAt, deliveryStatus: p.deliveryStatus, country: p.country ?? null,
+          createdAt: p.createdAt, expiresAt: p.expiresAt, deliveryStatus: p.deliveryStatus, country: p.country ?? null, testNumber: p.testNumber === true,
         }, input.outbox && { id: input.outbox.id, request: JSON.stringify(input.outbox.request) }, OUTBOX_CHANNEL);
         return this.externalLimiter ? external : this.limits.allowedWithNextTimes(this.db, limits, now);
       });
@@ -353,7 +356,7 @@ export class KyselyStore implements Store, RateLimiter {
         destination: p.destination, pin_hash: p.pinHash, pin_ciphertext: p.pinCiphertext, attempts_left: p.attemptsLeft,
         allow_multiple_verifications: p.allowMultipleVerifications ? 1 : 0, created_at: p.createdAt, expires_at: p.expiresAt,
         verified_at: null, locked_at: null, delivery_status: p.deliveryStatus, delivery_error: null, sent_at: null, send_count: 1,
-        delivery_transport: null, provider_message_id: null, delivered_at: null, country: p.country ?? null,
+        delivery_transport: null, provider_message_id: null, delivered_at: null, country: p.country ?? null, test_number: p.testNumber ? 1 : 0,
         ...ownMessageColumns(input.outbox, now),
       });
       return outcome;
@@ -856,6 +859,7 @@ function toPin(row: Selectable<PinsTable>): PinRecord {
     verifiedAt: nullableNumber(row.verified_at), lockedAt: nullableNumber(row.locked_at), deliveryStatus: row.delivery_status as DeliveryStatus,
     deliveryError: row.delivery_error, sentAt: nullableNumber(row.sent_at), sendCount: row.send_count,
     deliveryTransport: row.delivery_transport, providerMessageId: row.provider_message_id, deliveredAt: nullableNumber(row.delivered_at),
+    testNumber: Number(row.test_number) === 1,
   };
 }
 

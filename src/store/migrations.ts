@@ -467,6 +467,22 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         await sql`delete from outbox where id in (select delivery_id from pins where delivery_id is not null)`.execute(db);
       },
     },
+    '0020_test_numbers': {
+      async up(db: Kysely<unknown>) {
+        // An account's test numbers: destinations whose sends deliver nothing and whose fixed code
+        // verifies (app-store review, end-to-end tests). The code is kept encrypted, never in clear.
+        await db.schema.createTable('test_numbers')
+          .addColumn('id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('destination', 'text', (c) => c.notNull())
+          .addColumn('code_ciphertext', 'text', (c) => c.notNull())
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addUniqueConstraint('test_numbers_account_destination', ['account_id', 'destination'])
+          .execute();
+        // A PIN sent to a test number is marked, so statistics and events can keep it apart.
+        await db.schema.alterTable('pins').addColumn('test_number', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+      },
+    },
   };
 }
 

@@ -124,6 +124,8 @@ export interface PinsTable {
   message_provider_id: string | null;
   /** The sort key of its `sent` entry among the PIN's history rows (see nextEventId). */
   message_sent_event: string | null;
+  /** 1 when the PIN was sent to one of the account's test numbers (nothing delivered, a fixed code). */
+  test_number: Generated<number>;
 }
 
 export interface OutboxTable {
@@ -194,6 +196,18 @@ export interface Database {
   safe_list_numbers: SafeListNumbersTable;
   twilio_messaging_configurations: TwilioMessagingConfigurationsTable;
   twilio_rate_limit_buckets: TwilioRateLimitBucketsTable;
+  test_numbers: TestNumbersTable;
+}
+
+/** An account's test numbers (src/store/test-number-store.ts). */
+export interface TestNumbersTable {
+  id: string;
+  account_id: string;
+  /** Normalised as sends normalise it: digits of an E.164 number, or a lower-cased email address. */
+  destination: string;
+  /** `<keyId>:<AES-GCM>` of the fixed code under the PIN keyring, bound to the row's id. */
+  code_ciphertext: string;
+  created_at: number;
 }
 
 /** One send of a Twilio Verification (a Verification Attempt). */

@@ -9,6 +9,7 @@ import type { EventStore } from './event-store.js';
 import type { ConsoleStore } from './console-store.js';
 import type { TwilioStore } from './twilio-store.js';
 import type { IdempotencyStore } from './idempotency-store.js';
+import type { TestNumberStore } from './test-number-store.js';
 
 /** Every channel a PIN can travel by; whatsapp and telegram take phone numbers, like sms and voice. */
 export const CHANNELS = ['sms', 'voice', 'email', 'whatsapp', 'telegram'] as const;
@@ -125,6 +126,8 @@ export interface PinRecord {
   deliveryTransport: string | null;
   providerMessageId: string | null;
   deliveredAt: number | null;
+  /** Sent to one of the account's test numbers: nothing is delivered, the fixed code verifies, statistics keep it apart. */
+  testNumber: boolean;
 }
 
 export type DeliveryEventKind = 'queued' | 'sent' | 'delivered' | 'undelivered' | 'retried' | 'failed' | 'cancelled';
@@ -203,9 +206,11 @@ export type VerifyAttempt =
 export type PinToVerify = Pick<PinRecord, 'id' | 'accountId'> & Partial<Pick<PinRecord, 'pinHash'>>;
 
 export interface NewPin {
-  pin: Omit<PinRecord, 'verifiedAt' | 'lockedAt' | 'deliveryError' | 'sentAt' | 'sendCount' | 'deliveryTransport' | 'providerMessageId' | 'deliveredAt'> & {
+  pin: Omit<PinRecord, 'verifiedAt' | 'lockedAt' | 'deliveryError' | 'sentAt' | 'sendCount' | 'deliveryTransport' | 'providerMessageId' | 'deliveredAt' | 'testNumber'> & {
     /** ISO 3166-1 alpha-2 country of a phone destination, for the console's statistics. */
     country?: string | null;
+    /** A PIN to one of the account's test numbers (no outbox row comes with it). */
+    testNumber?: boolean;
   };
   /** Absent when the channel has no transport: the PIN is stored, nothing is queued. */
   outbox?: { id: string; request: DeliveryRequest };
@@ -231,6 +236,8 @@ export interface Store {
   readonly twilio: TwilioStore;
   /** Idempotency-Key requests and their answers (src/store/idempotency-store.ts); purged with the rest by `purge`. */
   readonly idempotency: IdempotencyStore;
+  /** Each account's test numbers (src/store/test-number-store.ts). */
+  readonly testNumbers: TestNumberStore;
   close(): Promise<void>;
   /** Liveness of the database, for /readyz and `twofa doctor`. */
   ping(): Promise<void>;

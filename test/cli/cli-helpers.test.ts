@@ -86,7 +86,8 @@ describe('help', () => {
     assert.deepEqual(commands.map(fullName).sort(), [
       'apps create', 'apps list', 'apps show', 'apps update', 'audit head', 'audit verify', 'doctor', 'email-templates create', 'email-templates delete',
       'email-templates list', 'email-templates show', 'inbox', 'keys create', 'keys list', 'keys revoke', 'migrate', 'resend', 'send', 'serve',
-      'templates create', 'templates create-email', 'templates list', 'templates show', 'templates update', 'templates update-email', 'verify',
+      'templates create', 'templates create-email', 'templates list', 'templates show', 'templates update', 'templates update-email',
+      'test-numbers add', 'test-numbers list', 'test-numbers remove', 'verify',
     ].map((n) => `twofa ${n}`));
     for (const command of commands) {
       let help = '';

@@ -241,6 +241,31 @@ describe('the twofa command line against one server', { concurrency: true }, () 
       assert.deepEqual(JSON.parse(rightJson.stdout), { pinId, msisdn: to, verified: true, attemptsRemaining: 6 });
     });
 
+    it('test-numbers add, list and remove; a send to a test number reaches no inbox and its fixed code verifies', async () => {
+      const to = '41793026740';
+      const added = await twofa('test-numbers', 'add', `+${to}`, '135790');
+      assert.equal(added.code, 0, added.stderr);
+      const id = /^added test number ([0-9A-F]{32}) for 41793026740/.exec(added.stdout)?.[1];
+      assert.ok(id, added.stdout);
+      const list = await twofa('test-numbers', 'list');
+      assert.match(list.stdout.split('\n')[0] ?? '', /^ID\s+DESTINATION\s+CREATED/);
+      assert.match(list.stdout, new RegExp(`${id}\\s+${to}\\s`));
+      assert.equal(list.stdout.includes('135790'), false, 'the code is never shown');
+      assert.equal((await twofa('test-numbers', 'add', to, '135790')).code, 1, 'a duplicate is refused');
+
+      const pinId = (await twofa('send', '--app', appId, '--message', msgId, '--to', to, '--placeholder', 'firstName=Rev')).stdout.trim();
+      assert.match(pinId, HEX32);
+      const right = await twofa('verify', pinId, '135790');
+      assert.equal(right.stdout, 'verified\n');
+      const inbox = await twofa('inbox', '--to', to, '--json');
+      assert.equal(inbox.code, 0, inbox.stderr);
+      assert.equal(inbox.stdout.includes(pinId), false, 'nothing delivered (test/http/test-numbers.test.ts proves it after the worker ran)');
+
+      assert.deepEqual(json(await twofa('test-numbers', 'remove', id, '--json')), { removed: id });
+      assert.deepEqual(json(await twofa('test-numbers', 'list', '--json')).filter((t: { id: string }) => t.id === id), []);
+      assert.equal((await twofa('test-numbers', 'remove', id)).code, 1);
+    });
+
     it('send --json prints the full answer; --no-nc leaves ncStatus out', async () => {
       const [withNcResult, withoutNcResult] = await Promise.all([
         twofa('send', '--app', appId, '--message', msgId, '--to', '41793026728', '--placeholder', 'firstName=Al', '--json'),

@@ -28,6 +28,9 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/** The node's TWOFA_SECRET (unless a test gives its own), for tests that make ciphertexts the node must read. */
+export const HARNESS_SECRET = 'test-secret-0123456789-0123456789-abcdef';
+
 /** Tests never ask DNS: `localhost` is 127.0.0.1 and every other name is unknown, unless a test maps it. */
 export const offlineResolver: HostResolver = async (hostname) => {
   if (hostname === 'localhost') return [{ address: '127.0.0.1', family: 4 }];
@@ -40,7 +43,7 @@ export async function createHarness(env: Record<string, string> = {}, options: {
   const database: TestDatabase | undefined = process.env['TWOFA_TEST_DATABASE'] === 'postgres' && env['TWOFA_DATABASE_URL'] === undefined
     ? await createTestDatabase('http') : undefined;
   const config = loadConfig({
-    TWOFA_DATA_DIR: dir, TWOFA_SECRET: 'test-secret-0123456789-0123456789-abcdef', TWOFA_BOOTSTRAP_API_KEY: 'harness-bootstrap-key-0123456789', TWOFA_LOG_LEVEL: 'info',
+    TWOFA_DATA_DIR: dir, TWOFA_SECRET: HARNESS_SECRET, TWOFA_BOOTSTRAP_API_KEY: 'harness-bootstrap-key-0123456789', TWOFA_LOG_LEVEL: 'info',
     ...(database ? { TWOFA_DATABASE_URL: database.url, TWOFA_DATABASE_POOL_SIZE: '5' } : {}), ...env,
   });
   const logs: string[] = [];

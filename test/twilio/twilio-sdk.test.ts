@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import twilio from 'twilio';
 import type RequestClient from 'twilio/lib/base/RequestClient.js';
+import { authenticate } from '../../src/service/api-keys.js';
 import { createHarness, deliveredPin, type Harness } from '../support/harness.js';
 import { freshEmail, freshPhone } from '../support/http-assertions.js';
 import { assertDocumentedFields, assertTwilioError } from './documented-fields.js';
@@ -451,6 +452,25 @@ describe('Twilio Verify v2 through the official Node SDK', () => {
       assert.deepEqual([started.channel, started.to], ['email', email]);
       const code = await deliveredPin(h, pinIdOf(started.sid));
       assert.equal((await verify().verificationChecks.create({ to: email, code })).status, 'approved');
+    });
+
+    it('accepts a start to a test number without delivering anything, and approves its fixed code only', async () => {
+      const to = `+${freshPhone()}`;
+      const added = await h.request('POST', '/api/v1/test-numbers', { body: { destination: to, code: '246810' } });
+      assert.equal(added.status, 200, JSON.stringify(added.body));
+      const started = await verify().verifications.create({ to, channel: 'sms' });
+      assert.equal(started.status, 'pending');
+      await h.node.worker.drain();
+      const principal = await authenticate(h.node.store, `App ${h.keys.a}`);
+      assert.ok(principal);
+      assert.equal(h.node.inbox.list(principal.accountId, { limit: 1000 }).some((m) => m.pinId === pinIdOf(started.sid)), false, 'nothing delivered');
+      const again = await verify().verifications.create({ to, channel: 'sms' });
+      assert.equal(again.sid, started.sid, 'a second start is a resend of the same code');
+      const wrong = await verify().verificationChecks.create({ to, code: '135791' });
+      assert.deepEqual([wrong.status, wrong.valid], ['pending', false]);
+      const right = await verify().verificationChecks.create({ to, code: '246810' });
+      assert.deepEqual([right.status, right.valid], ['approved', true]);
+      assert.equal((await h.request('DELETE', `/api/v1/test-numbers/${added.body.id}`)).status, 204);
     });
 
     it('answers Twilio\'s codes for wrong parameters', async () => {

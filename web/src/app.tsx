@@ -19,6 +19,7 @@ import { Verifications } from './pages/pins.js';
 import { PinPage } from './pages/pin.js';
 import { ApiKeys } from './pages/keys.js';
 import { Webhooks } from './pages/webhooks.js';
+import { TestNumbers } from './pages/test-numbers.js';
 
 const NAV: Array<{ href: string; label: string; section: string }> = [
   { href: '/', label: 'Dashboard', section: '' },
@@ -29,6 +30,7 @@ const NAV: Array<{ href: string; label: string; section: string }> = [
   { href: '/pins', label: 'Verifications', section: 'pins' },
   { href: '/keys', label: 'API keys', section: 'keys' },
   { href: '/webhooks', label: 'Webhooks', section: 'webhooks' },
+  { href: '/test-numbers', label: 'Test numbers', section: 'test-numbers' },
 ];
 
 function route(path: string): { title: string; page: ComponentChildren } {
@@ -47,6 +49,7 @@ function route(path: string): { title: string; page: ComponentChildren } {
   if ((m = match('/pins/:pinId', path))) return { title: 'PIN', page: <PinPage pinId={m['pinId']!} /> };
   if (path === '/keys') return { title: 'API keys', page: <ApiKeys /> };
   if (path === '/webhooks') return { title: 'Webhooks', page: <Webhooks /> };
+  if (path === '/test-numbers') return { title: 'Test numbers', page: <TestNumbers /> };
   return { title: 'Not found', page: <section><h1 tabIndex={-1}>Page not found</h1><p>There is no console page at this address. <Link href="/">Go to the dashboard</Link>.</p></section> };
 }
 

@@ -47,6 +47,9 @@ import updateApplicationSecurity from './api-v1/update-application-security.js';
 import twilioVerify from './twilio/index.js';
 import getTemplateAutofill from './api-v1/get-template-autofill.js';
 import updateTemplateAutofill from './api-v1/update-template-autofill.js';
+import createTestNumber from './api-v1/create-test-number.js';
+import deleteTestNumber from './api-v1/delete-test-number.js';
+import listTestNumbers from './api-v1/list-test-numbers.js';
 
 export const ALL_ROUTES: RegisterRoute[] = [
   // Infobip 2FA API v2: the 18 operations
@@ -70,4 +73,6 @@ export const ALL_ROUTES: RegisterRoute[] = [
   twilioVerify,
   // SMS autofill lines of 2FA messages
   getTemplateAutofill, updateTemplateAutofill,
+  // test numbers: fixed codes, nothing delivered (app-store review, end-to-end tests)
+  createTestNumber, listTestNumbers, deleteTestNumber,
 ];

@@ -71,6 +71,7 @@ export const PinDetailsResponseSchema = Type.Object({
   expiresAt: Type.Integer(),
   verifiedAt: Type.Union([Type.Integer(), Type.Null()]),
   sendCount: Type.Integer({ description: 'Sends and resends queued for this PIN.' }),
+  testNumber: Type.Boolean({ description: 'Sent to one of the account\'s test numbers (/api/v1/test-numbers): nothing was delivered and its fixed code verifies.' }),
   delivery: Type.Object({
     status: Type.String({ description: 'queued, sent, delivered, undelivered, failed or not_sent.' }),
     transport: Type.Union([Type.String(), Type.Null()]),
@@ -120,6 +121,7 @@ export const PinSummarySchema = Type.Object({
   sentAt: Type.Union([Type.Integer(), Type.Null()]),
   deliveredAt: Type.Union([Type.Integer(), Type.Null()]),
   sendCount: Type.Integer(),
+  testNumber: Type.Boolean({ description: 'Sent to a test number: nothing delivered, left out of the statistics.' }),
 });
 
 export const PinListResponseSchema = Type.Object({
@@ -164,7 +166,8 @@ export const StatsResponseSchema = Type.Object({
     event: Type.String({ description: 'What was refused: pin.send.refused, pin.resend.refused, pin.verify.refused.' }),
     reason: Type.Union([Type.String(), Type.Null()], { description: 'Why: the limit (send:to = sendPinPerPhoneNumberLimit, send:app = sendPinPerApplicationLimit, verifyPinLimit) or the anti-fraud guard.' }),
     count: Type.Integer(),
-  }), { description: 'Requests refused in the range, by what and why, from the audit log; most first.' }),
+  }), { description: 'Requests refused in the range, by what and why, from the audit log; most first. A refusal of a request about a test number\'s PIN has `;test-number` after its reason.' }),
+  testNumbers: Type.Object(CountsSchema, { description: 'PINs sent to the account\'s test numbers in the range (/api/v1/test-numbers), counted apart: totals, series, conversion and latency leave them out.' }),
 }, { description: 'Sends, deliveries and verifications over time per channel, conversion, latency and refusals.' });
 
 const ScopeSchema = Type.Union([Type.Literal('2fa:manage'), Type.Literal('2fa:pin:send')]);
@@ -342,3 +345,18 @@ export const AutofillResponseSchema = Type.Object({
   webOtpDomain: Type.Union([Type.String(), Type.Null()]),
   androidAppHash: Type.Union([Type.String(), Type.Null()]),
 }, { description: 'The autofill lines added to the SMS of this message (never to Infobip-shaped bodies or voice calls).' });
+
+// --- test numbers (/api/v1/test-numbers) ---
+
+export const CreateTestNumberRequestSchema = Type.Object({
+  destination: Type.String({ maxLength: 320, description: 'A phone number (international digits, e.g. 41790000001; a leading + is accepted) or an email address, normalised as sends normalise it.' }),
+  code: Type.String({ maxLength: 16, description: 'The fixed code: 4 to 16 letters or digits (at least 6 under the strict security profile). Stored encrypted; never shown again.' }),
+}, { additionalProperties: false });
+
+export const TestNumberSchema = Type.Object({
+  id: Type.String(),
+  destination: Type.String({ description: 'As normalised: international digits without +, or the email address.' }),
+  createdAt: Type.Integer({ description: 'UNIX time in milliseconds.' }),
+}, { description: 'A test number of the account: sends to it deliver nothing and its fixed code verifies (the code is never shown).' });
+
+export const TestNumberIdParamsSchema = Type.Object({ id: Type.String({ maxLength: 64, description: 'Test number id.' }) });

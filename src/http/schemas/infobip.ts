@@ -241,7 +241,12 @@ interface SendOutcomeView {
   to: string;
   queued: boolean;
   deliveryId: string | undefined;
+  /** Sent to a test number: nothing is queued, and the client is answered as for a message sent. */
+  testNumber?: boolean;
 }
+
+/** Whether the answer says the message went out: queued for a transport, or taken by a test number (which delivers nothing, by design). */
+const accepted = (outcome: SendOutcomeView) => outcome.queued || outcome.testNumber === true;
 
 /** `ncNeeded` defaults to true, and clients send the literal "undefined": only "false" turns it off. */
 export function ncNeededFrom(query: { ncNeeded?: string }): boolean {
@@ -257,19 +262,19 @@ export function toSmsSendResponse(outcome: SendOutcomeView, options: { ncNeeded:
     pinId: outcome.pinId, to: outcome.to,
     // No number-lookup provider is configured, so a requested lookup reports exactly that.
     ...(options.ncNeeded ? { ncStatus: 'NC_NOT_CONFIGURED' } : {}),
-    smsStatus: outcome.queued ? 'MESSAGE_SENT' : 'MESSAGE_NOT_SENT',
+    smsStatus: accepted(outcome) ? 'MESSAGE_SENT' : 'MESSAGE_NOT_SENT',
     ...tracking(outcome, options.trackDelivery),
   };
 }
 
 export function toVoiceSendResponse(outcome: SendOutcomeView, options: { trackDelivery?: boolean }): StartAuthenticationResponse {
-  return { pinId: outcome.pinId, to: outcome.to, callStatus: outcome.queued ? 'PENDING_ACCEPTED' : 'MESSAGE_NOT_SENT', ...tracking(outcome, options.trackDelivery) };
+  return { pinId: outcome.pinId, to: outcome.to, callStatus: accepted(outcome) ? 'PENDING_ACCEPTED' : 'MESSAGE_NOT_SENT', ...tracking(outcome, options.trackDelivery) };
 }
 
 export function toEmailSendResponse(outcome: SendOutcomeView): StartEmailAuthenticationResponse {
   return {
     pinId: outcome.pinId, to: outcome.to,
-    emailStatus: outcome.queued
+    emailStatus: accepted(outcome)
       ? { name: 'PENDING_ACCEPTED', description: 'Message accepted, pending for delivery.' }
       : { name: 'MESSAGE_NOT_SENT', description: 'Message not sent: no email transport is configured.' },
   };

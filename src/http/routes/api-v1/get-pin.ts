@@ -15,6 +15,7 @@ const register: RegisterRoute = (app, { ctx }) => {
   }, async (request, reply) => respond(reply, await getPinDetails(ctx, request.principal, request.params.pinId), ({ pin, state, history, nextResendAt }) => ({
     pinId: pin.id, applicationId: pin.applicationId, messageId: pin.messageId, channel: pin.channel, to: pin.destination, state,
     attemptsRemaining: pin.attemptsLeft, createdAt: pin.createdAt, expiresAt: pin.expiresAt, verifiedAt: pin.verifiedAt, sendCount: pin.sendCount,
+    testNumber: pin.testNumber,
     delivery: {
       status: pin.deliveryStatus, transport: pin.deliveryTransport, providerMessageId: pin.providerMessageId,
       sentAt: pin.sentAt, deliveredAt: pin.deliveredAt, error: pin.deliveryError,
