@@ -13,6 +13,8 @@ import { OutboxWorker, type OutboxWorkerDeps } from '../../src/delivery/outbox-w
 import type { DeliveryResult, OutgoingMessage, Transport } from '../../src/delivery/transport.js';
 import { generatePinId, generateResourceId } from '../../src/domain/pin-generation.js';
 import { PinKeyring } from '../../src/domain/pin-secrets.js';
+import { noopMetrics } from '../../src/observability/metrics.js';
+import { appendAudit } from '../../src/service/audit-log.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Channel, DeliveryRequest, Store } from '../../src/store/store.js';
 
@@ -120,6 +122,7 @@ function worker(overrides: Partial<OutboxWorkerDeps> = {}): OutboxWorker {
   return new OutboxWorker({
     store: f.store,
     keyring,
+    audit: (entry) => appendAudit({ store: f.store, keyring, metrics: noopMetrics }, entry),
     transports: { sms: new LogTransport(f.inbox, f.logger), voice: new LogTransport(f.inbox, f.logger), email: new LogTransport(f.inbox, f.logger) },
     clock: () => f.now,
     logger: f.logger,
