@@ -87,7 +87,7 @@ export function generateWebhookSecret(): string {
 }
 
 function webhookNotFound(id: string) {
-  return fail('NOT_FOUND', `Webhook subscription ${id} not found`);
+  return fail('WEBHOOK_NOT_FOUND', `Webhook subscription ${id} not found`);
 }
 
 export function toWebhookView(s: WebhookSubscriptionRecord): WebhookView {
@@ -105,7 +105,7 @@ export async function createWebhook(ctx: ServiceContext, principal: Principal, i
 
   const existing = await ctx.store.events.listSubscriptions(principal.accountId);
   if (existing.length >= MAX_WEBHOOKS_PER_ACCOUNT) {
-    return fail('CONFLICT', `An account can have at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhook subscriptions; delete one first`);
+    return fail('WEBHOOK_LIMIT_REACHED', `An account can have at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhook subscriptions; delete one first`);
   }
   const id = generateResourceId();
   const secret = input.secret ?? generateWebhookSecret();
