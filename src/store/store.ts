@@ -279,7 +279,6 @@ export interface Store {
    * before counting: PostgreSQL then counts it in one statement without a transaction.
    */
   verifyPinAttempt(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean): Promise<VerifyAttempt>;
-  erasePinCiphertext(pinId: string): Promise<void>;
   listVerifications(accountId: string, applicationId: string, destination: string, filter: { verified?: boolean; sent?: boolean }, limit: number): Promise<VerificationRow[]>;
 
   // Delivery outbox

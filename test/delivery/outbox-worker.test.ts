@@ -276,9 +276,11 @@ describe('OutboxWorker with the SQLite store', () => {
     assert.equal(stored?.deliveryError, 'busy (not retried: the PIN expires first)');
   });
 
-  it('cancels a PIN whose ciphertext was erased and sends nothing', async () => {
+  it('cancels a PIN verified before its delivery (its ciphertext erased) and sends nothing', async () => {
     const { pinId } = await sendPin();
-    await f.store.erasePinCiphertext(pinId);
+    const attempt = await f.store.verifyPinAttempt({ id: pinId, accountId: f.accountId }, f.now, [], () => true);
+    assert.ok(attempt.kind === 'counted' && attempt.verified);
+    assert.equal((await f.store.getPin(f.accountId, pinId))?.pinCiphertext, null);
     const transport = new ScriptedTransport([]);
     const w = worker({ transports: { sms: transport } });
     await w.drain();
