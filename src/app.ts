@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { RateLimit } from './domain/durations.js';
 import { authHook } from './http/auth.js';
 import { AuthFailureThrottle } from './http/auth-throttle.js';
-import { dialectOf, errorBody, handleError, handleNotFound } from './http/error-envelope.js';
+import { handleError, handleNotFound, sendFailure } from './http/error-envelope.js';
 import { registerOpenApi } from './http/openapi.js';
 import { DEFAULT_IDEMPOTENCY_WINDOW_MS, registerIdempotency } from './http/plugins/idempotency.js';
 import { ALL_ROUTES } from './http/routes/index.js';
@@ -72,8 +72,8 @@ export function fastifyServerOptions(options: Pick<BuildAppOptions, 'logger' | '
     requestTimeout: options.requestTimeoutMs ?? 30_000,
     // A URL that is not valid percent-encoding (a lone surrogate, %ED%A0%80) is refused by the router
     // before any route: in the error envelope like every other failure, not Fastify's own shape.
-    frameworkErrors: (error, request, reply: FastifyReply) => {
-      void reply.code(400).send(errorBody(dialectOf(request), { code: 'BAD_REQUEST', text: error.code === 'FST_ERR_BAD_URL' ? 'The URL is not valid (bad percent-encoding)' : 'Bad request' }));
+    frameworkErrors: (error, _request, reply: FastifyReply) => {
+      void sendFailure(reply, { name: 'MALFORMED_REQUEST', text: error.code === 'FST_ERR_BAD_URL' ? 'The URL is not valid (bad percent-encoding)' : 'Bad request' });
     },
     http: { connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor((options.requestTimeoutMs ?? 30_000) / 4))) },
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },

@@ -19,6 +19,7 @@ import type { DeliveryReceipt, Transport } from './delivery/transport.js';
 import { PinKeyring } from './domain/pin-secrets.js';
 import type { App } from './http/route-types.js';
 import { bootstrapApiKeys } from './service/api-keys.js';
+import { appendAudit } from './service/audit-log.js';
 import { recordAuditHeads } from './service/audit-heads.js';
 import { recordDeliveryReceipt } from './service/delivery-tracking.js';
 import { reencryptWebhookSecrets } from './service/webhooks.js';
@@ -178,7 +179,8 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
   await reencryptWebhookSecrets(store, keyring, logger);
 
   const metrics = new PrometheusMetrics({ nodeId: config.nodeId, outboxDepth: () => store.countPendingOutbox() });
-  const worker = new OutboxWorker({ store, keyring, transports, clock, logger, metrics, maxAttempts: config.deliveryMaxAttempts, leaseMs: config.deliveryLeaseMs });
+  const audit = (entry: Parameters<typeof appendAudit>[1]) => appendAudit({ store, keyring, metrics }, entry);
+  const worker = new OutboxWorker({ store, keyring, audit, transports, clock, logger, metrics, maxAttempts: config.deliveryMaxAttempts, leaseMs: config.deliveryLeaseMs });
   // PostgreSQL: a message queued on any node wakes this node's idle worker at once (LISTEN/NOTIFY).
   const notifications = store.listenForQueuedMessages(() => worker.wake());
   const webhookAddresses: WebhookAddressPolicy = { allowPrivate: config.webhookAllowPrivate, resolve: options.resolveHost ?? systemResolver };

@@ -2,7 +2,6 @@
 // ConfigError, DsnError or commander error through); twofa.ts turns it into `twofa: <message>` on
 // stderr and the exit code. Scripts rely on the codes, so they never change meaning.
 
-export const EXIT_OK = 0;
 /** The operation failed: the server answered an error, a PIN did not verify, a doctor check failed. */
 export const EXIT_FAILURE = 1;
 /** Bad usage or configuration: unknown option, bad option value, missing API key, bad TWOFA_* variable. */

@@ -3,11 +3,10 @@ import { CONFIG_OPTIONS, loadConfig } from '../config.js';
 
 /**
  * The V8 heap settings `twofa serve` runs with: npm start passes them, docs/deploy sets them as
- * NODE_OPTIONS, and so does the benchmark. An old-generation limit of 512 MB (some 15 times the live
- * heap under load), below 1 GB of which V8 collects the old generation when it has grown by about half
- * instead of fourfold: the process's peak RSS under load stays near 165 MB instead of 180-225 MB. The
- * young generation is kept at 2 x 16 MB: 2 x 8 MB lowered the peak to 140 MB but cost about 10 % of
- * the throughput and much of the tail latency (bench/NOTES.md).
+ * NODE_OPTIONS, and so does the benchmark. An old-generation limit well above the live heap but
+ * below 1 GB makes V8 collect the old generation when it has grown by about half instead of
+ * fourfold, which keeps the peak RSS under load below 200 MB; a smaller young generation would save
+ * more memory at a cost in throughput and tail latency (the measurements are in bench/NOTES.md).
  */
 export const SERVE_NODE_OPTIONS = '--max-semi-space-size=16 --max-old-space-size=512';
 

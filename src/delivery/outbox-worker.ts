@@ -8,14 +8,22 @@ import type { Logger } from 'pino';
 import { maskDestination } from '../domain/destinations.js';
 import type { PinKeyring } from '../domain/pin-secrets.js';
 import { noopMetrics, type Metrics } from '../observability/metrics.js';
-import { appendAudit } from '../service/audit-log.js';
+import type { AuditEntryInput } from '../store/audit-store.js';
 import type { Channel, OutboxRecord, Store } from '../store/store.js';
 import { composeMessage, type ComposeResult } from './message-composer.js';
 import type { DeliveryResult, Transport } from './transport.js';
 
+/**
+ * Appends an entry to the account's audit log, masking the full destination it is given, and never
+ * throws (service/audit-log.ts appendAudit, injected so that delivery does not import the services).
+ */
+export type AuditAppender = (entry: AuditEntryInput & { destination?: string | null }) => Promise<void>;
+
 export interface OutboxWorkerDeps {
   store: Store;
   keyring: PinKeyring;
+  /** Records each delivery outcome in the account's audit log. */
+  audit: AuditAppender;
   /** A channel without a transport is switched off: its messages fail at once. */
   transports: Partial<Record<Channel, Transport>>;
   /** Unix milliseconds; injectable so tests can move time past a backoff. */
@@ -49,6 +57,7 @@ const DEFAULT_STOP_TIMEOUT_MS = 10_000;
 export class OutboxWorker {
   private readonly store: Store;
   private readonly keyring: PinKeyring;
+  private readonly appendAudit: AuditAppender;
   private readonly transports: Partial<Record<Channel, Transport>>;
   private readonly clock: () => number;
   private readonly logger: Logger;
@@ -80,6 +89,7 @@ export class OutboxWorker {
   constructor(deps: OutboxWorkerDeps) {
     this.store = deps.store;
     this.keyring = deps.keyring;
+    this.appendAudit = deps.audit;
     this.transports = deps.transports;
     this.clock = deps.clock;
     this.logger = deps.logger;
@@ -361,7 +371,7 @@ export class OutboxWorker {
 
   /** The delivery outcome in the account's audit log (never throws). */
   private async audit(item: OutboxRecord, event: string, reason: string, destination?: string): Promise<void> {
-    await appendAudit({ store: this.store, keyring: this.keyring, metrics: this.metrics }, {
+    await this.appendAudit({
       accountId: item.accountId, at: this.clock(), event, pinId: item.pinId, destination: destination ?? null, actor: 'delivery', reason,
     });
   }

@@ -1,7 +1,26 @@
 // Infobip's application configuration: its defaults, and the checks a configuration must pass.
 import { ONE_DAY_MS, ONE_YEAR_MS, validateLimit, validateTimeToLive } from './durations.js';
 import { FieldErrors } from './errors.js';
-import type { ApplicationConfiguration } from '../store/store.js';
+
+/** An application's Infobip configuration, as stored and as its API shows it. */
+export interface ApplicationConfiguration {
+  pinAttempts: number;
+  allowMultiplePinVerifications: boolean;
+  pinTimeToLive: string;
+  verifyPinLimit: string;
+  sendPinPerApplicationLimit: string;
+  sendPinPerPhoneNumberLimit: string;
+}
+
+export interface ApplicationRecord {
+  id: string;
+  accountId: string;
+  name: string;
+  enabled: boolean;
+  configuration: ApplicationConfiguration;
+  createdAt: number;
+  updatedAt: number;
+}
 
 export const DEFAULT_CONFIGURATION: Readonly<ApplicationConfiguration> = Object.freeze({
   pinAttempts: 10,

@@ -1,33 +1,85 @@
-// The closed catalogue of failures a request can end in. Services return them as values; the HTTP
-// layer maps each code to its status in one place (src/http/error-envelope.ts). The codes are
-// Infobip's `messageId`s where Infobip has one.
-export type ErrorCode =
-  | 'BAD_REQUEST'
-  | 'UNAUTHORIZED'
-  | 'FORBIDDEN'
-  | 'NOT_FOUND'
-  | 'CONFLICT'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'UNPROCESSABLE_ENTITY'
-  | 'UNSUPPORTED_MEDIA_TYPE'
-  | 'TOO_MANY_REQUESTS'
-  | 'GENERAL_ERROR';
+// The closed catalogue of failures a request can end in, each named once here. Services return them
+// as values (Result); what a failure is on the wire (its HTTP status, Infobip's messageId, Twilio's
+// code) is the HTTP layer's, in one table per dialect (http/failure-statuses.ts,
+// http/routes/twilio/twilio-errors.ts). docs/api.md lists every name (test/unit/failure-catalogue.test.ts).
+export const FAILURE_NAMES = [
+  // The request itself
+  'INVALID_REQUEST', // a field is missing, of the wrong type or invalid: validationErrors names it
+  'MALFORMED_REQUEST', // a body that is not JSON, empty, or shorter than its Content-Length; a URL that does not decode
+  'BODY_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'ROUTE_NOT_FOUND',
+  'INTERNAL_ERROR', // a bug or an infrastructure failure; the text never carries details
+  // Authentication
+  'UNAUTHENTICATED',
+  'AUTH_THROTTLED', // too many failed authentications from this address or with this key prefix
+  'SCOPE_MISSING',
+  // Idempotency keys
+  'IDEMPOTENCY_KEY_INVALID',
+  'IDEMPOTENCY_KEY_REUSED', // the key came with another request
+  'IDEMPOTENCY_KEY_RUNNING', // the request holding the key is still running
+  'IDEMPOTENCY_ANSWER_UNREADABLE', // stored under a secret that is no longer configured
+  // Resources of the account
+  'APPLICATION_NOT_FOUND',
+  'MESSAGE_NOT_FOUND',
+  'MESSAGE_KIND_MISMATCH', // an email message updated as SMS/voice, or the reverse
+  'EMAIL_TEMPLATE_NOT_FOUND',
+  'EMAIL_TEMPLATE_IN_USE',
+  'WEBHOOK_NOT_FOUND',
+  'WEBHOOK_LIMIT_REACHED',
+  'API_KEY_NOT_FOUND',
+  'ACCOUNT_NOT_FOUND',
+  'API_KEY_SELF_REVOKE',
+  'TEST_NUMBERS_NOT_ALLOWED', // under the strict security profile, unless the operator allows them
+  'TEST_NUMBER_LIMIT_REACHED',
+  'TEST_NUMBER_EXISTS',
+  'TEST_NUMBER_NOT_FOUND',
+  // PINs
+  'PIN_NOT_FOUND',
+  'PIN_ENDED', // verified, expired or out of attempts: it can no longer be resent
+  'RESEND_CHANNEL_MISMATCH', // a PIN sent to a phone resent by email, or the reverse
+  'RESEND_INTO_INBOX', // would copy a PIN that went to a real phone into the local inbox
+  // Limits (429 with Retry-After)
+  'SEND_LIMIT_APPLICATION',
+  'SEND_LIMIT_DESTINATION',
+  'VERIFY_LIMIT',
+  'GUARD_IP_LIMIT',
+  'GUARD_PREFIX_LIMIT',
+  'GUARD_CONVERSION_BREAKER',
+  'DESTINATION_BLOCKED', // by the application's security settings (countries, prefixes, premium numbers)
+  // Provider callbacks
+  'CALLBACK_TRANSPORT_UNKNOWN',
+  'CALLBACK_UNAUTHENTICATED',
+  'CALLBACK_MALFORMED',
+  // The Twilio Verify dialect
+  'RESOURCE_NOT_FOUND', // a Service, Verification, Attempt, Safe List number, rate limit or messaging configuration
+  'SEND_ATTEMPTS_EXHAUSTED',
+  'CHECK_ATTEMPTS_EXHAUSTED',
+  'NO_VERIFICATION_TARGET',
+  'SERVICE_RATE_LIMIT', // a bucket of the service's own rate limits is full
+  'RATE_LIMITS_FULL',
+  'RATE_LIMIT_EXISTS',
+  'RATE_LIMIT_NAME_INVALID',
+  'BUCKETS_FULL',
+  'BUCKET_INTERVAL_EXISTS',
+  'MESSAGING_CONFIGURATION_EXISTS',
+] as const;
+
+export type FailureName = (typeof FAILURE_NAMES)[number];
+
+/** The failures of a limit: a refused check names one, so nobody reads the reason out of its key. */
+export type LimitFailureName = Extract<FailureName, 'SEND_LIMIT_APPLICATION' | 'SEND_LIMIT_DESTINATION' | 'VERIFY_LIMIT' | 'GUARD_IP_LIMIT' | 'GUARD_PREFIX_LIMIT' | 'SERVICE_RATE_LIMIT'>;
 
 export type ValidationErrors = Record<string, string[]>;
 
 export interface Failure {
-  readonly code: ErrorCode;
+  readonly name: FailureName;
+  /** For the caller: what went wrong with this request, naming the resource or field. */
   readonly text: string;
   readonly validationErrors?: ValidationErrors;
-  /** For TOO_MANY_REQUESTS: when the request would be accepted again. */
+  /** For a limit: when the request would be accepted again. */
   readonly retryAfterMs?: number;
-  /** A finer cause that a dialect reports with a code of its own (Twilio's 60203, 60202, 60221, 6020x). */
-  readonly reason?: FailureReason;
 }
-
-export type FailureReason = 'max_send_attempts' | 'max_check_attempts' | 'no_verification_target'
-  | 'too_many_rate_limits' | 'rate_limit_exists' | 'rate_limit_name_invalid' | 'too_many_buckets' | 'bucket_interval_exists'
-  | 'destination_blocked' | 'messaging_configuration_exists';
 
 export type Result<T> = { ok: true; value: T } | { ok: false; failure: Failure };
 
@@ -35,14 +87,18 @@ export function ok<T>(value: T): Result<T> {
   return { ok: true, value };
 }
 
-export function fail(code: ErrorCode, text: string, extra: { validationErrors?: ValidationErrors; retryAfterMs?: number; reason?: FailureReason } = {}): { ok: false; failure: Failure } {
-  return { ok: false, failure: { code, text, ...extra } };
+export function fail(name: FailureName, text: string, extra: { validationErrors?: ValidationErrors; retryAfterMs?: number } = {}): { ok: false; failure: Failure } {
+  return { ok: false, failure: { name, text, ...extra } };
+}
+
+export function pinNotFound(pinId: string) {
+  return fail('PIN_NOT_FOUND', `PIN ${pinId} not found`);
 }
 
 /** A 400 whose text summarises the field errors, as Infobip's texts do ("[field : message]"). */
 export function invalid(validationErrors: ValidationErrors): { ok: false; failure: Failure } {
   const text = Object.entries(validationErrors).map(([field, messages]) => `[${field} : ${messages.join(', ')}]`).join(' ');
-  return fail('BAD_REQUEST', text || 'Bad request', { validationErrors });
+  return fail('INVALID_REQUEST', text || 'Bad request', { validationErrors });
 }
 
 /** Collects field errors while a service checks a request. */

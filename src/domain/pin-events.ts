@@ -54,11 +54,3 @@ export function pinEventBody(type: PinEventType, at: number, data: PinEventData)
   const event: PinEvent = { type, timestamp: new Date(at).toISOString(), data };
   return JSON.stringify(event);
 }
-
-/**
- * Associated data under which a subscription's signing secret is encrypted with the PIN keyring
- * (encryptPin/decryptPin): bound to the subscription, and never equal to a pinId (those are hex).
- */
-export function webhookSecretContext(subscriptionId: string): string {
-  return `webhook-subscription:${subscriptionId}`;
-}

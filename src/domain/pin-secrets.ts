@@ -65,6 +65,19 @@ export class PinKeyring {
   }
 
   /**
+   * A webhook subscription's signing secret, under the PIN encryption key with associated data bound
+   * to the subscription (never equal to a pinId, which is hex), so it cannot be moved to another.
+   */
+  encryptWebhookSecret(subscriptionId: string, secret: string): string {
+    return this.seal('encryptionKey', webhookSecretContext(subscriptionId), secret);
+  }
+
+  /** The secret, or null when it was encrypted under a secret no longer configured or was tampered with. */
+  decryptWebhookSecret(subscriptionId: string, stored: string): string | null {
+    return this.open('encryptionKey', webhookSecretContext(subscriptionId), stored);
+  }
+
+  /**
    * An idempotent request's stored answer, encrypted under a key of its own with the key's row id as
    * associated data: an answer may hold a secret shown once (a new API key), which must not sit in
    * the database in clear.
@@ -136,4 +149,8 @@ export class PinKeyring {
   private mac(keys: DerivedKeys, pinId: string, pin: string): Buffer {
     return createHmac('sha256', keys.hmacKey).update(pinId, 'utf8').update(pin, 'utf8').digest();
   }
+}
+
+function webhookSecretContext(subscriptionId: string): string {
+  return `webhook-subscription:${subscriptionId}`;
 }

@@ -6,7 +6,7 @@
 // computed here and nowhere else.
 import { parseDuration } from './durations.js';
 import type { SecuritySettings } from './security-settings.js';
-import type { ApplicationConfiguration, ApplicationRecord } from '../store/store.js';
+import type { ApplicationConfiguration, ApplicationRecord } from './application-rules.js';
 
 export type SecurityProfile = 'compatible' | 'strict';
 

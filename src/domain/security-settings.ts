@@ -5,7 +5,7 @@
 import { parseDuration, parseRateLimit, validateLimit, ONE_DAY_MS } from './durations.js';
 import { FieldErrors } from './errors.js';
 import { PIN_ALPHABETS, type PinType } from './pin-generation.js';
-import type { ApplicationConfiguration } from '../store/store.js';
+import type { ApplicationConfiguration } from './application-rules.js';
 
 export interface ConversionBreakerSettings {
   enabled: boolean;

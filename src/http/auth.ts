@@ -70,17 +70,17 @@ export function authHook(ctx: ServiceContext, throttle: AuthFailureThrottle) {
     const throttled = throttle.idle() ? undefined : throttle.check(ipKey(), prefix(), now);
     if (throttled !== undefined) {
       if (throttled.first) await reportThrottled(ctx, request, throttled, presented());
-      return sendFailure(reply, { code: 'TOO_MANY_REQUESTS', text: 'Too many failed authentications; try again later', retryAfterMs: throttled.retryAfterMs });
+      return sendFailure(reply, { name: 'AUTH_THROTTLED', text: 'Too many failed authentications; try again later', retryAfterMs: throttled.retryAfterMs });
     }
     const principal = twilio ? await authenticateBasic(ctx.store, authorization) : await authenticate(ctx.store, authorization);
     if (!principal) {
       throttle.recordFailure(ipKey(), prefix(), now);
       reply.header('www-authenticate', twilio ? 'Basic realm="twofa"' : 'App');
-      return sendFailure(reply, { code: 'UNAUTHORIZED', text: twilio ? 'Authentication Error - invalid username or password' : 'Invalid login details' });
+      return sendFailure(reply, { name: 'UNAUTHENTICATED', text: twilio ? 'Authentication Error - invalid username or password' : 'Invalid login details' });
     }
     // 2fa:manage is Infobip's superset scope: it is listed on every 2FA endpoint.
     if (!principal.scopes.includes(scope) && !principal.scopes.includes('2fa:manage')) {
-      return sendFailure(reply, { code: 'FORBIDDEN', text: `This API key lacks the ${scope} scope` });
+      return sendFailure(reply, { name: 'SCOPE_MISSING', text: `This API key lacks the ${scope} scope` });
     }
     request.principal = { ...principal, ip: request.ip };
   };

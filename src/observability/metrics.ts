@@ -1,7 +1,7 @@
 // Prometheus metrics. Services and the delivery worker report through the small Metrics port
 // (so they never import prom-client); this module turns the reports into series on one registry.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Channel } from '../store/store.js';
+import type { Channel } from '../domain/channels.js';
 
 export type VerifyOutcomeLabel = 'verified' | 'WRONG_PIN' | 'TTL_EXPIRED' | 'NO_MORE_PIN_ATTEMPTS' | 'ALREADY_VERIFIED';
 export type DeliveryOutcomeLabel = 'delivered' | 'retried' | 'failed' | 'cancelled';

@@ -21,7 +21,7 @@ export interface ApplicationInput {
 }
 
 export function applicationNotFound(id: string) {
-  return fail('NOT_FOUND', `Application ${id} not found`);
+  return fail('APPLICATION_NOT_FOUND', `Application ${id} not found`);
 }
 
 export async function createApplication(ctx: ServiceContext, principal: Principal, input: ApplicationInput): Promise<Result<ApplicationRecord>> {

@@ -9,7 +9,13 @@ import type { PinKeyring } from '../domain/pin-secrets.js';
 import { readAuditHeadFile, writeAuditHeadFile } from '../store/audit-head-file.js';
 import type { ChainTip } from '../store/audit-head-store.js';
 import type { Store } from '../store/store.js';
-import type { ChainProblem } from './audit-log.js';
+
+/** Something wrong with an account's chain, at the entry `seq`. */
+export interface ChainProblem {
+  accountId: string;
+  seq: number;
+  problem: string;
+}
 
 /** A head and where it was found: the audit_heads table, a file, or the command line. */
 export interface SourcedHead {

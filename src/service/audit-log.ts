@@ -7,7 +7,7 @@ import { maskDestination } from '../domain/destinations.js';
 import type { Metrics } from '../observability/metrics.js';
 import { auditEntryText, type AuditEntry, type AuditEntryInput, type AuditFilter } from '../store/audit-store.js';
 import type { Store } from '../store/store.js';
-import { headProblems, type SourcedHead } from './audit-heads.js';
+import { headProblems, type ChainProblem, type SourcedHead } from './audit-heads.js';
 import type { Principal, ServiceContext } from './context.js';
 
 export interface AuditEvent {
@@ -66,12 +66,6 @@ export async function listAudit(ctx: ServiceContext, principal: Principal, filte
   const entries = await ctx.store.audit.list(principal.accountId, filter, size + 1);
   const page = entries.slice(0, size);
   return { entries: page, next: entries.length > size ? (page.at(-1)?.seq ?? null) : null };
-}
-
-export interface ChainProblem {
-  accountId: string;
-  seq: number;
-  problem: string;
 }
 
 export interface ChainReport {

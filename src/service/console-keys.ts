@@ -11,7 +11,7 @@ export interface Me {
 }
 
 function keyNotFound(id: string) {
-  return fail('NOT_FOUND', `API key ${id} not found`);
+  return fail('API_KEY_NOT_FOUND', `API key ${id} not found`);
 }
 
 /** Who the caller is: the account's name and the key's own record (its scopes above all). */
@@ -27,7 +27,7 @@ export async function listAccountKeys(ctx: ServiceContext, principal: Principal)
 
 export async function createAccountKey(ctx: ServiceContext, principal: Principal, input: { label?: string | null; scopes: string[] }): Promise<Result<{ key: string; record: AccountApiKey }>> {
   const accountName = await ctx.store.console.accountName(principal.accountId);
-  if (accountName === undefined) return fail('NOT_FOUND', 'The account of this API key no longer exists');
+  if (accountName === undefined) return fail('ACCOUNT_NOT_FOUND', 'The account of this API key no longer exists');
   const label = input.label?.trim() ? input.label.trim() : null;
   const created = await createApiKey(ctx.store, { accountName, scopes: [...new Set(input.scopes)], label, now: ctx.clock() });
   const { record } = created;
@@ -39,7 +39,7 @@ export async function createAccountKey(ctx: ServiceContext, principal: Principal
 
 /** Revoking is idempotent; the key making the request cannot revoke itself (the console would lock its operator out mid-session). */
 export async function revokeAccountKey(ctx: ServiceContext, principal: Principal, keyId: string): Promise<Result<void>> {
-  if (keyId === principal.keyId) return fail('CONFLICT', 'An API key cannot revoke itself: sign in with another key of the account to revoke this one');
+  if (keyId === principal.keyId) return fail('API_KEY_SELF_REVOKE', 'An API key cannot revoke itself: sign in with another key of the account to revoke this one');
   const outcome = await ctx.store.console.revokeApiKey(principal.accountId, keyId, ctx.clock());
   if (outcome === 'missing') return keyNotFound(keyId);
   return ok(undefined);

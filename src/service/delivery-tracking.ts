@@ -1,12 +1,12 @@
 // Use cases of delivery tracking: a provider's receipt updates the PIN it concerns, and an account
 // reads a PIN's state and delivery history (never the PIN itself).
-import { ok, type Result } from '../domain/errors.js';
+import { ok, pinNotFound, type Result } from '../domain/errors.js';
 import { pinState, type PinState } from '../domain/pin-lifecycle.js';
 import type { DeliveryEvent, PinRecord, ReceiptInput } from '../store/store.js';
 import { appendAudit } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
 import { readApplication } from './effective-records.js';
-import { destinationSendLimit, pinNotFound } from './send-pin.js';
+import { destinationSendLimit } from './send-pin.js';
 
 /** Applies a receipt; false when it matches no message we sent (stale, or not ours). */
 export async function recordDeliveryReceipt(ctx: ServiceContext, receipt: ReceiptInput): Promise<boolean> {

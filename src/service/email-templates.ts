@@ -39,7 +39,7 @@ function checkFields(input: EmailTemplateInput): Result<EmailTemplateFields> {
 }
 
 function emailTemplateNotFound(id: number) {
-  return fail('NOT_FOUND', `Email template ${id} not found`);
+  return fail('EMAIL_TEMPLATE_NOT_FOUND', `Email template ${id} not found`);
 }
 
 export async function createEmailTemplate(ctx: ServiceContext, principal: Principal, input: EmailTemplateInput): Promise<Result<EmailTemplateRecord>> {
@@ -72,7 +72,7 @@ export async function deleteEmailTemplate(ctx: ServiceContext, principal: Princi
   if (!existing) return emailTemplateNotFound(id);
   const users = await ctx.store.messagesUsingEmailTemplate(principal.accountId, id);
   if (users.length > 0) {
-    return fail('CONFLICT', `Email template ${id} is used by 2FA email message(s) ${users.join(', ')}; point them at another template first`);
+    return fail('EMAIL_TEMPLATE_IN_USE', `Email template ${id} is used by 2FA email message(s) ${users.join(', ')}; point them at another template first`);
   }
   await ctx.store.deleteEmailTemplate(principal.accountId, id);
   return ok(null);

@@ -35,7 +35,7 @@ export interface EmailMessageInput {
 }
 
 export function messageNotFound(id: string) {
-  return fail('NOT_FOUND', `Message ${id} not found`);
+  return fail('MESSAGE_NOT_FOUND', `Message ${id} not found`);
 }
 
 function checkPinLength(pinLength: number | undefined, errors: FieldErrors): void {
@@ -102,7 +102,7 @@ export async function updateSmsVoiceTemplate(ctx: ServiceContext, principal: Pri
   const found = await findTemplate(ctx, principal, applicationId, messageId);
   if (!found.ok) return found;
   if (found.value.kind !== 'sms_voice') {
-    return fail('BAD_REQUEST', `Message ${messageId} is an email message; update it with PUT /2fa/2/applications/${applicationId}/email/messages/${messageId}`);
+    return fail('MESSAGE_KIND_MISMATCH', `Message ${messageId} is an email message; update it with PUT /2fa/2/applications/${applicationId}/email/messages/${messageId}`);
   }
   const errors = new FieldErrors();
   const template = applySmsVoiceInput(found.value, input, errors);
@@ -149,7 +149,7 @@ export async function updateEmailMessageTemplate(ctx: ServiceContext, principal:
   const found = await findTemplate(ctx, principal, applicationId, messageId);
   if (!found.ok) return found;
   if (found.value.kind !== 'email') {
-    return fail('BAD_REQUEST', `Message ${messageId} is an SMS/voice message; update it with PUT /2fa/2/applications/${applicationId}/messages/${messageId}`);
+    return fail('MESSAGE_KIND_MISMATCH', `Message ${messageId} is an SMS/voice message; update it with PUT /2fa/2/applications/${applicationId}/messages/${messageId}`);
   }
   const errors = new FieldErrors();
   const template = await applyEmailInput(ctx, principal, found.value, input, errors);

@@ -14,7 +14,8 @@ import {
 } from '../domain/security-settings.js';
 import { effectiveSecuritySettings } from '../domain/security-profile.js';
 import type { ActiveBlock } from '../store/security-store.js';
-import type { ApplicationRecord, Channel, RateLimitCheck } from '../store/store.js';
+import type { ApplicationRecord, Channel } from '../store/store.js';
+import type { NamedLimit } from './limit-refusals.js';
 import { applicationNotFound } from './applications.js';
 import { auditRequest } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
@@ -82,7 +83,7 @@ export function phoneNumberType(digits: string): string | undefined {
 export interface GuardPass {
   ok: true;
   /** Extra limits to consume with the send, in its transaction. */
-  limits: RateLimitCheck[];
+  limits: NamedLimit[];
   /** Set when the conversion breaker watches this send: count it once it is accepted. */
   breakerCountry?: string;
   settings?: SecuritySettings;
@@ -96,17 +97,7 @@ export interface GuardRefusal {
 
 /** A destination guard's refusal; counted in the metrics by checkSendGuards once the Safe List has not let it through. */
 function blocked(guard: string, text: string): GuardRefusal {
-  return { ok: false, guard, failure: fail('FORBIDDEN', `Destination refused by the application's security settings: ${text}`, { reason: 'destination_blocked' }).failure };
-}
-
-const IP_KEY = 'send:ip:';
-const PREFIX_KEY = 'send:prefix:';
-
-/** What a refusal on one of the guards' own limit keys means, or undefined for another key. */
-export function guardLimitRefusal(key: string): { guard: string; text: string } | undefined {
-  if (key.startsWith(IP_KEY)) return { guard: 'ip_limit', text: 'perIpSendLimit reached for this client address' };
-  if (key.startsWith(PREFIX_KEY)) return { guard: 'prefix_limit', text: 'perPrefixSendLimit reached for this number range' };
-  return undefined;
+  return { ok: false, guard, failure: fail('DESTINATION_BLOCKED', `Destination refused by the application's security settings: ${text}`).failure };
 }
 
 function breakerBucketMs(windowMs: number): number {
@@ -137,7 +128,7 @@ async function destinationRefusal(ctx: ServiceContext, principal: Principal, app
 export async function checkSendGuards(ctx: ServiceContext, principal: Principal, app: ApplicationRecord, channel: Channel, to: string, now: number): Promise<GuardPass | GuardRefusal> {
   const settings = await loadSecuritySettings(ctx, app.id);
   if (!settings.enabled) return { ok: true, limits: [] };
-  const limits: RateLimitCheck[] = [];
+  const limits: NamedLimit[] = [];
   let breakerCountry: string | undefined;
 
   if (channel !== 'email') {
@@ -153,14 +144,14 @@ export async function checkSendGuards(ctx: ServiceContext, principal: Principal,
     if (!refusal && settings.conversionBreaker.enabled && country !== undefined) breakerCountry = country;
     if (settings.perPrefixSendLimit !== null && to.length > 4) {
       const limit = parseRateLimit(settings.perPrefixSendLimit);
-      if (limit) limits.push({ key: `${PREFIX_KEY}${app.id}:${to.slice(0, -4)}`, limit: limit.count, windowMs: limit.windowMs });
+      if (limit) limits.push({ key: `send:prefix:${app.id}:${to.slice(0, -4)}`, limit: limit.count, windowMs: limit.windowMs, reason: 'GUARD_PREFIX_LIMIT' });
     }
   }
   if (settings.perIpSendLimit !== null) {
     // An address that does not parse is still counted, under its own spelling, never let through unlimited.
     const ipKey = ipRateKey(principal.ip) ?? (principal.ip !== undefined ? `raw:${principal.ip}` : undefined);
     const limit = parseRateLimit(settings.perIpSendLimit);
-    if (ipKey !== undefined && limit) limits.push({ key: `${IP_KEY}${app.id}:${ipKey}`, limit: limit.count, windowMs: limit.windowMs });
+    if (ipKey !== undefined && limit) limits.push({ key: `send:ip:${app.id}:${ipKey}`, limit: limit.count, windowMs: limit.windowMs, reason: 'GUARD_IP_LIMIT' });
   }
   return { ok: true, limits, settings, ...(breakerCountry !== undefined ? { breakerCountry } : {}) };
 }
@@ -169,7 +160,7 @@ async function checkBreaker(ctx: ServiceContext, principal: Principal, app: Appl
   const scope = `country:${country}`;
   const tooMany = (until: number, text: string): GuardRefusal => {
     ctx.metrics.securityRefusal('conversion_breaker');
-    return { ok: false, guard: 'conversion_breaker', failure: fail('TOO_MANY_REQUESTS', text, { retryAfterMs: Math.max(1, until - now) }).failure };
+    return { ok: false, guard: 'conversion_breaker', failure: fail('GUARD_CONVERSION_BREAKER', text, { retryAfterMs: Math.max(1, until - now) }).failure };
   };
   const active = await ctx.store.security.activeBlock(app.id, scope, now);
   if (active) return tooMany(active.blockedUntil, `Sends to country ${country} are paused by the conversion breaker (${active.reason}); retry in ${Math.ceil((active.blockedUntil - now) / 1000)} s`);

@@ -4,17 +4,18 @@
 import { randomUUID } from 'node:crypto';
 import { limitKeyDestination, normalizeEmailAddress, normalizePhoneNumber, phoneCountry, validateEmailSender } from '../domain/destinations.js';
 import { parseDuration, parseRateLimit } from '../domain/durations.js';
-import { FieldErrors, fail, ok, type Result } from '../domain/errors.js';
+import { FieldErrors, fail, ok, pinNotFound, type Result } from '../domain/errors.js';
 import { withAutofill } from '../domain/autofill.js';
 import { generatePin, generatePinId } from '../domain/pin-generation.js';
 import { validateSmsSender } from '../domain/sender-ids.js';
 import { missingPlaceholders, renderedSmsInfo, validatePlaceholderValues } from '../domain/template-rendering.js';
-import type { ApplicationRecord, Channel, DeliveryRequest, MessageTemplateRecord, PinRecord, RateLimitCheck, RateLimitOutcome } from '../store/store.js';
+import type { ApplicationRecord, Channel, DeliveryRequest, MessageTemplateRecord, PinRecord, RateLimitOutcome } from '../store/store.js';
 import { isDeliverable } from '../domain/pin-lifecycle.js';
 import { auditRequest, durably } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
 import { readApplication, readMessageTemplate } from './effective-records.js';
-import { checkSendGuards, countBreakerSend, guardLimitRefusal, type GuardPass } from './security.js';
+import { refusingLimit, tooManyRequests, type NamedLimit } from './limit-refusals.js';
+import { checkSendGuards, countBreakerSend, type GuardPass } from './security.js';
 import { appHashTooLong } from './template-autofill.js';
 import { testNumberAuditReason, testNumberCode } from './test-numbers.js';
 
@@ -95,39 +96,32 @@ function checkSmsSize(ctx: ServiceContext, template: MessageTemplateRecord, chan
   errors.add('placeholders', `the SMS would take ${info.segments} parts (${info.units} ${info.encoding} characters with these values); at most ${ctx.smsMaxSegments} are sent per message`);
 }
 
-const DESTINATION_LIMIT_PREFIX = 'send:to:';
-
 /** sendPinPerPhoneNumberLimit for one destination of the application, if it has one. */
-export function destinationSendLimit(app: ApplicationRecord, destination: string): RateLimitCheck | undefined {
+export function destinationSendLimit(app: ApplicationRecord, destination: string): NamedLimit | undefined {
   const perDestination = parseRateLimit(app.configuration.sendPinPerPhoneNumberLimit);
   if (!perDestination) return undefined;
-  return { key: `${DESTINATION_LIMIT_PREFIX}${app.id}:${limitKeyDestination(destination)}`, limit: perDestination.count, windowMs: perDestination.windowMs };
+  return { key: `send:to:${app.id}:${limitKeyDestination(destination)}`, limit: perDestination.count, windowMs: perDestination.windowMs, reason: 'SEND_LIMIT_DESTINATION' };
 }
 
 /** Infobip's two send limits: per application, and per application and destination. */
-function sendLimits(app: ApplicationRecord, destination: string): RateLimitCheck[] {
+function sendLimits(app: ApplicationRecord, destination: string): NamedLimit[] {
   const perApp = parseRateLimit(app.configuration.sendPinPerApplicationLimit);
   const perDestination = destinationSendLimit(app, destination);
-  const checks: RateLimitCheck[] = [];
+  const checks: NamedLimit[] = [];
   if (perDestination) checks.push(perDestination);
-  if (perApp) checks.push({ key: `send:app:${app.id}`, limit: perApp.count, windowMs: perApp.windowMs });
+  if (perApp) checks.push({ key: `send:app:${app.id}`, limit: perApp.count, windowMs: perApp.windowMs, reason: 'SEND_LIMIT_APPLICATION' });
   return checks;
 }
 
-export function tooManyRequests(outcome: Extract<RateLimitOutcome, { allowed: false }>, what: string) {
-  return fail('TOO_MANY_REQUESTS', `Too many requests: ${what}; retry in ${Math.ceil(outcome.retryAfterMs / 1000)} s`, { retryAfterMs: outcome.retryAfterMs });
-}
-
-function refused(ctx: ServiceContext, outcome: Extract<RateLimitOutcome, { allowed: false }>) {
-  const guard = guardLimitRefusal(outcome.key);
-  if (guard) {
-    ctx.metrics.securityRefusal(guard.guard);
-    return tooManyRequests(outcome, guard.text);
-  }
-  const perDestination = outcome.key.startsWith(DESTINATION_LIMIT_PREFIX);
-  ctx.metrics.rateLimited(perDestination ? 'sendPinPerPhoneNumberLimit' : 'sendPinPerApplicationLimit');
-  return tooManyRequests(outcome, perDestination ? 'sendPinPerPhoneNumberLimit reached for this destination' : 'sendPinPerApplicationLimit reached for this application');
-}
+/** How each limit of a send is counted in the metrics and named in the audit log. */
+const SEND_LIMIT_REPORTS: Record<NamedLimit['reason'], { metric: (ctx: ServiceContext) => void; audit: string }> = {
+  SEND_LIMIT_DESTINATION: { metric: (ctx) => ctx.metrics.rateLimited('sendPinPerPhoneNumberLimit'), audit: 'send:to' },
+  SEND_LIMIT_APPLICATION: { metric: (ctx) => ctx.metrics.rateLimited('sendPinPerApplicationLimit'), audit: 'send:app' },
+  GUARD_IP_LIMIT: { metric: (ctx) => ctx.metrics.securityRefusal('ip_limit'), audit: 'send:ip' },
+  GUARD_PREFIX_LIMIT: { metric: (ctx) => ctx.metrics.securityRefusal('prefix_limit'), audit: 'send:prefix' },
+  VERIFY_LIMIT: { metric: (ctx) => ctx.metrics.rateLimited('verifyPinLimit'), audit: 'verify' },
+  SERVICE_RATE_LIMIT: { metric: () => undefined, audit: 'twilio:bucket' },
+};
 
 /** A send or a resend that passed every check: what it consumes with its write and counts after it. */
 interface Admission {
@@ -139,7 +133,7 @@ interface Admission {
   /** The PIN a resend delivers again; a send has none yet. */
   pinId?: string;
   /** Infobip's send limits and the guards' own, consumed atomically with the write. */
-  limits: RateLimitCheck[];
+  limits: NamedLimit[];
   guard: GuardPass;
 }
 
@@ -180,9 +174,10 @@ async function settle(
   const { kind, app, channel, to, guard } = admission;
   const { pinId, queued, deliveryId, testNumber } = message;
   if (!outcome.allowed) {
-    const limit = outcome.key.split(':').slice(0, 2).join(':');
-    await auditRequest(ctx, principal, { event: `pin.${kind}.refused`, applicationId: app.id, ...(admission.pinId !== undefined ? { pinId } : {}), destination: to, reason: testNumberAuditReason(limit, testNumber) });
-    return refused(ctx, outcome);
+    const { reason } = refusingLimit(admission.limits, outcome);
+    await auditRequest(ctx, principal, { event: `pin.${kind}.refused`, applicationId: app.id, ...(admission.pinId !== undefined ? { pinId } : {}), destination: to, reason: testNumberAuditReason(SEND_LIMIT_REPORTS[reason].audit, testNumber) });
+    SEND_LIMIT_REPORTS[reason].metric(ctx);
+    return tooManyRequests(reason, outcome);
   }
   ctx.metrics.pinSent(channel, kind, queued);
   // A test number's sends are never verified by a real person: counted, they would trip the conversion breaker.
@@ -190,7 +185,7 @@ async function settle(
   await auditRequest(ctx, principal, { event: `pin.${kind}`, applicationId: app.id, pinId, destination: to, reason: testNumberAuditReason(channel, testNumber) });
   if (queued) ctx.messageQueued();
   // From the write that consumed the limits: no query of its own.
-  const destinationLimit = admission.limits.find((l) => l.key.startsWith(DESTINATION_LIMIT_PREFIX));
+  const destinationLimit = admission.limits.find((l) => l.reason === 'SEND_LIMIT_DESTINATION');
   const nextResendAt = (destinationLimit && outcome.nextAllowedAt?.[destinationLimit.key]) ?? now;
   return ok({ pinId, to, queued, deliveryId, nextResendAt, testNumber });
 }
@@ -246,11 +241,7 @@ async function queuePin(ctx: ServiceContext, principal: Principal, channel: Chan
 }
 
 function pinEnded(pinId: string) {
-  return fail('BAD_REQUEST', `PIN ${pinId} can no longer be resent: it has been verified, has expired or has run out of attempts; send a new PIN`);
-}
-
-export function pinNotFound(pinId: string) {
-  return fail('NOT_FOUND', `PIN ${pinId} not found`);
+  return fail('PIN_ENDED', `PIN ${pinId} can no longer be resent: it has been verified, has expired or has run out of attempts; send a new PIN`);
 }
 
 /**
@@ -261,7 +252,7 @@ function inboxResendRefusal(ctx: ServiceContext, pin: PinRecord, channel: Channe
   const first = ctx.channelDelivery?.[pin.channel];
   const next = ctx.channelDelivery?.[channel];
   if (channel === pin.channel || first === undefined || first === 'inbox' || next === undefined || next === 'real') return undefined;
-  return fail('BAD_REQUEST', `PIN ${pin.id} was sent by ${pin.channel} through a real transport and cannot be resent by ${channel}: the ${channel} channel delivers through log://, `
+  return fail('RESEND_INTO_INBOX', `PIN ${pin.id} was sent by ${pin.channel} through a real transport and cannot be resent by ${channel}: the ${channel} channel delivers through log://, `
     + `which would put the PIN in the local inbox, readable through the API; configure a real ${channel} transport (or none://) to resend by ${channel}`);
 }
 
@@ -275,7 +266,7 @@ async function queueResend(ctx: ServiceContext, principal: Principal, pinId: str
   const pin: PinRecord | undefined = await ctx.store.getPin(principal.accountId, pinId);
   if (!pin) return pinNotFound(pinId);
   if (isPhoneChannel(channel) !== isPhoneChannel(pin.channel)) {
-    return fail('BAD_REQUEST', pin.channel === 'email'
+    return fail('RESEND_CHANNEL_MISMATCH', pin.channel === 'email'
       ? `PIN ${pinId} was sent by email; resend it with /2fa/2/pin/${pinId}/resend/email`
       : `PIN ${pinId} was sent to a phone number; resend it with /2fa/2/pin/${pinId}/resend or /resend/voice`);
   }

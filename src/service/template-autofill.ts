@@ -27,7 +27,7 @@ async function smsTemplate(ctx: ServiceContext, principal: Principal, applicatio
   if (!app) return applicationNotFound(applicationId);
   const template = await ctx.store.getMessageTemplate(principal.accountId, applicationId, messageId);
   if (!template) return messageNotFound(messageId);
-  if (template.kind !== 'sms_voice') return fail('BAD_REQUEST', `Message ${messageId} is an email message; autofill applies to SMS messages`);
+  if (template.kind !== 'sms_voice') return fail('MESSAGE_KIND_MISMATCH', `Message ${messageId} is an email message; autofill applies to SMS messages`);
   return ok(template);
 }
 

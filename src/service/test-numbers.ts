@@ -65,7 +65,7 @@ const toView = (record: TestNumberRecord): TestNumberView => ({ id: record.id, d
 
 export async function addTestNumber(ctx: ServiceContext, principal: Principal, input: TestNumberInput): Promise<Result<TestNumberView>> {
   if (!testNumbersAllowed(ctx)) {
-    return fail('FORBIDDEN', 'Test numbers are off under TWOFA_SECURITY_PROFILE=strict: a fixed code would let anyone who knows it past the second factor. The operator can allow them with TWOFA_ALLOW_TEST_NUMBERS=true.');
+    return fail('TEST_NUMBERS_NOT_ALLOWED', 'Test numbers are off under TWOFA_SECURITY_PROFILE=strict: a fixed code would let anyone who knows it past the second factor. The operator can allow them with TWOFA_ALLOW_TEST_NUMBERS=true.');
   }
   const errors: Record<string, string[]> = {};
   const destination = normalizeTestDestination(input.destination);
@@ -74,13 +74,13 @@ export async function addTestNumber(ctx: ServiceContext, principal: Principal, i
   if (problem !== undefined) errors['code'] = [problem];
   if (!destination.ok || problem !== undefined) return invalid(errors);
   if ((await ctx.store.testNumbers.count(principal.accountId)) >= MAX_TEST_NUMBERS_PER_ACCOUNT) {
-    return fail('BAD_REQUEST', `An account has at most ${MAX_TEST_NUMBERS_PER_ACCOUNT} test numbers; remove one first`);
+    return fail('TEST_NUMBER_LIMIT_REACHED', `An account has at most ${MAX_TEST_NUMBERS_PER_ACCOUNT} test numbers; remove one first`);
   }
   const id = generateResourceId();
   const record: TestNumberRecord = {
     id, accountId: principal.accountId, destination: destination.value, codeCiphertext: ctx.keyring.encryptPin(codeContext(id), input.code), createdAt: ctx.clock(),
   };
-  if ((await ctx.store.testNumbers.add(record)) === 'duplicate') return fail('CONFLICT', 'This destination is already a test number of the account; remove it first to change its code');
+  if ((await ctx.store.testNumbers.add(record)) === 'duplicate') return fail('TEST_NUMBER_EXISTS', 'This destination is already a test number of the account; remove it first to change its code');
   await auditRequest(ctx, principal, { event: 'config.test-number.create', destination: record.destination, reason: id });
   await ctx.store.durable();
   return ok(toView(record));
@@ -92,7 +92,7 @@ export async function listTestNumbers(ctx: ServiceContext, principal: Principal)
 
 export async function removeTestNumber(ctx: ServiceContext, principal: Principal, id: string): Promise<Result<null>> {
   const existing = (await ctx.store.testNumbers.list(principal.accountId)).find((t) => t.id === id);
-  if (!existing || !(await ctx.store.testNumbers.remove(principal.accountId, id))) return fail('NOT_FOUND', `Test number ${id} not found`);
+  if (!existing || !(await ctx.store.testNumbers.remove(principal.accountId, id))) return fail('TEST_NUMBER_NOT_FOUND', `Test number ${id} not found`);
   await auditRequest(ctx, principal, { event: 'config.test-number.delete', destination: existing.destination, reason: id });
   await ctx.store.durable();
   return ok(null);

@@ -67,7 +67,7 @@ export async function listAttempts(ctx: ServiceContext, principal: Principal, qu
 
 export async function getAttempt(ctx: ServiceContext, principal: Principal, sid: string): Promise<Result<TwilioAttemptRow>> {
   const attempt = await ctx.store.twilio.getAttempt(principal.accountId, sid);
-  return attempt ? ok(attempt) : fail('NOT_FOUND', `The requested resource /Attempts/${sid} was not found`);
+  return attempt ? ok(attempt) : fail('RESOURCE_NOT_FOUND', `The requested resource /Attempts/${sid} was not found`);
 }
 
 export async function summarizeAttempts(ctx: ServiceContext, principal: Principal, query: AttemptQuery): Promise<Result<AttemptsSummary>> {

@@ -11,7 +11,7 @@ export interface MessagingConfigurationInService {
   configuration: TwilioMessagingConfigurationRow;
 }
 
-const invalid = (field: string, message: string) => fail('BAD_REQUEST', `Invalid parameter: ${field}`, { validationErrors: { [field]: [message] } });
+const invalid = (field: string, message: string) => fail('INVALID_REQUEST', `Invalid parameter: ${field}`, { validationErrors: { [field]: [message] } });
 
 /** `all`, or an ISO 3166-1 alpha-2 code in either case; undefined otherwise. */
 function countryOf(input: string): string | undefined {
@@ -25,7 +25,7 @@ async function found(ctx: ServiceContext, principal: Principal, serviceSid: stri
   const country = countryOf(countryInput);
   const configuration = country === undefined ? undefined
     : (await ctx.store.twilio.listMessagingConfigurations(principal.accountId, service.value.application.id)).find((c) => c.country === country);
-  return configuration ? ok({ service: service.value, configuration }) : fail('NOT_FOUND', `The requested resource /Services/${serviceSid}/MessagingConfigurations/${countryInput} was not found`);
+  return configuration ? ok({ service: service.value, configuration }) : fail('RESOURCE_NOT_FOUND', `The requested resource /Services/${serviceSid}/MessagingConfigurations/${countryInput} was not found`);
 }
 
 export async function createMessagingConfiguration(ctx: ServiceContext, principal: Principal, serviceSid: string, input: { country: string; messagingServiceSid: string }): Promise<Result<MessagingConfigurationInService>> {
@@ -39,7 +39,7 @@ export async function createMessagingConfiguration(ctx: ServiceContext, principa
     applicationId: service.value.application.id, accountId: principal.accountId, country, messagingServiceSid: input.messagingServiceSid, createdAt: now, updatedAt: now,
   };
   if (!(await ctx.store.twilio.insertMessagingConfiguration(configuration))) {
-    return fail('CONFLICT', `The service has a messaging configuration for ${country} already`, { reason: 'messaging_configuration_exists' });
+    return fail('MESSAGING_CONFIGURATION_EXISTS', `The service has a messaging configuration for ${country} already`);
   }
   return ok({ service: service.value, configuration });
 }

@@ -4,7 +4,7 @@
 // (rate_limit_buckets, the same as Infobip's limits). A limit without Buckets limits nothing.
 import { randomBytes } from 'node:crypto';
 import { fail, FieldErrors, ok, type Result } from '../domain/errors.js';
-import type { RateLimitCheck } from '../store/store.js';
+import type { NamedLimit } from './limit-refusals.js';
 import type { TwilioBucketRow, TwilioRateLimitRow } from '../store/twilio-store.js';
 import type { Principal, ServiceContext } from './context.js';
 import { getService, type TwilioService } from './twilio-services.js';
@@ -26,7 +26,7 @@ export interface BucketInService extends RateLimitInService {
 }
 
 function notFound(path: string) {
-  return fail('NOT_FOUND', `The requested resource ${path} was not found`);
+  return fail('RESOURCE_NOT_FOUND', `The requested resource ${path} was not found`);
 }
 
 export async function createRateLimit(ctx: ServiceContext, principal: Principal, serviceSid: string, input: { uniqueName: string; description?: string }): Promise<Result<RateLimitInService>> {
@@ -34,16 +34,16 @@ export async function createRateLimit(ctx: ServiceContext, principal: Principal,
   if (!found.ok) return found;
   const service = found.value;
   if (!UNIQUE_NAME.test(input.uniqueName)) {
-    return fail('BAD_REQUEST', 'UniqueName must be 1 to 64 letters, digits, `_`, `.` or `-` (and never personal data)', { reason: 'rate_limit_name_invalid' });
+    return fail('RATE_LIMIT_NAME_INVALID', 'UniqueName must be 1 to 64 letters, digits, `_`, `.` or `-` (and never personal data)');
   }
   const existing = await ctx.store.twilio.listRateLimits(principal.accountId, service.application.id);
-  if (existing.length >= RATE_LIMITS_PER_SERVICE_MAX) return fail('BAD_REQUEST', `A service has at most ${RATE_LIMITS_PER_SERVICE_MAX} rate limits`, { reason: 'too_many_rate_limits' });
+  if (existing.length >= RATE_LIMITS_PER_SERVICE_MAX) return fail('RATE_LIMITS_FULL', `A service has at most ${RATE_LIMITS_PER_SERVICE_MAX} rate limits`);
   const now = ctx.clock();
   const rateLimit: TwilioRateLimitRow = {
     sid: newSid('RK'), accountId: principal.accountId, applicationId: service.application.id, uniqueName: input.uniqueName,
     description: input.description ?? null, createdAt: now, updatedAt: now,
   };
-  if (!(await ctx.store.twilio.insertRateLimit(rateLimit))) return fail('CONFLICT', `The service has a rate limit named ${input.uniqueName} already`, { reason: 'rate_limit_exists' });
+  if (!(await ctx.store.twilio.insertRateLimit(rateLimit))) return fail('RATE_LIMIT_EXISTS', `The service has a rate limit named ${input.uniqueName} already`);
   return ok({ service, rateLimit });
 }
 
@@ -84,7 +84,7 @@ function checkBucket(input: { max?: number; interval?: number }, errors: FieldEr
 
 function intervalTaken(buckets: readonly TwilioBucketRow[], interval: number, except?: string) {
   return buckets.some((b) => b.interval === interval && b.sid !== except)
-    ? fail('BAD_REQUEST', `The rate limit has a bucket with an interval of ${interval} s already`, { reason: 'bucket_interval_exists' }) : undefined;
+    ? fail('BUCKET_INTERVAL_EXISTS', `The rate limit has a bucket with an interval of ${interval} s already`) : undefined;
 }
 
 export async function createBucket(ctx: ServiceContext, principal: Principal, serviceSid: string, rateLimitSid: string, input: { max: number; interval: number }): Promise<Result<BucketInService>> {
@@ -94,7 +94,7 @@ export async function createBucket(ctx: ServiceContext, principal: Principal, se
   checkBucket(input, errors);
   if (!errors.empty) return errors.result();
   const buckets = await ctx.store.twilio.listBuckets(principal.accountId, [rateLimitSid]);
-  if (buckets.length >= BUCKETS_PER_RATE_LIMIT_MAX) return fail('BAD_REQUEST', `A rate limit has at most ${BUCKETS_PER_RATE_LIMIT_MAX} buckets`, { reason: 'too_many_buckets' });
+  if (buckets.length >= BUCKETS_PER_RATE_LIMIT_MAX) return fail('BUCKETS_FULL', `A rate limit has at most ${BUCKETS_PER_RATE_LIMIT_MAX} buckets`);
   const taken = intervalTaken(buckets, input.interval);
   if (taken) return taken;
   const now = ctx.clock();
@@ -146,11 +146,11 @@ export async function deleteBucket(ctx: ServiceContext, principal: Principal, se
  * named limit of the service, keyed by the bucket and the value. Names the service has no limit of
  * count nothing. A parameter that is not a JSON object of string or number values is a 400.
  */
-export async function rateLimitChecks(ctx: ServiceContext, service: TwilioService, rateLimits: string | undefined): Promise<Result<RateLimitCheck[]>> {
+export async function rateLimitChecks(ctx: ServiceContext, service: TwilioService, rateLimits: string | undefined): Promise<Result<NamedLimit[]>> {
   if (rateLimits === undefined) return ok([]);
   let values: unknown;
   try { values = JSON.parse(rateLimits); } catch { values = undefined; }
-  const invalid = fail('BAD_REQUEST', 'Invalid parameter: RateLimits', { validationErrors: { RateLimits: ['must be a JSON object of names and string values'] } });
+  const invalid = fail('INVALID_REQUEST', 'Invalid parameter: RateLimits', { validationErrors: { RateLimits: ['must be a JSON object of names and string values'] } });
   if (values === null || typeof values !== 'object' || Array.isArray(values)) return invalid;
   const entries = Object.entries(values as Record<string, unknown>);
   if (entries.some(([, v]) => typeof v !== 'string' && typeof v !== 'number')) return invalid;
@@ -158,5 +158,5 @@ export async function rateLimitChecks(ctx: ServiceContext, service: TwilioServic
     .filter((l) => Object.hasOwn(values as object, l.uniqueName));
   const buckets = await ctx.store.twilio.listBuckets(service.application.accountId, limits.map((l) => l.sid));
   const valueOf = new Map(limits.map((l) => [l.sid, String((values as Record<string, unknown>)[l.uniqueName])]));
-  return ok(buckets.map((b) => ({ key: `twilio:bucket:${b.sid}:${valueOf.get(b.rateLimitSid) ?? ''}`, limit: b.max, windowMs: b.interval * 1000 })));
+  return ok(buckets.map((b) => ({ key: `twilio:bucket:${b.sid}:${valueOf.get(b.rateLimitSid) ?? ''}`, limit: b.max, windowMs: b.interval * 1000, reason: 'SERVICE_RATE_LIMIT' as const })));
 }

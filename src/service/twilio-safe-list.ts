@@ -15,7 +15,7 @@ export interface SafeListEntry {
 
 function destinationOf(phoneNumber: string): Result<string> {
   const parsed = phoneNumber.startsWith('+') ? normalizePhoneNumber(phoneNumber) : undefined;
-  if (!parsed?.ok) return fail('BAD_REQUEST', 'Invalid parameter: PhoneNumber', { validationErrors: { PhoneNumber: ['must be an E.164 number with a leading +'] } });
+  if (!parsed?.ok) return fail('INVALID_REQUEST', 'Invalid parameter: PhoneNumber', { validationErrors: { PhoneNumber: ['must be an E.164 number with a leading +'] } });
   return ok(parsed.value);
 }
 
@@ -30,11 +30,11 @@ export async function getSafeListNumber(ctx: ServiceContext, principal: Principa
   const destination = destinationOf(phoneNumber);
   if (!destination.ok) return destination;
   const entry = await ctx.store.twilio.getSafeListed(principal.accountId, destination.value);
-  return entry ? ok({ ...entry, phoneNumber: `+${destination.value}` }) : fail('NOT_FOUND', `The requested resource /SafeList/Numbers/${phoneNumber} was not found`);
+  return entry ? ok({ ...entry, phoneNumber: `+${destination.value}` }) : fail('RESOURCE_NOT_FOUND', `The requested resource /SafeList/Numbers/${phoneNumber} was not found`);
 }
 
 export async function removeSafeListNumber(ctx: ServiceContext, principal: Principal, phoneNumber: string): Promise<Result<null>> {
   const destination = destinationOf(phoneNumber);
   if (!destination.ok) return destination;
-  return (await ctx.store.twilio.removeSafeListed(principal.accountId, destination.value)) ? ok(null) : fail('NOT_FOUND', `The requested resource /SafeList/Numbers/${phoneNumber} was not found`);
+  return (await ctx.store.twilio.removeSafeListed(principal.accountId, destination.value)) ? ok(null) : fail('RESOURCE_NOT_FOUND', `The requested resource /SafeList/Numbers/${phoneNumber} was not found`);
 }

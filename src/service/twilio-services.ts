@@ -95,7 +95,7 @@ export interface ServiceInput {
 }
 
 export function serviceNotFound(sid: string) {
-  return fail('NOT_FOUND', `The requested resource /Services/${sid} was not found`);
+  return fail('RESOURCE_NOT_FOUND', `The requested resource /Services/${sid} was not found`);
 }
 
 const SMS_TEXT = localeMessageText(DEFAULT_LOCALE);

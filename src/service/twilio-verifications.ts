@@ -8,7 +8,7 @@
 // - an approved, canceled or expired verification is not found (20404) by a check; approved and
 //   expired ones are not found by a fetch either.
 import { normalizeEmailAddress, normalizePhoneNumber } from '../domain/destinations.js';
-import { fail, ok, type Failure, type Result } from '../domain/errors.js';
+import { fail, ok, type Failure, type FailureName, type Result } from '../domain/errors.js';
 import { attemptSid, pinIdOf, serviceSid } from '../domain/twilio-sids.js';
 import { BUILT_IN_TEMPLATES, DEFAULT_LOCALE, twilioLocale } from '../domain/twilio-templates.js';
 import type { Channel, PinRecord } from '../store/store.js';
@@ -16,7 +16,8 @@ import type { TwilioVerificationRow, TwilioVerificationStatus } from '../store/t
 import { auditRequest } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
 import { countBreakerVerify } from './security.js';
-import { resendPin, sendPin, tooManyRequests } from './send-pin.js';
+import { tooManyRequests } from './limit-refusals.js';
+import { resendPin, sendPin } from './send-pin.js';
 import { testNumberAuditReason } from './test-numbers.js';
 import { rateLimitChecks } from './twilio-rate-limits.js';
 import { getService, serviceMessageId, type TwilioService } from './twilio-services.js';
@@ -59,11 +60,11 @@ export interface StartInput {
 }
 
 function notFound(path: string) {
-  return fail('NOT_FOUND', `The requested resource ${path} was not found`);
+  return fail('RESOURCE_NOT_FOUND', `The requested resource ${path} was not found`);
 }
 
 function invalid(field: string, message: string) {
-  return fail('BAD_REQUEST', `Invalid parameter: ${field}`, { validationErrors: { [field]: [message] } });
+  return fail('INVALID_REQUEST', `Invalid parameter: ${field}`, { validationErrors: { [field]: [message] } });
 }
 
 function statusOf(pin: PinRecord, row: TwilioVerificationRow | undefined, now: number): VerificationStatus {
@@ -97,8 +98,11 @@ function destinationOf(channel: Channel, to: string): Result<string> {
 /** The engine's field names, as Twilio's parameters. */
 const PARAMETER_OF: Record<string, string> = { to: 'To', from: 'From', messageId: 'TemplateSid', applicationId: 'ServiceSid' };
 
+/** Every limit and guard that can refuse a send: Twilio reports each as its send attempts running out (60203). */
+const SEND_REFUSALS: ReadonlySet<FailureName> = new Set(['SEND_LIMIT_APPLICATION', 'SEND_LIMIT_DESTINATION', 'GUARD_IP_LIMIT', 'GUARD_PREFIX_LIMIT', 'GUARD_CONVERSION_BREAKER']);
+
 function asTwilioFailure(failure: Failure): { ok: false; failure: Failure } {
-  if (failure.code === 'TOO_MANY_REQUESTS') return { ok: false, failure: { ...failure, text: 'Max send attempts reached', reason: 'max_send_attempts' } };
+  if (SEND_REFUSALS.has(failure.name)) return { ok: false, failure: { ...failure, name: 'SEND_ATTEMPTS_EXHAUSTED', text: 'Max send attempts reached' } };
   if (!failure.validationErrors) return { ok: false, failure };
   const validationErrors: Record<string, string[]> = {};
   for (const [field, messages] of Object.entries(failure.validationErrors)) {
@@ -131,7 +135,7 @@ export async function startVerification(ctx: ServiceContext, principal: Principa
   // They are consumed apart from the send's own limits: a send refused afterwards has still been tried.
   if (checks.value.length > 0) {
     const outcome = await ctx.store.consumeRateLimits(checks.value, now);
-    if (!outcome.allowed) return tooManyRequests(outcome, 'a rate limit bucket of this service is full');
+    if (!outcome.allowed) return tooManyRequests('SERVICE_RATE_LIMIT', outcome);
   }
   const latestId = await ctx.store.twilio.latestPinId(principal.accountId, service.application.id, destination.value);
   const latest = latestId === undefined ? undefined : await ctx.store.getPin(principal.accountId, latestId);
@@ -140,7 +144,7 @@ export async function startVerification(ctx: ServiceContext, principal: Principa
   if (latest && latestRow?.status === 'pending' && isLive(latest, now) && (latest.channel === 'email') === (channel === 'email')) {
     if (latest.sendCount >= MAX_SENDS) {
       await auditRequest(ctx, principal, { event: 'pin.resend.refused', applicationId: service.application.id, pinId: latest.id, destination: latest.destination, reason: 'twilio:max_send_attempts' });
-      return fail('TOO_MANY_REQUESTS', 'Max send attempts reached', { reason: 'max_send_attempts', retryAfterMs: latest.expiresAt - now });
+      return fail('SEND_ATTEMPTS_EXHAUSTED', 'Max send attempts reached', { retryAfterMs: latest.expiresAt - now });
     }
     const resent = await resendPin(ctx, principal, latest.id, channel, { placeholders });
     if (!resent.ok) return asTwilioFailure(resent.failure);
@@ -238,7 +242,7 @@ export async function checkVerification(ctx: ServiceContext, principal: Principa
       if (fetched.ok) verification = fetched.value;
     }
   } else {
-    return fail('BAD_REQUEST', 'Either a \'To\' or a \'VerificationSid\' must be specified', { reason: 'no_verification_target' });
+    return fail('NO_VERIFICATION_TARGET', 'Either a \'To\' or a \'VerificationSid\' must be specified');
   }
   // Only a pending verification, or one whose checks just ran out (its 6th check answers 60202), is checked.
   if (!verification || (verification.status !== 'pending' && !(verification.status === 'max_attempts_reached' && verification.row?.status === 'pending'))) return gone;
@@ -255,7 +259,7 @@ export async function checkVerification(ctx: ServiceContext, principal: Principa
       break;
     case 'NO_MORE_PIN_ATTEMPTS':
       await ctx.store.twilio.endVerification(principal.accountId, pinId, 'max_attempts_reached', now);
-      return fail('TOO_MANY_REQUESTS', 'Max check attempts reached', { reason: 'max_check_attempts' });
+      return fail('CHECK_ATTEMPTS_EXHAUSTED', 'Max check attempts reached');
     default:
       return gone;
   }

@@ -2,14 +2,13 @@
 // refused before it is counted (unknown pinId, verifyPinLimit) is an error.
 import { limitKeyDestination } from '../domain/destinations.js';
 import { parseRateLimit } from '../domain/durations.js';
-import { ok, type Result } from '../domain/errors.js';
+import { ok, pinNotFound, type Result } from '../domain/errors.js';
 import { endedReason, type PinError } from '../domain/pin-lifecycle.js';
-import type { RateLimitCheck } from '../store/store.js';
 import { auditRequest } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
 import { readApplication } from './effective-records.js';
 import { countBreakerVerify } from './security.js';
-import { pinNotFound, tooManyRequests } from './send-pin.js';
+import { tooManyRequests, type NamedLimit } from './limit-refusals.js';
 import { testNumberAuditReason } from './test-numbers.js';
 
 export interface VerifyOutcome {
@@ -40,7 +39,7 @@ export async function verifyPin(ctx: ServiceContext, principal: Principal, pinId
 
   // verifyPinLimit counts verification requests per destination, before any attempt is spent.
   const limit = app ? parseRateLimit(app.configuration.verifyPinLimit) : null;
-  const limits: RateLimitCheck[] = limit ? [{ key: `verify:${pin.applicationId}:${limitKeyDestination(pin.destination)}`, limit: limit.count, windowMs: limit.windowMs }] : [];
+  const limits: NamedLimit[] = limit ? [{ key: `verify:${pin.applicationId}:${limitKeyDestination(pin.destination)}`, limit: limit.count, windowMs: limit.windowMs, reason: 'VERIFY_LIMIT' }] : [];
   // Any string is compared: a wrong length or alphabet is simply a wrong, counted attempt.
   const attempt = await ctx.store.verifyPinAttempt(pin, now, limits, (pinHash) => ctx.keyring.matches(pinHash, pinId, candidate));
   switch (attempt.kind) {
@@ -48,7 +47,7 @@ export async function verifyPin(ctx: ServiceContext, principal: Principal, pinId
       ctx.metrics.rateLimited('verifyPinLimit');
       await auditRequest(ctx, principal, { event: 'pin.verify.refused', applicationId: pin.applicationId, pinId, destination: pin.destination, reason: testNumberAuditReason('verifyPinLimit', pin.testNumber) });
       await ctx.store.durable();
-      return tooManyRequests(attempt.outcome, 'verifyPinLimit reached for this destination');
+      return tooManyRequests('VERIFY_LIMIT', attempt.outcome);
     case 'ended': {
       const current = attempt.pin ?? pin;
       return answer(false, current.attemptsLeft, endedReason(current, now));

@@ -9,7 +9,7 @@ import { parseWebhookSecret, WEBHOOK_SECRET_PREFIX } from '../delivery/webhook/w
 import { FieldErrors, fail, ok, type Result } from '../domain/errors.js';
 import { generateResourceId } from '../domain/pin-generation.js';
 import type { PinKeyring } from '../domain/pin-secrets.js';
-import { ALL_PIN_EVENTS, isPinEventSelector, webhookSecretContext, type PinEventSelector } from '../domain/pin-events.js';
+import { ALL_PIN_EVENTS, isPinEventSelector, type PinEventSelector } from '../domain/pin-events.js';
 import type { WebhookSubscriptionChanges, WebhookSubscriptionRecord } from '../store/event-store.js';
 import type { Store } from '../store/store.js';
 import type { Principal, ServiceContext } from './context.js';
@@ -87,7 +87,7 @@ export function generateWebhookSecret(): string {
 }
 
 function webhookNotFound(id: string) {
-  return fail('NOT_FOUND', `Webhook subscription ${id} not found`);
+  return fail('WEBHOOK_NOT_FOUND', `Webhook subscription ${id} not found`);
 }
 
 export function toWebhookView(s: WebhookSubscriptionRecord): WebhookView {
@@ -105,14 +105,14 @@ export async function createWebhook(ctx: ServiceContext, principal: Principal, i
 
   const existing = await ctx.store.events.listSubscriptions(principal.accountId);
   if (existing.length >= MAX_WEBHOOKS_PER_ACCOUNT) {
-    return fail('CONFLICT', `An account can have at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhook subscriptions; delete one first`);
+    return fail('WEBHOOK_LIMIT_REACHED', `An account can have at most ${MAX_WEBHOOKS_PER_ACCOUNT} webhook subscriptions; delete one first`);
   }
   const id = generateResourceId();
   const secret = input.secret ?? generateWebhookSecret();
   const now = ctx.clock();
   const record: WebhookSubscriptionRecord = {
     id, accountId: principal.accountId, url: url.url, events, enabled: input.enabled ?? true,
-    secretCiphertext: ctx.keyring.encryptPin(webhookSecretContext(id), secret), createdAt: now, updatedAt: now,
+    secretCiphertext: ctx.keyring.encryptWebhookSecret(id, secret), createdAt: now, updatedAt: now,
   };
   await ctx.store.events.insertSubscription(record);
   return ok({ webhook: toWebhookView(record), secret });
@@ -142,7 +142,7 @@ export async function updateWebhook(ctx: ServiceContext, principal: Principal, i
   if (input.enabled !== undefined) changes.enabled = input.enabled;
   if (input.secret !== undefined) {
     checkSecret(input.secret, errors);
-    changes.secretCiphertext = ctx.keyring.encryptPin(webhookSecretContext(id), input.secret);
+    changes.secretCiphertext = ctx.keyring.encryptWebhookSecret(id, input.secret);
   }
   if (!errors.empty) return errors.result();
   const updated = await ctx.store.events.updateSubscription(principal.accountId, id, changes, ctx.clock());
@@ -166,12 +166,12 @@ export async function reencryptWebhookSecrets(store: Store, keyring: PinKeyring,
   let unreadable = 0;
   for (const { id, secretCiphertext } of await store.events.listSecretCiphertexts()) {
     if (secretCiphertext.startsWith(current)) continue;
-    const secret = keyring.decryptPin(webhookSecretContext(id), secretCiphertext);
+    const secret = keyring.decryptWebhookSecret(id, secretCiphertext);
     if (secret === null) {
       unreadable += 1;
       continue;
     }
-    await store.events.replaceSecretCiphertext(id, secretCiphertext, keyring.encryptPin(webhookSecretContext(id), secret));
+    await store.events.replaceSecretCiphertext(id, secretCiphertext, keyring.encryptWebhookSecret(id, secret));
   }
   if (unreadable > 0) {
     logger.warn({ subscriptions: unreadable }, 'webhook subscription secrets made under a TWOFA_SECRET that is no longer configured: their events fail until a new secret is set (PUT /api/v1/webhooks/{id} with "secret")');

@@ -5,7 +5,7 @@
 import type { PinState } from '../domain/pin-lifecycle.js';
 import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Database } from './schema.js';
-import type { Channel, DeliveryStatus } from './store.js';
+import type { Channel, DeliveryStatus } from '../domain/channels.js';
 
 export type PinStateFilter = PinState;
 

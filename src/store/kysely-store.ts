@@ -517,10 +517,6 @@ export class KyselyStore implements Store, RateLimiter {
     if ((await this.hot.lock.affected(trx, { id: pinId, now })) > 0) await this.events.enqueuePinEvent(trx, 'pin.locked', pinId, now, { status: 'locked' });
   }
 
-  async erasePinCiphertext(pinId: string): Promise<void> {
-    await this.db.updateTable('pins').set({ pin_ciphertext: null }).where('id', '=', pinId).execute();
-  }
-
   async listVerifications(accountId: string, applicationId: string, destination: string, filter: { verified?: boolean; sent?: boolean }, limit: number): Promise<VerificationRow[]> {
     let query = this.db.selectFrom('pins').select(['destination', 'verified_at', 'sent_at'])
       .where('application_id', '=', applicationId).where('destination', '=', destination).where('account_id', '=', accountId);

@@ -1,6 +1,8 @@
 // The one storage contract. Services depend on this interface only; the Kysely implementation
 // serves SQLite (and PostgreSQL) behind it, and test/store/ runs one conformance suite against each.
 import type { Autofill } from '../domain/autofill.js';
+import type { ApplicationRecord } from '../domain/application-rules.js';
+import type { Channel, DeliveryStatus } from '../domain/channels.js';
 import type { PinType } from '../domain/pin-generation.js';
 import type { AuditStore } from './audit-store.js';
 import type { PurgeLimits } from './purge-batches.js';
@@ -11,9 +13,9 @@ import type { TwilioStore } from './twilio-store.js';
 import type { IdempotencyStore } from './idempotency-store.js';
 import type { TestNumberStore } from './test-number-store.js';
 
-/** Every channel a PIN can travel by; whatsapp and telegram take phone numbers, like sms and voice. */
-export const CHANNELS = ['sms', 'voice', 'email', 'whatsapp', 'telegram'] as const;
-export type Channel = (typeof CHANNELS)[number];
+export { CHANNELS } from '../domain/channels.js';
+export type { Channel, DeliveryStatus } from '../domain/channels.js';
+export type { ApplicationConfiguration, ApplicationRecord } from '../domain/application-rules.js';
 
 export interface AccountRecord {
   id: string;
@@ -30,25 +32,6 @@ export interface ApiKeyRecord {
   label: string | null;
   createdAt: number;
   revokedAt: number | null;
-}
-
-export interface ApplicationConfiguration {
-  pinAttempts: number;
-  allowMultiplePinVerifications: boolean;
-  pinTimeToLive: string;
-  verifyPinLimit: string;
-  sendPinPerApplicationLimit: string;
-  sendPinPerPhoneNumberLimit: string;
-}
-
-export interface ApplicationRecord {
-  id: string;
-  accountId: string;
-  name: string;
-  enabled: boolean;
-  configuration: ApplicationConfiguration;
-  createdAt: number;
-  updatedAt: number;
 }
 
 export interface RegionalOptions {
@@ -100,9 +83,6 @@ export interface EmailTemplateRecord {
 }
 
 export type EmailTemplateFields = Pick<EmailTemplateRecord, 'name' | 'from' | 'subject' | 'html' | 'text'>;
-
-/** queued → sent (a transport accepted it) → delivered/undelivered (the provider's receipt); failed: given up; not_sent: channel off. */
-export type DeliveryStatus = 'queued' | 'sent' | 'delivered' | 'undelivered' | 'failed' | 'not_sent';
 
 export interface PinRecord {
   id: string;
@@ -306,7 +286,6 @@ export interface Store {
    * before counting: PostgreSQL then counts it in one statement without a transaction.
    */
   verifyPinAttempt(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean): Promise<VerifyAttempt>;
-  erasePinCiphertext(pinId: string): Promise<void>;
   listVerifications(accountId: string, applicationId: string, destination: string, filter: { verified?: boolean; sent?: boolean }, limit: number): Promise<VerificationRow[]>;
 
   // Delivery outbox. A PIN's first message is state on the PIN's row; later ones (resends, failover

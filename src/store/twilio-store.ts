@@ -4,7 +4,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { KyselyEventStore } from './event-store.js';
 import { batchOf, inBatches, type PurgeLimits } from './purge-batches.js';
-import type { Channel, DeliveryStatus } from './store.js';
+import type { Channel, DeliveryStatus } from '../domain/channels.js';
 import type { Database, TwilioRateLimitBucketsTable, TwilioRateLimitsTable, TwilioServicesTable, TwilioVerificationsTable } from './schema.js';
 
 export interface TwilioServiceRow {

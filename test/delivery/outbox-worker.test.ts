@@ -13,6 +13,8 @@ import { OutboxWorker, type OutboxWorkerDeps } from '../../src/delivery/outbox-w
 import type { DeliveryResult, OutgoingMessage, Transport } from '../../src/delivery/transport.js';
 import { generatePinId, generateResourceId } from '../../src/domain/pin-generation.js';
 import { PinKeyring } from '../../src/domain/pin-secrets.js';
+import { noopMetrics } from '../../src/observability/metrics.js';
+import { appendAudit } from '../../src/service/audit-log.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Channel, DeliveryRequest, Store } from '../../src/store/store.js';
 
@@ -120,6 +122,7 @@ function worker(overrides: Partial<OutboxWorkerDeps> = {}): OutboxWorker {
   return new OutboxWorker({
     store: f.store,
     keyring,
+    audit: (entry) => appendAudit({ store: f.store, keyring, metrics: noopMetrics }, entry),
     transports: { sms: new LogTransport(f.inbox, f.logger), voice: new LogTransport(f.inbox, f.logger), email: new LogTransport(f.inbox, f.logger) },
     clock: () => f.now,
     logger: f.logger,
@@ -273,9 +276,11 @@ describe('OutboxWorker with the SQLite store', () => {
     assert.equal(stored?.deliveryError, 'busy (not retried: the PIN expires first)');
   });
 
-  it('cancels a PIN whose ciphertext was erased and sends nothing', async () => {
+  it('cancels a PIN verified before its delivery (its ciphertext erased) and sends nothing', async () => {
     const { pinId } = await sendPin();
-    await f.store.erasePinCiphertext(pinId);
+    const attempt = await f.store.verifyPinAttempt({ id: pinId, accountId: f.accountId }, f.now, [], () => true);
+    assert.ok(attempt.kind === 'counted' && attempt.verified);
+    assert.equal((await f.store.getPin(f.accountId, pinId))?.pinCiphertext, null);
     const transport = new ScriptedTransport([]);
     const w = worker({ transports: { sms: transport } });
     await w.drain();

@@ -8,7 +8,6 @@ import { randomInt } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import type { Logger } from 'pino';
-import { webhookSecretContext } from '../../domain/pin-events.js';
 import type { PinKeyring } from '../../domain/pin-secrets.js';
 import type { EventOutboxRecord, EventStore } from '../../store/event-store.js';
 import { ADDRESS_REFUSED_CODE, guardedLookup, refusedLiteral, systemResolver, type WebhookAddressPolicy } from '../webhook/webhook-address-guard.js';
@@ -224,7 +223,7 @@ export class EventWorker {
     const [subscription] = await this.events.findSubscriptions([item.subscriptionId]);
     if (subscription === undefined) return { ok: false, error: 'the subscription was deleted', final: 'cancelled' };
     if (!subscription.enabled) return { ok: false, error: 'the subscription is disabled', final: 'cancelled' };
-    const secret = this.keyring.decryptPin(webhookSecretContext(subscription.id), subscription.secretCiphertext);
+    const secret = this.keyring.decryptWebhookSecret(subscription.id, subscription.secretCiphertext);
     const key = secret === null ? undefined : parseWebhookSecret(secret);
     if (key === undefined || !key.ok) {
       return { ok: false, error: 'the subscription\'s secret cannot be decrypted (made under a TWOFA_SECRET no longer configured): set a new one', final: 'failed' };

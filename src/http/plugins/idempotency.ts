@@ -11,6 +11,8 @@
 // Retry-After invites the same request again) and 5xx (the failure was ours; a retry should run).
 //
 // Requests without the header pay one header lookup: no query, no hashing.
+import type { FailureName } from '../../domain/errors.js';
+import { FailureError } from '../error-envelope.js';
 import { createHash, randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ServiceContext } from '../../service/context.js';
@@ -65,8 +67,8 @@ export interface IdempotencyOptions {
   leaseMs: number;
 }
 
-function httpError(statusCode: number, message: string): Error {
-  return Object.assign(new Error(message), { statusCode });
+function refusal(name: FailureName, text: string): FailureError {
+  return new FailureError({ name, text });
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
@@ -94,7 +96,7 @@ export function registerIdempotency(app: App, options: IdempotencyOptions): void
   /** Claims the key; true when the request was answered here (a replay) and must go no further. */
   async function claimKey(request: FastifyRequest, reply: FastifyReply, presented: string | string[]): Promise<boolean> {
     const key = idempotencyKeyOf(presented);
-    if (key === undefined) throw httpError(400, 'Idempotency-Key must be one value of 1 to 255 printable ASCII characters');
+    if (key === undefined) throw refusal('IDEMPOTENCY_KEY_INVALID', 'Idempotency-Key must be one value of 1 to 255 printable ASCII characters');
     const id = sha256(`${request.principal.accountId}\n${key}`);
     const token = randomUUID();
     const now = ctx.clock();
@@ -104,13 +106,13 @@ export function registerIdempotency(app: App, options: IdempotencyOptions): void
         request.idempotency = { id, token };
         return false;
       case 'mismatch':
-        throw httpError(422, 'This Idempotency-Key was already used with another request (method, path or body); use a new key for a new request');
+        throw refusal('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used with another request (method, path or body); use a new key for a new request');
       case 'running':
-        throw httpError(409, 'A request with this Idempotency-Key is still being processed; retry later');
+        throw refusal('IDEMPOTENCY_KEY_RUNNING', 'A request with this Idempotency-Key is still being processed; retry later');
       case 'answered': {
         const text = ctx.keyring.decryptAnswer(id, claim.answer);
         // An answer stored under a secret no longer configured cannot be replayed, and the request must not run twice.
-        if (text === null) throw httpError(409, 'The answer stored for this Idempotency-Key cannot be read (TWOFA_SECRET changed); use a new key');
+        if (text === null) throw refusal('IDEMPOTENCY_ANSWER_UNREADABLE', 'The answer stored for this Idempotency-Key cannot be read (TWOFA_SECRET changed); use a new key');
         replay(reply, claim.status, JSON.parse(text) as StoredAnswer);
         return true;
       }

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyReply } from 'fastify';
-import { envelope } from '../error-envelope.js';
+import { sendFailure } from '../error-envelope.js';
 import type { RegisterRoute } from '../route-types.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -138,7 +138,7 @@ export function consoleRoutes(files: ConsoleFiles): RegisterRoute {
       try {
         decoded = decodeURIComponent(rest);
       } catch {
-        return reply.code(400).send(envelope('BAD_REQUEST', 'Malformed path'));
+        return sendFailure(reply, { name: 'MALFORMED_REQUEST', text: 'Malformed path' });
       }
       const relative = consolePath(decoded);
       if (relative === '' || relative === 'index.html') return sendIndex(reply);
@@ -152,7 +152,7 @@ export function consoleRoutes(files: ConsoleFiles): RegisterRoute {
       }
       // A missing asset is a 404; any other path is a page of the app, which routes it itself.
       if (relative.startsWith('assets/') || /\.[A-Za-z0-9]{1,12}$/.test(relative)) {
-        return reply.code(404).send(envelope('NOT_FOUND', `Requested URL not found: GET /console/${rest}`));
+        return sendFailure(reply, { name: 'ROUTE_NOT_FOUND', text: `Requested URL not found: GET /console/${rest}` });
       }
       return sendIndex(reply);
     });

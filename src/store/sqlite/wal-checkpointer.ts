@@ -1,18 +1,17 @@
 // WAL checkpoints off the event loop. SQLite copies the write-ahead log back into the database file
 // (a checkpoint) from inside the commit that takes the log past 1,000 pages: on the event loop's
-// thread, with its two fsyncs, so every request in flight waited for it (up to 90 ms measured on a
-// database of 10^5 PINs; a fifth of a send's CPU). Here a worker thread with its own connection runs
+// thread, with its two fsyncs, so every request in flight would wait for it (BENCHMARKS.md gives
+// the figures). Here a worker thread with its own connection runs
 // passive checkpoints, which never block the writer, and this connection's automatic ones are off.
 //
 // A passive checkpoint copies the log as it was when it began. While requests keep writing, the log
 // never ends up fully copied, and SQLite starts it over only when it is: under steady load it would
 // grow for ever. So the worker repeats its pass until little is left (each copies what was written
 // during the previous one), and when the log is long and at most `finishPages` pages are left, this
-// connection copies them itself (a short checkpoint), and its next commit starts the log over. (At a
-// quarter of the log left, that last copy took 184 ms on a database of 10^6 PINs.) The worker must
-// never restart the log itself (a RESTART checkpoint): a transaction of this connection that read
-// before the restart and writes after it fails with SQLITE_BUSY_SNAPSHOT, whatever the busy timeout;
-// tried, it turned a few requests in a hundred into 500s under load.
+// connection copies them itself (a short checkpoint, kept short because it runs on the event loop),
+// and its next commit starts the log over. The worker must never restart the log itself (a RESTART
+// checkpoint): a transaction of this connection that read before the restart and writes after it
+// fails with SQLITE_BUSY_SNAPSHOT, whatever the busy timeout, and the request answers 500.
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type BetterSqlite3 from 'better-sqlite3';

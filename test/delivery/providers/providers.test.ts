@@ -9,7 +9,7 @@ import {
   headerValue,
   withCallbackToken,
 } from '../../../src/delivery/providers/provider-callback.js';
-import { createProviderTransport, isProviderScheme, PROVIDER_SCHEMES, providerCallbacks } from '../../../src/delivery/providers/providers.js';
+import { createProviderTransport, isProviderScheme, PROVIDER_SCHEMES } from '../../../src/delivery/providers/providers.js';
 import { redactProviderText } from '../../../src/delivery/providers/redact-provider-text.js';
 
 const logLines: string[] = [];
@@ -30,17 +30,22 @@ describe('provider registry', () => {
       assert.equal(transport.name, scheme);
       assert.ok(hasProviderCallback(transport));
       assert.equal(transport.callback.provider, scheme);
-      assert.equal(providerCallbacks[scheme].provider, scheme);
     }
     assert.equal(isProviderScheme('smtp'), false);
     assert.equal(hasProviderCallback({ name: 'log', send: async () => ({ ok: true }) }), false);
   });
 
   it('declares how each provider calls back', () => {
-    assert.deepEqual(providerCallbacks.twilio.methods, ['POST']);
-    assert.deepEqual(providerCallbacks.twilio.contentTypes, ['form']);
-    assert.deepEqual(providerCallbacks.vonage.methods, ['GET', 'POST']);
-    assert.deepEqual(providerCallbacks.infobip.contentTypes, ['json']);
+    const callbackOf = (dsn: string) => {
+      const transport = createProviderTransport(new URL(dsn).protocol.slice(0, -1) as (typeof PROVIDER_SCHEMES)[number], 'TWOFA_SMS_DSN', new URL(dsn), { logger });
+      assert.ok(hasProviderCallback(transport));
+      return transport.callback;
+    };
+    const twilio = callbackOf('twilio://AC0123456789abcdef0123456789abcdef:token@default?from=+15005550006');
+    assert.deepEqual(twilio.methods, ['POST']);
+    assert.deepEqual(twilio.contentTypes, ['form']);
+    assert.deepEqual(callbackOf('vonage://key:secret@default?from=Acme').methods, ['GET', 'POST']);
+    assert.deepEqual(callbackOf('infobip://KEY@xyz.api.infobip.com?from=Acme&callback_token=t').contentTypes, ['json']);
   });
 
   it('warns when a callback or base URL is plain http to another machine', () => {

@@ -43,7 +43,7 @@ const register: RegisterRoute = (app, { ctx, callbacks }) => {
       handler: async (request, reply) => {
         const { provider } = request.params as { provider: string };
         const candidates = callbacks.filter((c) => c.provider === provider);
-        if (candidates.length === 0) return sendFailure(reply, { code: 'NOT_FOUND', text: `No ${provider} transport is configured` });
+        if (candidates.length === 0) return sendFailure(reply, { name: 'CALLBACK_TRANSPORT_UNKNOWN', text: `No ${provider} transport is configured` });
         const rawBody = rawBodies.get(request);
         const callbackRequest: CallbackRequest = {
           url: `${request.protocol}://${request.host}${request.url}`,
@@ -60,12 +60,12 @@ const register: RegisterRoute = (app, { ctx, callbacks }) => {
         const callback = candidates.find((c) => c.verify(callbackRequest));
         if (!callback) {
           request.log.warn({ provider }, 'provider callback refused: not authenticated');
-          return sendFailure(reply, { code: 'UNAUTHORIZED', text: 'Callback not authenticated' });
+          return sendFailure(reply, { name: 'CALLBACK_UNAUTHENTICATED', text: 'Callback not authenticated' });
         }
         const parsed = callback.parse(callbackRequest, ctx.clock());
         if (!parsed.ok) {
           request.log.warn({ provider, error: parsed.error }, 'provider callback refused: malformed');
-          return sendFailure(reply, { code: 'BAD_REQUEST', text: parsed.error });
+          return sendFailure(reply, { name: 'CALLBACK_MALFORMED', text: parsed.error });
         }
         for (const receipt of parsed.receipts) await recordDeliveryReceipt(ctx, receipt);
         return reply.code(204).send(null);
