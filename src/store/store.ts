@@ -2,6 +2,7 @@
 // serves SQLite (and PostgreSQL) behind it, and test/store/ runs one conformance suite against each.
 import type { Autofill } from '../domain/autofill.js';
 import type { PinType } from '../domain/pin-generation.js';
+import type { WorkflowStep } from '../domain/workflows.js';
 import type { AuditStore } from './audit-store.js';
 import type { PurgeLimits } from './purge-batches.js';
 import type { SecurityStore } from './security-store.js';
@@ -9,6 +10,7 @@ import type { EventStore } from './event-store.js';
 import type { ConsoleStore } from './console-store.js';
 import type { TwilioStore } from './twilio-store.js';
 import type { IdempotencyStore } from './idempotency-store.js';
+import type { WorkflowStepClaim, WorkflowStore } from './workflow-store.js';
 
 /** Every channel a PIN can travel by; whatsapp and telegram take phone numbers, like sms and voice. */
 export const CHANNELS = ['sms', 'voice', 'email', 'whatsapp', 'telegram'] as const;
@@ -48,6 +50,8 @@ export interface ApplicationRecord {
   configuration: ApplicationConfiguration;
   createdAt: number;
   updatedAt: number;
+  /** The channels a PIN goes out on in turn (domain/workflows.ts); absent or null: only the one asked for. */
+  workflow?: readonly WorkflowStep[] | null;
 }
 
 export interface RegionalOptions {
@@ -231,6 +235,8 @@ export interface Store {
   readonly twilio: TwilioStore;
   /** Idempotency-Key requests and their answers (src/store/idempotency-store.ts); purged with the rest by `purge`. */
   readonly idempotency: IdempotencyStore;
+  /** Applications' workflows and the steps of the PINs sent under them (src/store/workflow-store.ts). */
+  readonly workflows: WorkflowStore;
   close(): Promise<void>;
   /** Liveness of the database, for /readyz and `twofa doctor`. */
   ping(): Promise<void>;
@@ -271,8 +277,10 @@ export interface Store {
   /**
    * Consumes the limits and, only if all allow it, queues a resend of a PIN that has not ended, on
    * `channel` (an SMS PIN may be resent by voice). `outbox` absent: nothing to queue (channel off).
+   * `workflowStep`: the claimed workflow step this resend is, marked sent in the same transaction; a
+   * claim lost meanwhile answers `ended` and writes nothing.
    */
-  queueResend(pinId: string, channel: Channel, outbox: { id: string; request: DeliveryRequest } | undefined, limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome | { allowed: true; ended: true }>;
+  queueResend(pinId: string, channel: Channel, outbox: { id: string; request: DeliveryRequest } | undefined, limits: RateLimitCheck[], now: number, workflowStep?: WorkflowStepClaim): Promise<RateLimitOutcome | { allowed: true; ended: true }>;
   getPin(accountId: string, pinId: string): Promise<PinRecord | undefined>;
   /**
    * Resolves once every commit made so far is durable. createPin, queueResend, verifyPinAttempt,
