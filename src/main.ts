@@ -207,7 +207,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
     ...(revoker !== undefined && { pinEnded: revoker.pinEnded }),
     workflowStepDue: () => workflows.wake(),
   };
-  const workflows = new WorkflowScheduler(ctx, logger);
+  const workflows = new WorkflowScheduler(ctx, logger, { leaseMs: config.deliveryLeaseMs });
   onDeliveryFailed = (item, error) => workflowDeliveryFailed(ctx, item.pinId, `failed: ${error}`, item.channel);
   // A fast SMSC's receipt can arrive before the worker has recorded the provider's id for the
   // message, so an unmatched receipt is tried again a little later before it is given up.
