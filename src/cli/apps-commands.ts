@@ -174,6 +174,7 @@ Examples:
     .description('Show the application\'s workflow')
     .argument('<appId>', 'the applicationId')
     .option('--json', 'print the server\'s answer as JSON'))
+    .addHelpText('after', '\nExample:\n  $ twofa apps workflow get 3F1A0C... --json')
     .action(async (appId: string, options: ConnectionOptions & OutputOptions) => {
       const current = await connect(options).run((client) => client.workflows.get(appId));
       if (options.json) return writeJson(current);
@@ -185,6 +186,7 @@ Examples:
     .argument('<appId>', 'the applicationId')
     .argument('<steps...>', 'CHANNEL for the first step, CHANNEL:DELAY for each next one (channels: sms, voice, email, whatsapp, telegram)')
     .option('--json', 'print the server\'s answer as JSON'))
+    .addHelpText('after', '\nExamples:\n  $ twofa apps workflow set 3F1A0C... whatsapp sms:30s voice:60s\n  $ twofa apps workflow set 3F1A0C... email')
     .action(async (appId: string, steps: string[], options: ConnectionOptions & OutputOptions) => {
       const body: Workflow = { steps: steps.map(parseWorkflowStep) };
       const stored = await connect(options).run((client) => client.workflows.set(appId, body));
@@ -196,6 +198,7 @@ Examples:
   withConnectionOptions(workflow.command('delete')
     .description('Remove the application\'s workflow (PINs already sent keep their steps)')
     .argument('<appId>', 'the applicationId'))
+    .addHelpText('after', '\nExample:\n  $ twofa apps workflow delete 3F1A0C...')
     .action(async (appId: string, options: ConnectionOptions) => {
       await connect(options).run((client) => client.workflows.delete(appId));
       writeLine(`workflow of application ${appId} removed`);
