@@ -197,10 +197,12 @@ Examples:
 
   withConnectionOptions(workflow.command('delete')
     .description('Remove the application\'s workflow (PINs already sent keep their steps)')
-    .argument('<appId>', 'the applicationId'))
+    .argument('<appId>', 'the applicationId')
+    .option('--json', 'print {"steps": []} as JSON, the workflow now'))
     .addHelpText('after', '\nExample:\n  $ twofa apps workflow delete 3F1A0C...')
-    .action(async (appId: string, options: ConnectionOptions) => {
+    .action(async (appId: string, options: ConnectionOptions & OutputOptions) => {
       await connect(options).run((client) => client.workflows.delete(appId));
+      if (options.json) return writeJson({ steps: [] });
       writeLine(`workflow of application ${appId} removed`);
     });
 }
