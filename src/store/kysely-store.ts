@@ -726,7 +726,7 @@ function toApplication(row: Selectable<ApplicationsTable>): ApplicationRecord {
       sendPinPerPhoneNumberLimit: row.send_pin_per_phone_number_limit,
     },
     createdAt: Number(row.created_at), updatedAt: Number(row.updated_at),
-    workflow: row.workflow ? JSON.parse(row.workflow) as WorkflowStep[] : null,
+    ...(row.workflow ? { workflow: JSON.parse(row.workflow) as WorkflowStep[] } : {}),
   };
 }
 
