@@ -12,6 +12,8 @@ import { LogTransport } from './delivery/log/log-transport.js';
 import { EventWorker } from './delivery/events/event-worker.js';
 import { createMessageRevoker } from './delivery/message-revocation.js';
 import { OutboxWorker } from './delivery/outbox-worker.js';
+import { WorkflowScheduler, workflowDeliveryFailed } from './service/workflows.js';
+import type { OutboxRecord } from './store/store.js';
 import { systemResolver, type HostResolver, type WebhookAddressPolicy } from './delivery/webhook/webhook-address-guard.js';
 import { hasProviderCallback, type BoundProviderCallback } from './delivery/providers/provider-callback.js';
 import { failoverMemberNames, RoutedTransport, routeLeaves } from './delivery/routing/routed-transport.js';
@@ -92,6 +94,8 @@ export interface TwofaNode {
   store: Store;
   inbox: Inbox;
   worker: OutboxWorker;
+  /** Runs the due steps of PINs' workflows (started with the worker). */
+  workflows: WorkflowScheduler;
   /** Delivers PIN events to the accounts' webhook subscriptions. */
   events: EventWorker;
   /** Erases ended PINs' ciphertexts and purges old PINs now (the server also does this on a timer). */
@@ -180,7 +184,12 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
 
   const metrics = new PrometheusMetrics({ nodeId: config.nodeId, outboxDepth: () => store.countPendingOutbox() });
   const audit = (entry: Parameters<typeof appendAudit>[1]) => appendAudit({ store, keyring, metrics }, entry);
-  const worker = new OutboxWorker({ store, keyring, audit, transports, clock, logger, metrics, maxAttempts: config.deliveryMaxAttempts, leaseMs: config.deliveryLeaseMs });
+  // A message that failed for good moves its PIN's workflow to the next step (once the context exists).
+  let onDeliveryFailed: (item: OutboxRecord, error: string) => Promise<void> = async () => undefined;
+  const worker = new OutboxWorker({
+    store, keyring, audit, transports, clock, logger, metrics, maxAttempts: config.deliveryMaxAttempts, leaseMs: config.deliveryLeaseMs,
+    onFailed: (item, error) => onDeliveryFailed(item, error),
+  });
   // PostgreSQL: a message queued on any node wakes this node's idle worker at once (LISTEN/NOTIFY).
   const notifications = store.listenForQueuedMessages(() => worker.wake());
   const webhookAddresses: WebhookAddressPolicy = { allowPrivate: config.webhookAllowPrivate, resolve: options.resolveHost ?? systemResolver };
@@ -199,7 +208,10 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
     allowTestNumbers: config.allowTestNumbers,
     webhookAddresses,
     ...(revoker !== undefined && { pinEnded: revoker.pinEnded }),
+    workflowStepDue: () => workflows.wake(),
   };
+  const workflows = new WorkflowScheduler(ctx, logger, { leaseMs: config.deliveryLeaseMs });
+  onDeliveryFailed = (item, error) => workflowDeliveryFailed(ctx, item.pinId, `failed: ${error}`, item.channel);
   // A fast SMSC's receipt can arrive before the worker has recorded the provider's id for the
   // message, so an unmatched receipt is tried again a little later before it is given up.
   const receiptRetriesMs = [1000, 5000];
@@ -218,6 +230,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
       const { erased, deleted } = await store.purge(clock(), config.pinRetentionMs);
       // Expired breaker blocks, and conversion counters older than any breaker window (one day at most).
       await store.security.purge(clock(), clock() - 2 * 86_400_000);
+      await store.workflows.purge(clock() - config.pinRetentionMs);
       if (erased + deleted > 0) logger.info({ erased, deleted }, 'purged ended PINs');
     } catch (err) {
       logger.error({ err }, 'purge failed');
@@ -248,6 +261,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
       clearInterval(purgeTimer);
       clearInterval(headTimer);
       await app.close();
+      await workflows.stop();
       await worker.stop();
       await events.stop();
       await revoker?.drain();
@@ -260,7 +274,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
     })();
     return stopping;
   };
-  return { app, store, inbox, worker, events, purge, recordAuditHeads: recordHeads, stop };
+  return { app, store, inbox, worker, events, workflows, purge, recordAuditHeads: recordHeads, stop };
 }
 
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
@@ -268,6 +282,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
   const url = await node.app.listen({ host: config.host, port: config.port });
   node.worker.start();
   node.events.start();
+  node.workflows.start();
   void node.purge();
   const usesLogTransport = [config.smsDsn, config.voiceDsn, config.emailDsn, config.whatsappDsn, config.telegramDsn].some((dsn) => dsn.startsWith('log:'));
   if (usesLogTransport && !isLoopback(config.host)) {

@@ -1,6 +1,7 @@
-// twofa apps list | create | show | update: 2FA applications (PIN length of life, attempts, limits).
+// twofa apps list | create | show | update | workflow: 2FA applications (PIN length of life, attempts,
+// limits) and their workflows (the channels a PIN goes out on in turn).
 import type { Command } from 'commander';
-import type { Application, ApplicationRequest } from '../client/index.js';
+import type { Application, ApplicationRequest, Workflow } from '../client/index.js';
 import { UsageError } from './cli-errors.js';
 import { connect, withConnectionOptions, type ConnectionOptions } from './connection.js';
 import { integerBetween, parseSendLimit, parseTimeToLive, parseVerifyLimit } from './option-parsers.js';
@@ -143,5 +144,65 @@ Examples:
       if (options.json) return writeJson(updated);
       writeLine(`updated application ${updated.applicationId}`);
       writeApplication(updated);
+    });
+
+  registerWorkflowCommands(apps);
+}
+
+/** `sms`, or `sms:30s` for a step after the first: the channel and how long after the previous step. */
+export function parseWorkflowStep(text: string, index: number): Workflow['steps'][number] {
+  const [channel, after, extra] = text.split(':');
+  if (!channel || extra !== undefined || after === '') throw new UsageError(`step ${index + 1} (${text}): write CHANNEL for the first step, CHANNEL:DELAY (e.g. sms:30s) for the others`);
+  return after === undefined ? { channel } : { channel, after };
+}
+
+function writeWorkflow(workflow: Workflow): void {
+  if (workflow.steps.length === 0) return note('no workflow: PINs go out on the channel the request names');
+  writeTable(['STEP', 'CHANNEL', 'AFTER'], workflow.steps.map((s, i) => [String(i + 1), s.channel, s.after ?? 'at once']));
+}
+
+function registerWorkflowCommands(apps: Command): void {
+  const workflow = apps.command('workflow')
+    .description('An application\'s workflow: the channels one PIN goes out on in turn until it is verified (docs/workflows.md)')
+    .addHelpText('after', `
+Examples:
+  $ twofa apps workflow set 3F1A0C... whatsapp sms:30s voice:60s
+  $ twofa apps workflow get 3F1A0C...
+  $ twofa apps workflow delete 3F1A0C...`);
+
+  withConnectionOptions(workflow.command('get')
+    .description('Show the application\'s workflow')
+    .argument('<appId>', 'the applicationId')
+    .option('--json', 'print the server\'s answer as JSON'))
+    .addHelpText('after', '\nExample:\n  $ twofa apps workflow get 3F1A0C... --json')
+    .action(async (appId: string, options: ConnectionOptions & OutputOptions) => {
+      const current = await connect(options).run((client) => client.workflows.get(appId));
+      if (options.json) return writeJson(current);
+      writeWorkflow(current);
+    });
+
+  withConnectionOptions(workflow.command('set')
+    .description('Replace the application\'s workflow: the first step goes at once, each next one DELAY after the one before (1s to 1h), unless the PIN was verified meanwhile; a failed delivery goes to the next step at once')
+    .argument('<appId>', 'the applicationId')
+    .argument('<steps...>', 'CHANNEL for the first step, CHANNEL:DELAY for each next one (channels: sms, voice, email, whatsapp, telegram)')
+    .option('--json', 'print the server\'s answer as JSON'))
+    .addHelpText('after', '\nExamples:\n  $ twofa apps workflow set 3F1A0C... whatsapp sms:30s voice:60s\n  $ twofa apps workflow set 3F1A0C... email')
+    .action(async (appId: string, steps: string[], options: ConnectionOptions & OutputOptions) => {
+      const body: Workflow = { steps: steps.map(parseWorkflowStep) };
+      const stored = await connect(options).run((client) => client.workflows.set(appId, body));
+      if (options.json) return writeJson(stored);
+      writeLine(`workflow of application ${appId} set`);
+      writeWorkflow(stored);
+    });
+
+  withConnectionOptions(workflow.command('delete')
+    .description('Remove the application\'s workflow (PINs already sent keep their steps)')
+    .argument('<appId>', 'the applicationId')
+    .option('--json', 'print {"steps": []} as JSON, the workflow now'))
+    .addHelpText('after', '\nExample:\n  $ twofa apps workflow delete 3F1A0C...')
+    .action(async (appId: string, options: ConnectionOptions & OutputOptions) => {
+      await connect(options).run((client) => client.workflows.delete(appId));
+      if (options.json) return writeJson({ steps: [] });
+      writeLine(`workflow of application ${appId} removed`);
     });
 }

@@ -9,7 +9,7 @@ import type {
   SmsVoiceMessage, SmsVoiceMessageRequest, VerificationStatusQuery, VerificationStatusResponse, VerifyPinResponse,
 } from './types.js';
 import type { ApiKey, ApiKeyRequest, CreatedApiKey, Me, PinListQuery, PinPage, Stats, StatsQuery } from './types.js';
-import type { ApplicationSecurity, ApplicationSecurityRequest, AuditPage, AuditQuery } from './types.js';
+import type { ApplicationSecurity, ApplicationSecurityRequest, AuditPage, AuditQuery, Workflow } from './types.js';
 
 export { TwofaApiError, parseRetryAfter, type TwofaApiErrorDetails } from './errors.js';
 export { CLIENT_OPERATIONS, resolveOperation, type ClientOperation, type HttpMethod, type OperationName } from './operations.js';
@@ -122,6 +122,14 @@ export interface TwofaClient {
     get(appId: string): Promise<ApplicationSecurity>;
     /** Merges: fields left out keep their values; the guards run only with `enabled: true`. */
     update(appId: string, body: ApplicationSecurityRequest): Promise<ApplicationSecurity>;
+  };
+  workflows: {
+    /** The application's workflow; `{steps: []}` when it has none. */
+    get(appId: string): Promise<Workflow>;
+    /** Replaces the application's workflow; later sends in every dialect follow it. */
+    set(appId: string, body: Workflow): Promise<Workflow>;
+    /** Removes it: later sends go out on the channel asked for. */
+    delete(appId: string): Promise<void>;
   };
   audit: {
     /** One page of the account's audit log, oldest first; pass `next` as `after` for the following page. */
@@ -270,6 +278,11 @@ export function createTwofaClient(options: TwofaClientOptions): TwofaClient {
     security: {
       get: (appId) => call('security.get', { appId }),
       update: (appId, body) => call('security.update', { appId }, { body }),
+    },
+    workflows: {
+      get: (appId) => call('workflows.get', { appId }),
+      set: (appId, body) => call('workflows.set', { appId }, { body }),
+      delete: async (appId) => { await call<undefined>('workflows.delete', { appId }); },
     },
     audit: {
       list: (query = {}) => call('audit.list', none, {

@@ -61,6 +61,10 @@ const OPERATIONS = {
   'security.update': { method: 'PUT', path: '/api/v1/applications/{appId}/security' },
   'audit.list': { method: 'GET', path: '/api/v1/audit' },
 
+  'workflows.get': { method: 'GET', path: '/api/v1/applications/{appId}/workflow' },
+  'workflows.set': { method: 'PUT', path: '/api/v1/applications/{appId}/workflow' },
+  'workflows.delete': { method: 'DELETE', path: '/api/v1/applications/{appId}/workflow' },
+
   'health.ready': { method: 'GET', path: '/readyz' },
 } as const satisfies Record<string, { method: HttpMethod; path: string }>;
 

@@ -3,7 +3,7 @@
 // the server is loaded at run time (type-only imports are erased by the compiler).
 import type { Static } from 'typebox';
 import type {
-  AuditEntrySchema, AuditPageSchema, AutofillRequestSchema, AutofillResponseSchema, SecurityResponseSchema, SecuritySettingsRequestSchema,
+  AuditEntrySchema, AuditPageSchema, AutofillRequestSchema, AutofillResponseSchema, SecurityResponseSchema, SecuritySettingsRequestSchema, WorkflowSchema,
 } from '../http/schemas/api-v1.js';
 import type {
   CreatedWebhookResponseSchema, CreateWebhookRequestSchema, EmailTemplateRequestSchema, EmailTemplateResponseSchema, InboxMessageSchema,
@@ -135,6 +135,11 @@ export interface ApiErrorEnvelope {
     };
   };
 }
+
+// --- workflows (/api/v1) ---
+
+/** An application's workflow: the channels a PIN goes out on in turn (docs/workflows.md). */
+export type Workflow = Static<typeof WorkflowSchema>;
 
 // --- anti-fraud guards and the audit log (/api/v1) ---
 

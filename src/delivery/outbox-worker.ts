@@ -43,6 +43,8 @@ export interface OutboxWorkerDeps {
   backoffBaseMs?: number;
   backoffCapMs?: number;
   metrics?: Metrics;
+  /** Told once a message failed for good (not when cancelled): the PIN's workflow moves to its next step. */
+  onFailed?: (item: OutboxRecord, error: string) => Promise<void>;
 }
 
 export interface OutboxWorkerStats {
@@ -69,6 +71,7 @@ export class OutboxWorker {
   private readonly backoffBaseMs: number;
   private readonly backoffCapMs: number;
   private readonly metrics: Metrics;
+  private readonly onFailed: OutboxWorkerDeps['onFailed'];
 
   private running = false;
   private timer: NodeJS.Timeout | undefined;
@@ -101,6 +104,7 @@ export class OutboxWorker {
     this.backoffBaseMs = positiveInteger('backoffBaseMs', deps.backoffBaseMs ?? 1000);
     this.backoffCapMs = positiveInteger('backoffCapMs', deps.backoffCapMs ?? 5 * 60_000);
     this.metrics = deps.metrics ?? noopMetrics;
+    this.onFailed = deps.onFailed;
   }
 
   start(): void {
@@ -265,6 +269,7 @@ export class OutboxWorker {
     if (!composed.ok) {
       const state = composed.reason === 'ended' ? 'cancelled' : 'failed';
       await this.record(item, () => this.store.failOutbox(item.id, item.pinId, composed.error, this.clock(), state));
+      if (state === 'failed') await this.onFailed?.(item, composed.error);
       this.counters[state] += 1;
       await this.audit(item, `delivery.${state}`, composed.error);
       this.metrics.delivery(item.channel, 'none', state);
@@ -280,6 +285,7 @@ export class OutboxWorker {
     if (transport === undefined) {
       const error = `no transport configured for ${item.channel}`;
       await this.record(item, () => this.store.failOutbox(item.id, item.pinId, error, this.clock(), 'failed'));
+      await this.onFailed?.(item, error);
       this.counters.failed += 1;
       this.metrics.delivery(item.channel, 'none', 'failed');
       await this.audit(item, 'delivery.failed', error, message.to);
@@ -336,6 +342,7 @@ export class OutboxWorker {
       finalError = `${error} (not retried: the PIN expires first)`;
     }
     await this.record(item, () => this.store.failOutbox(item.id, item.pinId, finalError, now, 'failed'));
+    await this.onFailed?.(item, finalError);
     this.counters.failed += 1;
     this.metrics.delivery(item.channel, transport ?? 'none', 'failed');
     await this.audit(item, 'delivery.failed', finalError);

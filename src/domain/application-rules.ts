@@ -1,6 +1,7 @@
 // Infobip's application configuration: its defaults, and the checks a configuration must pass.
 import { ONE_DAY_MS, ONE_YEAR_MS, validateLimit, validateTimeToLive } from './durations.js';
 import { FieldErrors } from './errors.js';
+import type { WorkflowStep } from './workflows.js';
 
 /** An application's Infobip configuration, as stored and as its API shows it. */
 export interface ApplicationConfiguration {
@@ -20,6 +21,8 @@ export interface ApplicationRecord {
   configuration: ApplicationConfiguration;
   createdAt: number;
   updatedAt: number;
+  /** The channels a PIN goes out on in turn (domain/workflows.ts); absent or null: only the one asked for. */
+  workflow?: readonly WorkflowStep[] | null;
 }
 
 export const DEFAULT_CONFIGURATION: Readonly<ApplicationConfiguration> = Object.freeze({

@@ -38,6 +38,8 @@ export interface ServiceContext {
    * message do (the Telegram Gateway). Must return at once: the work happens after the answer.
    */
   pinEnded?: (accountId: string, pinId: string) => void;
+  /** Called when a workflow step became due early (a delivery failed), so the scheduler runs it at once. */
+  workflowStepDue?: () => void;
 }
 
 export type ChannelDelivery = 'inbox' | 'real' | 'both';

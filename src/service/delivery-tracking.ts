@@ -7,6 +7,8 @@ import { appendAudit } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
 import { readApplication } from './effective-records.js';
 import { destinationSendLimit } from './send-pin.js';
+import { listPinWorkflow, workflowDeliveryFailed } from './workflows.js';
+import type { WorkflowStepRecord } from '../store/workflow-store.js';
 
 /** Applies a receipt; false when it matches no message we sent (stale, or not ours). */
 export async function recordDeliveryReceipt(ctx: ServiceContext, receipt: ReceiptInput): Promise<boolean> {
@@ -15,6 +17,8 @@ export async function recordDeliveryReceipt(ctx: ServiceContext, receipt: Receip
   ctx.metrics.receipt(receipt.transport, matched ? receipt.status : 'unmatched');
   // Queued again for the next member of a failover route: start the worker now rather than at its next poll.
   if (matched?.requeued) ctx.messageQueued();
+  // A receipt that fails the PIN's latest message (not one a failover route sends again) moves its workflow on.
+  if (matched && receipt.status === 'undelivered' && !matched.requeued) await failedLatestMessage(ctx, matched, receipt);
   if (matched) {
     await appendAudit(ctx, {
       accountId: matched.accountId, at: ctx.clock(), event: `delivery.${receipt.status}`, pinId: matched.pinId, actor: receipt.transport,
@@ -25,6 +29,10 @@ export async function recordDeliveryReceipt(ctx: ServiceContext, receipt: Receip
   return matched !== undefined;
 }
 
+async function failedLatestMessage(ctx: ServiceContext, matched: { pinId: string; accountId: string }, receipt: ReceiptInput): Promise<void> {
+  const pin = await ctx.store.getPin(matched.accountId, matched.pinId);
+  if (pin?.providerMessageId === receipt.providerMessageId) await workflowDeliveryFailed(ctx, pin.id, `undelivered: ${receipt.error ?? 'no reason given'}`);
+}
 
 export interface PinDetails {
   pin: PinRecord;
@@ -32,6 +40,8 @@ export interface PinDetails {
   history: DeliveryEvent[];
   /** When sendPinPerPhoneNumberLimit lets a resend of this PIN through (epoch ms); null once it can no longer be resent. */
   nextResendAt: number | null;
+  /** The steps of its application's workflow, when it was sent under one. */
+  workflow: WorkflowStepRecord[];
 }
 
 
@@ -41,7 +51,8 @@ export async function getPinDetails(ctx: ServiceContext, principal: Principal, p
   const history = await ctx.store.listDeliveryEvents(principal.accountId, pinId);
   const now = ctx.clock();
   const state = pinState(pin, now);
-  return ok({ pin, state, history, nextResendAt: state === 'pending' && pin.pinCiphertext !== null ? await nextResendOf(ctx, pin, now) : null });
+  const workflow = await listPinWorkflow(ctx, principal.accountId, pinId);
+  return ok({ pin, state, history, workflow, nextResendAt: state === 'pending' && pin.pinCiphertext !== null ? await nextResendOf(ctx, pin, now) : null });
 }
 
 /** A peek at the destination's send limit: counts nothing, so reading a PIN never spends a resend. */

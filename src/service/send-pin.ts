@@ -18,6 +18,8 @@ import { refusingLimit, tooManyRequests, type NamedLimit } from './limit-refusal
 import { checkSendGuards, countBreakerSend, type GuardPass } from './security.js';
 import { appHashTooLong } from './template-autofill.js';
 import { testNumberAuditReason, testNumberCode } from './test-numbers.js';
+import { planSend, WORKFLOW_ACTOR } from './workflow-plan.js';
+import type { WorkflowStepClaim } from '../store/workflow-store.js';
 
 export interface SendPinInput {
   applicationId: string;
@@ -196,10 +198,10 @@ export function sendPin(ctx: ServiceContext, principal: Principal, channel: Chan
   return durably(ctx.store, () => queuePin(ctx, principal, channel, input));
 }
 
-async function queuePin(ctx: ServiceContext, principal: Principal, channel: Channel, input: SendPinInput): Promise<Result<SendOutcome>> {
+async function queuePin(ctx: ServiceContext, principal: Principal, requested: Channel, input: SendPinInput): Promise<Result<SendOutcome>> {
   const errors = new FieldErrors();
-  const to = checkDestination(channel, input.to, errors);
-  if (input.from !== undefined) errors.add('from', isPhoneChannel(channel) ? validateSmsSender(input.from) : validateEmailSender(input.from));
+  const to = checkDestination(requested, input.to, errors);
+  if (input.from !== undefined) errors.add('from', isPhoneChannel(requested) ? validateSmsSender(input.from) : validateEmailSender(input.from));
   checkPlaceholders(input, errors);
 
   const app = await readApplication(ctx, principal.accountId, input.applicationId);
@@ -207,18 +209,22 @@ async function queuePin(ctx: ServiceContext, principal: Principal, channel: Chan
     errors.add('applicationId', `application ${input.applicationId} does not exist`);
     return errors.result();
   }
-  const wanted = isPhoneChannel(channel) ? 'sms_voice' : 'email';
+  const wanted = isPhoneChannel(requested) ? 'sms_voice' : 'email';
   const template = await readMessageTemplate(ctx, principal.accountId, app.id, input.messageId);
   if (!template) errors.add('messageId', `message ${input.messageId} does not exist in application ${input.applicationId}`);
   else if (template.kind !== wanted) {
     errors.add('messageId', wanted === 'email' ? 'is an SMS/voice message; send it with /2fa/2/pin or /2fa/2/pin/voice' : 'is an email message; send it with /2fa/2/pin/email');
   }
+  // Under a workflow the PIN goes out on its first step's channel, whichever dialect asked.
+  const workflow = planSend(ctx, app, requested);
+  const channel = workflow?.channel ?? requested;
   const admission = await admit(ctx, principal, { kind: 'send', app, channel, to }, template?.kind === wanted ? template : undefined, input.placeholders ?? {}, errors);
   if (!admission.ok) return admission;
 
   const now = ctx.clock();
   const ttl = parseDuration(app.configuration.pinTimeToLive) ?? 15 * 60_000;
   const pinId = generatePinId();
+  if (workflow) await ctx.store.workflows.schedule(principal.accountId, pinId, workflow.steps(now), now);
   const { pinType, pinLength, id: messageId } = admission.value.template;
   // A test number's PIN is its fixed code, stored like any PIN, and nothing is queued for delivery.
   const fixedCode = await testNumberCode(ctx, principal.accountId, to);
@@ -237,6 +243,7 @@ async function queuePin(ctx: ServiceContext, principal: Principal, channel: Chan
     },
     ...(deliveryId ? { outbox: { id: deliveryId, request } } : {}),
   }, admission.value.limits, now);
+  if (workflow && !outcome.allowed) await ctx.store.workflows.discard(pinId);
   return settle(ctx, principal, admission.value, outcome, { pinId, queued, deliveryId, testNumber }, now);
 }
 
@@ -277,6 +284,14 @@ async function queueResend(ctx: ServiceContext, principal: Principal, pinId: str
   if (!isDeliverable(pin, ctx.clock())) return pinEnded(pinId);
   const errors = new FieldErrors();
   checkPlaceholders(input, errors);
+  return queueAdmittedResend(ctx, principal, pin, channel, input, errors);
+}
+
+/** A resend whose PIN and request were checked: the send checks (admit), then the write and its answer. */
+async function queueAdmittedResend(
+  ctx: ServiceContext, principal: Principal, pin: PinRecord, channel: Channel, input: ResendPinInput, errors: FieldErrors, workflowStep?: WorkflowStepClaim,
+): Promise<Result<SendOutcome>> {
+  const pinId = pin.id;
   const app = await readApplication(ctx, principal.accountId, pin.applicationId);
   const template = await readMessageTemplate(ctx, principal.accountId, pin.applicationId, pin.messageId);
   if (!app || !template) return pinNotFound(pinId);
@@ -288,7 +303,21 @@ async function queueResend(ctx: ServiceContext, principal: Principal, pinId: str
   const queued = !pin.testNumber && ctx.channelConfigured(channel);
   const deliveryId = queued ? randomUUID() : undefined;
   const request: DeliveryRequest = { placeholders: input.placeholders ?? {} };
-  const outcome = await ctx.store.queueResend(pinId, channel, deliveryId ? { id: deliveryId, request } : undefined, admission.value.limits, now);
+  const outcome = await ctx.store.queueResend(pinId, channel, deliveryId ? { id: deliveryId, request } : undefined, admission.value.limits, now, workflowStep);
   if ('ended' in outcome) return pinEnded(pinId);
   return settle(ctx, principal, admission.value, outcome, { pinId, queued, deliveryId, testNumber: pin.testNumber }, now);
+}
+
+/**
+ * One step of a PIN's workflow: a resend on the step's channel, through every check a client's
+ * resend passes (limits, guards, breaker), under the account's name; the step is marked sent in the
+ * resend's own transaction. Refused like a resend when the PIN ended or the step's claim was lost.
+ */
+export function resendWorkflowStep(ctx: ServiceContext, pin: PinRecord, step: WorkflowStepClaim): Promise<Result<SendOutcome>> {
+  const principal: Principal = { accountId: pin.accountId, keyId: WORKFLOW_ACTOR, scopes: [] };
+  return durably(ctx.store, async () => {
+    const intoInbox = inboxResendRefusal(ctx, pin, step.channel);
+    if (intoInbox) return intoInbox;
+    return queueAdmittedResend(ctx, principal, pin, step.channel, {}, new FieldErrors(), step);
+  });
 }

@@ -19,6 +19,8 @@ import { KyselyAuditStore } from './audit-store.js';
 import { KyselySecurityStore } from './security-store.js';
 import { KyselyConsoleStore } from './console-store.js';
 import { KyselyTwilioStore } from './twilio-store.js';
+import { KyselyWorkflowStore, markWorkflowStepSent, WorkflowClaimLost, type WorkflowStepClaim } from './workflow-store.js';
+import type { WorkflowStep } from '../domain/workflows.js';
 import { PreparedQuery } from './prepared-query.js';
 import { WriteBatcher } from './write-batcher.js';
 import type { SqliteDurability } from './sqlite/group-commit.js';
@@ -157,6 +159,8 @@ export class KyselyStore implements Store, RateLimiter {
   readonly twilio: KyselyTwilioStore;
   readonly idempotency: KyselyIdempotencyStore;
   readonly testNumbers: KyselyTestNumberStore;
+  /** Applications' workflows and the steps of the PINs sent under them. */
+  readonly workflows: KyselyWorkflowStore;
 
   constructor(readonly db: Kysely<Database>, readonly dialect: 'sqlite' | 'postgres', private readonly onClose: () => Promise<void>, private readonly options: KyselyStoreOptions = {}) {
     this.externalLimiter = options.rateLimiter;
@@ -169,6 +173,7 @@ export class KyselyStore implements Store, RateLimiter {
     this.twilio = new KyselyTwilioStore(db, dialect, this.events);
     this.idempotency = new KyselyIdempotencyStore(db, dialect);
     this.testNumbers = new KyselyTestNumberStore(db, this.config);
+    this.workflows = new KyselyWorkflowStore(db, dialect, (work) => this.deferred(work));
   }
 
   async close(): Promise<void> {
@@ -363,7 +368,7 @@ export class KyselyStore implements Store, RateLimiter {
     }));
   }
 
-  async queueResend(pinId: string, channel: Channel, outbox: { id: string; request: DeliveryRequest } | undefined, limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome | { allowed: true; ended: true }> {
+  async queueResend(pinId: string, channel: Channel, outbox: { id: string; request: DeliveryRequest } | undefined, limits: RateLimitCheck[], now: number, workflowStep?: WorkflowStepClaim): Promise<RateLimitOutcome | { allowed: true; ended: true }> {
     return this.limits.refusable(limits, now, () => this.deferred((db) => db.transaction().execute(async (trx) => {
       const pin = await trx.selectFrom('pins').select(['account_id', 'pin_ciphertext', 'expires_at', 'locked_at', 'verified_at'])
         .where('id', '=', pinId).executeTakeFirst();
@@ -372,12 +377,17 @@ export class KyselyStore implements Store, RateLimiter {
       }
       const outcome = await this.limits.consumeWithin(trx, limits, now);
       if (!outcome.allowed) return outcome;
+      // A workflow's step commits with its message or not at all (store/workflow-store.ts).
+      if (workflowStep && !(await markWorkflowStepSent(trx, workflowStep, now))) throw new WorkflowClaimLost();
       if (outbox) {
         await this.insertOutbox(trx, outbox, pinId, pin.account_id, channel, now);
         await trx.updateTable('pins').set((eb) => ({ send_count: eb('send_count', '+', 1), delivery_status: 'queued' })).where('id', '=', pinId).execute();
       }
       return outcome;
-    })));
+    }))).catch((err: unknown) => {
+      if (err instanceof WorkflowClaimLost) return { allowed: true as const, ended: true as const };
+      throw err;
+    });
   }
 
   private async insertOutbox(trx: Db, outbox: { id: string; request: DeliveryRequest }, pinId: string, accountId: string, channel: Channel, now: number, eventAt = now): Promise<void> {
@@ -791,10 +801,12 @@ function toApplication(row: Selectable<ApplicationsTable>): ApplicationRecord {
       sendPinPerPhoneNumberLimit: row.send_pin_per_phone_number_limit,
     },
     createdAt: Number(row.created_at), updatedAt: Number(row.updated_at),
+    ...(row.workflow ? { workflow: JSON.parse(row.workflow) as WorkflowStep[] } : {}),
   };
 }
 
-function fromApplication(app: ApplicationRecord): Selectable<ApplicationsTable> {
+/** The application's columns but its workflow, which only setWorkflow writes (an update of the rest never drops it). */
+function fromApplication(app: ApplicationRecord): Omit<Selectable<ApplicationsTable>, 'workflow'> {
   const c = app.configuration;
   return {
     id: app.id, account_id: app.accountId, name: app.name, enabled: app.enabled ? 1 : 0,

@@ -483,6 +483,29 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         await db.schema.alterTable('pins').addColumn('test_number', 'integer', (c) => c.notNull().defaultTo(0)).execute();
       },
     },
+    '0021_workflows': {
+      async up(db: Kysely<unknown>) {
+        // An application's workflow (JSON steps, null: none), read with the application it belongs to.
+        await db.schema.alterTable('applications').addColumn('workflow', 'text').execute();
+        // The steps of each PIN sent under a workflow, one row each: a step is due at `due_at`, run by
+        // the node that claims it (`claim`, until `lease_until`), and marked sent in the transaction
+        // that queues its message, so no step is lost or repeated across a crash.
+        await db.schema.createTable('pin_workflow_steps')
+          .addColumn('pin_id', 'text', (c) => c.notNull())
+          .addColumn('step', 'integer', (c) => c.notNull())
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('channel', 'text', (c) => c.notNull())
+          .addColumn('state', 'text', (c) => c.notNull())
+          .addColumn('due_at', bigint)
+          .addColumn('claim', 'text')
+          .addColumn('lease_until', bigint)
+          .addColumn('reason', 'text')
+          .addColumn('updated_at', bigint, (c) => c.notNull())
+          .addPrimaryKeyConstraint('pin_workflow_steps_pk', ['pin_id', 'step'])
+          .execute();
+        await db.schema.createIndex('pin_workflow_steps_due').on('pin_workflow_steps').columns(['state', 'due_at']).execute();
+      },
+    },
   };
 }
 

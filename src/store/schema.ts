@@ -35,6 +35,8 @@ export interface ApplicationsTable {
   send_pin_per_phone_number_limit: string;
   created_at: number;
   updated_at: number;
+  /** The workflow's steps as JSON (domain/workflows.ts); null: none. Written only by the workflow store. */
+  workflow?: string | null;
 }
 
 export interface MessageTemplatesTable {
@@ -195,6 +197,7 @@ export interface Database {
   twilio_service_locales: TwilioServiceLocalesTable;
   safe_list_numbers: SafeListNumbersTable;
   twilio_messaging_configurations: TwilioMessagingConfigurationsTable;
+  pin_workflow_steps: PinWorkflowStepsTable;
   twilio_rate_limit_buckets: TwilioRateLimitBucketsTable;
   test_numbers: TestNumbersTable;
 }
@@ -424,4 +427,18 @@ export interface IdempotencyKeysTable {
   created_at: number;
   /** End of the key's window: it is forgotten (purged) after it. */
   expires_at: number;
+}
+
+export interface PinWorkflowStepsTable {
+  pin_id: string;
+  step: number;
+  account_id: string;
+  channel: string;
+  /** scheduled, running (claimed), sent, skipped or cancelled. */
+  state: string;
+  due_at: number | null;
+  claim: string | null;
+  lease_until: number | null;
+  reason: string | null;
+  updated_at: number;
 }

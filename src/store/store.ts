@@ -12,6 +12,7 @@ import type { ConsoleStore } from './console-store.js';
 import type { TwilioStore } from './twilio-store.js';
 import type { IdempotencyStore } from './idempotency-store.js';
 import type { TestNumberStore } from './test-number-store.js';
+import type { WorkflowStepClaim, WorkflowStore } from './workflow-store.js';
 
 export { CHANNELS } from '../domain/channels.js';
 export type { Channel, DeliveryStatus } from '../domain/channels.js';
@@ -218,6 +219,8 @@ export interface Store {
   readonly idempotency: IdempotencyStore;
   /** Each account's test numbers (src/store/test-number-store.ts). */
   readonly testNumbers: TestNumberStore;
+  /** Applications' workflows and the steps of the PINs sent under them (src/store/workflow-store.ts). */
+  readonly workflows: WorkflowStore;
   close(): Promise<void>;
   /** Liveness of the database, for /readyz and `twofa doctor`. */
   ping(): Promise<void>;
@@ -258,8 +261,10 @@ export interface Store {
   /**
    * Consumes the limits and, only if all allow it, queues a resend of a PIN that has not ended, on
    * `channel` (an SMS PIN may be resent by voice). `outbox` absent: nothing to queue (channel off).
+   * `workflowStep`: the claimed workflow step this resend is, marked sent in the same transaction; a
+   * claim lost meanwhile answers `ended` and writes nothing.
    */
-  queueResend(pinId: string, channel: Channel, outbox: { id: string; request: DeliveryRequest } | undefined, limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome | { allowed: true; ended: true }>;
+  queueResend(pinId: string, channel: Channel, outbox: { id: string; request: DeliveryRequest } | undefined, limits: RateLimitCheck[], now: number, workflowStep?: WorkflowStepClaim): Promise<RateLimitOutcome | { allowed: true; ended: true }>;
   getPin(accountId: string, pinId: string): Promise<PinRecord | undefined>;
   /**
    * Resolves once every commit made so far is durable. createPin, queueResend, verifyPinAttempt,

@@ -80,6 +80,21 @@ describe('the twofa command line against one server', { concurrency: true }, () 
       assert.equal(updated.configuration.pinAttempts, 10);
     });
 
+    it('workflow set, get and delete an application\'s workflow; a bad one is the server\'s 400', async () => {
+      const id = (await twofa('apps', 'create', '--name', 'With a workflow', '-q')).stdout.trim();
+      const set = await twofa('apps', 'workflow', 'set', id, 'whatsapp', 'sms:30s', 'voice:60s');
+      assert.equal(set.code, 0, set.stderr);
+      assert.match(set.stdout, /2\s+sms\s+30s/);
+      assert.deepEqual(json(await twofa('apps', 'workflow', 'get', id, '--json')), {
+        steps: [{ channel: 'whatsapp' }, { channel: 'sms', after: '30s' }, { channel: 'voice', after: '60s' }],
+      });
+      const bad = await twofa('apps', 'workflow', 'set', id, 'sms', 'pigeon:10s');
+      assert.equal(bad.code, 1);
+      assert.match(bad.stderr, /400/);
+      assert.equal((await twofa('apps', 'workflow', 'delete', id)).code, 0);
+      assert.match((await twofa('apps', 'workflow', 'get', id)).stderr, /no workflow/);
+    });
+
     it('show of an unknown application exits 1 with the server\'s 404, nothing on stdout', async () => {
       const result = await twofa('apps', 'show', '0123456789ABCDEF0123456789ABCDEF', '--json');
       assert.equal(result.code, 1);

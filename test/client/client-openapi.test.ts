@@ -71,6 +71,9 @@ const SAMPLE_CALLS: Record<OperationName, (client: TwofaClient) => Promise<unkno
   'security.get': (c) => c.security.get('APP'),
   'security.update': (c) => c.security.update('APP', { enabled: true }),
   'audit.list': (c) => c.audit.list({ applicationId: 'APP', pinId: 'PIN', event: 'pin.send', after: 10, limit: 5 }),
+  'workflows.get': (c) => c.workflows.get('APP'),
+  'workflows.set': (c) => c.workflows.set('APP', { steps: [{ channel: 'whatsapp' }, { channel: 'sms', after: '30s' }] }),
+  'workflows.delete': (c) => c.workflows.delete('APP'),
   'health.ready': (c) => c.health.ready(),
 };
 

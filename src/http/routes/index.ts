@@ -44,6 +44,9 @@ import revokeApiKey from './api-v1/revoke-api-key.js';
 import getApplicationSecurity from './api-v1/get-application-security.js';
 import listAudit from './api-v1/list-audit.js';
 import updateApplicationSecurity from './api-v1/update-application-security.js';
+import getApplicationWorkflow from './api-v1/get-application-workflow.js';
+import updateApplicationWorkflow from './api-v1/update-application-workflow.js';
+import deleteApplicationWorkflow from './api-v1/delete-application-workflow.js';
 import twilioVerify from './twilio/index.js';
 import getTemplateAutofill from './api-v1/get-template-autofill.js';
 import updateTemplateAutofill from './api-v1/update-template-autofill.js';
@@ -75,4 +78,6 @@ export const ALL_ROUTES: RegisterRoute[] = [
   getTemplateAutofill, updateTemplateAutofill,
   // test numbers: fixed codes, nothing delivered (app-store review, end-to-end tests)
   createTestNumber, listTestNumbers, deleteTestNumber,
+  // fallback workflows across channels
+  getApplicationWorkflow, updateApplicationWorkflow, deleteApplicationWorkflow,
 ];

@@ -85,7 +85,25 @@ export const PinDetailsResponseSchema = Type.Object({
     description: 'When the application\'s sendPinPerPhoneNumberLimit lets the next resend of this PIN through (ISO 8601; now or earlier: at once), '
       + 'for a countdown; null once the PIN can no longer be resent (verified, expired or locked).',
   }),
+  workflow: Type.Optional(Type.Array(Type.Object({
+    step: Type.Integer({ description: 'Index in the application\'s workflow, from 0.' }),
+    channel: Type.String(),
+    state: Type.String({ description: 'scheduled, running, sent, failed (its message failed: the next step went at once), skipped (could not go: see reason) or cancelled (the PIN ended first).' }),
+    dueAt: Type.Union([Type.String(), Type.Null()], { description: 'When the step goes (scheduled) or went due (ISO 8601); null for a step skipped at the send.' }),
+    reason: Type.Union([Type.String(), Type.Null()]),
+  }), { description: 'The steps of the application\'s workflow for this PIN; absent when it was sent without one.' })),
 }, { description: 'A PIN\'s state and delivery history; never the PIN.' });
+
+// --- workflows ---
+
+export const WorkflowStepSchema = Type.Object({
+  channel: Type.String({ maxLength: 16, description: 'sms, voice, email, whatsapp or telegram.' }),
+  after: Type.Optional(Type.String({ maxLength: 16, description: 'How long after the previous step this one goes out ({timeLength}{timeUnit}, 1s to 1h, e.g. "30s"); not on the first step.' })),
+}, { additionalProperties: false });
+
+export const WorkflowSchema = Type.Object({
+  steps: Type.Array(WorkflowStepSchema, { maxItems: 20, description: 'In order; the first goes out at once. At most 5.' }),
+}, { additionalProperties: false, description: 'The channels one PIN goes out on in turn until it is verified, expires, is locked or cancelled; a failed delivery moves to the next step at once.' });
 
 // --- the console's operations ---
 

@@ -45,6 +45,21 @@ export function PinPage({ pinId }: { pinId: string }) {
                 </dl>
               </section>
             </div>
+            {pin.workflow ? (
+              <section class="panel" aria-labelledby="pin-workflow">
+                <h2 id="pin-workflow">Workflow</h2>
+                <ol class="timeline">
+                  {pin.workflow.map((s) => (
+                    <li key={s.step}>
+                      <strong>{s.channel}</strong>
+                      <span>{s.state}</span>
+                      <span class="muted">{s.dueAt ? dateTime(Date.parse(s.dueAt)) : '—'}</span>
+                      {s.reason ? <span class={s.state === 'failed' ? 'warn' : 'muted'}>{s.reason}</span> : null}
+                    </li>
+                  ))}
+                </ol>
+              </section>
+            ) : null}
             <section class="panel" aria-labelledby="pin-history">
               <h2 id="pin-history">History</h2>
               {pin.history.length === 0 ? <p class="empty">Nothing was queued for this PIN (its channel has no transport).</p> : (

@@ -12,7 +12,7 @@ const register: RegisterRoute = (app, { ctx }) => {
       params: PinIdParamsSchema,
       response: { 200: PinDetailsResponseSchema, ...errorResponses(400, 401, 403, 404) },
     },
-  }, async (request, reply) => respond(reply, await getPinDetails(ctx, request.principal, request.params.pinId), ({ pin, state, history, nextResendAt }) => ({
+  }, async (request, reply) => respond(reply, await getPinDetails(ctx, request.principal, request.params.pinId), ({ pin, state, history, nextResendAt, workflow }) => ({
     pinId: pin.id, applicationId: pin.applicationId, messageId: pin.messageId, channel: pin.channel, to: pin.destination, state,
     attemptsRemaining: pin.attemptsLeft, createdAt: pin.createdAt, expiresAt: pin.expiresAt, verifiedAt: pin.verifiedAt, sendCount: pin.sendCount,
     testNumber: pin.testNumber,
@@ -22,6 +22,9 @@ const register: RegisterRoute = (app, { ctx }) => {
     },
     history,
     nextResendAt: nextResendAt === null ? null : new Date(nextResendAt).toISOString(),
+    ...(workflow.length > 0 ? {
+      workflow: workflow.map((s) => ({ step: s.step, channel: s.channel, state: s.state, dueAt: s.dueAt === null ? null : new Date(s.dueAt).toISOString(), reason: s.reason })),
+    } : {}),
   })));
 };
 export default register;

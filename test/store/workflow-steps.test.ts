@@ -1,0 +1,97 @@
+// The race gates of workflow steps, on SQLite and on PostgreSQL with two stores (as two nodes): a
+// due step is claimed by exactly one claimer however many claim at once, a later step of a PIN waits
+// for the one before it, and a step whose claim was taken over cannot be marked sent by its former
+// holder (queueResend then writes nothing). The service around them: test/http and test/e2e workflows.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, describe, it } from 'node:test';
+import { openStore } from '../../src/store/open-store.js';
+import type { KyselyStore } from '../../src/store/kysely-store.js';
+import { createTestDatabase, skipUnlessPostgres, type TestDatabase } from '../support/postgres.js';
+
+const pgSkip = await skipUnlessPostgres();
+const NOW = 1_800_000_000_000;
+
+async function seedPin(store: KyselyStore, pinId: string): Promise<string> {
+  const account = await store.findOrCreateAccount(`acct-${pinId}`, `A${pinId}`, NOW);
+  await store.insertApplication({
+    id: `APP${pinId}`, accountId: account.id, name: 'app', enabled: true, createdAt: NOW, updatedAt: NOW,
+    configuration: { pinAttempts: 3, allowMultiplePinVerifications: false, pinTimeToLive: '15m', verifyPinLimit: '1/1s', sendPinPerApplicationLimit: '100/1d', sendPinPerPhoneNumberLimit: '100/1d' },
+  });
+  await store.workflows.schedule(account.id, pinId, [
+    { step: 0, channel: 'whatsapp', state: 'sent', dueAt: NOW, reason: null },
+    { step: 1, channel: 'sms', state: 'scheduled', dueAt: NOW + 1000, reason: null },
+    { step: 2, channel: 'voice', state: 'scheduled', dueAt: NOW + 2000, reason: null },
+  ], NOW);
+  await store.createPin({
+    pin: {
+      id: pinId, accountId: account.id, applicationId: `APP${pinId}`, messageId: 'M', channel: 'whatsapp', destination: '41793026727',
+      pinHash: 'h', pinCiphertext: 'c', attemptsLeft: 3, allowMultipleVerifications: false, createdAt: NOW, expiresAt: NOW + 900_000, deliveryStatus: 'not_sent',
+    },
+  }, [], NOW);
+  await store.durable();
+  return account.id;
+}
+
+function suite(name: string, open: () => Promise<[KyselyStore, KyselyStore]>, skip: false | string) {
+  describe(`workflow steps (${name})`, { skip }, () => {
+    let stores: [KyselyStore, KyselyStore] | undefined;
+    after(async () => {
+      for (const s of new Set(stores ?? [])) await s.close();
+    });
+
+    it('a due step is claimed once among concurrent claimers, and only after the step before it', async () => {
+      stores = await open();
+      const [a, b] = stores;
+      await seedPin(a, 'P1');
+      assert.deepEqual(await a.workflows.claimDue(NOW + 500, NOW + 10_000, 10), [], 'not due yet');
+      // Both steps are due at NOW + 5000, but step 2 waits for step 1.
+      const claims = (await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? b : a).workflows.claimDue(NOW + 5000, NOW + 10_000, 10)))).flat();
+      assert.deepEqual(claims.map((c) => c.step), [1], 'exactly one claim, of step 1');
+      assert.deepEqual(await a.workflows.claimDue(NOW + 5000, NOW + 10_000, 10), [], 'step 2 waits while step 1 runs');
+
+      // Step 1's lease runs out: another claimer takes it over; its former holder can no longer mark it.
+      const [takeover] = await b.workflows.claimDue(NOW + 10_001, NOW + 20_000, 10);
+      assert.equal(takeover?.step, 1);
+      const stale = await a.queueResend('P1', 'sms', { id: 'out-stale', request: { placeholders: {} } }, [], NOW + 10_002, claims[0]);
+      assert.deepEqual(stale, { allowed: true, ended: true });
+      assert.equal((await a.getPin(claims[0]!.accountId, 'P1'))?.sendCount, 1, 'the stale resend wrote nothing');
+      const fresh = await b.queueResend('P1', 'sms', { id: 'out-fresh', request: { placeholders: {} } }, [], NOW + 10_002, takeover);
+      assert.equal('ended' in fresh, false);
+      await b.durable();
+      assert.equal((await a.getPin(takeover!.accountId, 'P1'))?.sendCount, 2);
+      const steps = await a.workflows.list(takeover!.accountId, 'P1');
+      assert.deepEqual(steps.map((s) => s.state), ['sent', 'sent', 'scheduled']);
+      // Sent 9 s late: step 2 keeps its second after step 1.
+      assert.equal(steps[2]!.dueAt, NOW + 2000 + 9002);
+    });
+
+    it('a failed delivery of the latest step makes the next one due now; a failure of an older message moves nothing', async () => {
+      const [a] = stores!;
+      const accountId = await seedPin(a, 'P2');
+      assert.equal(await a.workflows.deliveryFailed('P2', 'sms', 'failed: x', NOW + 100), false, 'the latest step went by whatsapp');
+      assert.equal(await a.workflows.deliveryFailed('P2', 'whatsapp', 'failed: x', NOW + 100), true);
+      const steps = await a.workflows.list(accountId, 'P2');
+      assert.deepEqual(steps.map((s) => [s.state, s.dueAt]), [['failed', NOW], ['scheduled', NOW + 100], ['scheduled', NOW + 1100]]);
+      assert.equal(await a.workflows.deliveryFailed('P2', 'whatsapp', 'failed: again', NOW + 200), false, 'once');
+    });
+  });
+}
+
+let database: TestDatabase | undefined;
+suite('SQLite', async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'twofa-wf-'));
+  const store = await openStore(`sqlite:${path.join(dir, 'twofa.db')}`) as KyselyStore;
+  return [store, store];
+}, false);
+suite('PostgreSQL, two stores', async () => {
+  database = await createTestDatabase('workflow_steps');
+  const a = await openStore(database.url) as KyselyStore;
+  const b = await openStore(database.url, { migrate: false }) as KyselyStore;
+  return [a, b];
+}, pgSkip);
+after(async () => {
+  await database?.drop();
+});
