@@ -22,14 +22,16 @@ import { PreparedQuery } from './prepared-query.js';
 import { WriteBatcher } from './write-batcher.js';
 import type { SqliteDurability } from './sqlite/group-commit.js';
 import type { SqliteHotPath } from './sqlite/hot-path.js';
+import { SqliteAuditStatements } from './sqlite/audit-statements.js';
 import { SqliteLimitStatements } from './sqlite/limit-statements.js';
 import { SqlitePinStatements, type AttemptRows } from './sqlite/pin-statements.js';
 import { ConfigCache, UNCACHED, type ConfigReader, type ConfigVersion } from './config-cache.js';
 import type {
   AccountRecord, ApiKeyRecord, DeliveryEvent, DeliveryEventKind, ReceiptInput, ApplicationRecord, Channel, DeliveryRequest, DeliveryStatus, EmailTemplateFields,
   EmailTemplateRecord, MessageTemplateRecord, NewPin, OutboxRecord, PinRecord, PinToVerify, RateLimitCheck, RateLimitOutcome,
-  ReceiptFailover, Store, VerificationRow, VerifyAttempt,
+  ReceiptFailover, Store, VerificationRow, VerifyAttempt, AuditedVerifyAttempt,
 } from './store.js';
+import type { AuditAppend } from './audit-store.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -138,7 +140,7 @@ export class KyselyStore implements Store, RateLimiter {
     const hot = this.options.sqlite;
     if (!hot) throw new Error('this SQLite store was opened without its connection (open it with openStore)');
     const limits = new SqliteLimitStatements(hot);
-    return (this.sqliteStatements = { limits, pins: new SqlitePinStatements(hot, limits) });
+    return (this.sqliteStatements = { limits, pins: new SqlitePinStatements(hot, limits, new SqliteAuditStatements(hot.connection)) });
   }
 
   constructor(readonly db: Kysely<Database>, readonly dialect: 'sqlite' | 'postgres', private readonly onClose: () => Promise<void>, private readonly options: KyselyStoreOptions = {}) {
@@ -428,13 +430,19 @@ export class KyselyStore implements Store, RateLimiter {
     return this.db.transaction().execute((trx) => this.limits.consumeWithin(trx, limits, now));
   }
 
-  async verifyPinAttempt(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean): Promise<VerifyAttempt> {
-    if (this.dialect === 'postgres') return this.verifyPinAttemptPostgres(pin, now, limits, matches);
-    // One synchronous transaction, one commit: the limit, the attempt, and the verified mark or the
-    // lock (sqlite/pin-statements.ts). With an external limiter (Redis), its verdict comes first.
+  async verifyPinAttempt(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean, audit: (attempt: VerifyAttempt) => AuditAppend): Promise<AuditedVerifyAttempt> {
+    if (this.dialect === 'postgres') return { ...await this.verifyPinAttemptPostgres(pin, now, limits, matches), audited: false };
+    // One synchronous transaction, one commit: the limit, the attempt, the verified mark or the lock,
+    // and the audit entry (sqlite/pin-statements.ts). With an external limiter (Redis), its verdict
+    // comes first, and a refusal's entry is its own transaction.
     const external = await this.limits.consumeExternally(limits, now);
-    if (!external.allowed) return { kind: 'refused', outcome: external };
-    return attemptOf(await this.sqlite.pins.attempt(pin, now, this.externalLimiter ? [] : limits, matches));
+    if (!external.allowed) {
+      const refused = { kind: 'refused' as const, outcome: external };
+      const { entry, seal } = audit(refused);
+      await this.audit.append(entry, seal);
+      return { ...refused, audited: true };
+    }
+    return { ...attemptOf(await this.sqlite.pins.attempt(pin, now, this.externalLimiter ? [] : limits, matches, (rows) => audit(attemptOf(rows)))), audited: true };
   }
 
   /**

@@ -1,14 +1,17 @@
 // The verify path of a PIN on SQLite: the PIN read, and the attempt (verifyPinLimit, the counted
-// attempt, then the verified mark or the lock with its webhook event) as one synchronous transaction,
+// attempt, then the verified mark or the lock with its webhook event, and the audit entry of the
+// decision) as one synchronous transaction,
 // on statements prepared once on better-sqlite3 (hot-path.ts says when they may run). Nothing is
 // awaited between the statements, so the transaction holds the connection for its own few
 // microseconds only, and the comparison of the candidate runs inside it.
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Selectable } from 'kysely';
 import type { PinEventType } from '../../domain/pin-events.js';
+import type { AuditAppend } from '../audit-store.js';
 import { pinEventRows, type PinEventDetails, type PinSubscriberRow } from '../event-store.js';
 import type { EventOutboxTable, PinsTable } from '../schema.js';
 import type { PinToVerify, RateLimitCheck, RateLimitOutcome } from '../store.js';
+import type { SqliteAuditStatements } from './audit-statements.js';
 import type { SqliteHotPath } from './hot-path.js';
 import type { SqliteLimitStatements } from './limit-statements.js';
 
@@ -32,7 +35,7 @@ export class SqlitePinStatements {
   private readonly subscribersOfPin: BetterSqlite3.Statement<[string], PinSubscriberRow>;
   private readonly insertEvent: BetterSqlite3.Statement<Selectable<EventOutboxTable>>;
 
-  constructor(private readonly hot: SqliteHotPath, private readonly limits: SqliteLimitStatements) {
+  constructor(private readonly hot: SqliteHotPath, private readonly limits: SqliteLimitStatements, private readonly audit: SqliteAuditStatements) {
     const c = hot.connection;
     this.pin = c.prepare('select * from pins where id = ? and account_id = ?');
     this.countAttempt = c.prepare(`update pins set attempts_left = attempts_left - 1
@@ -55,22 +58,29 @@ export class SqlitePinStatements {
 
   /**
    * One transaction: the limits (`limits`: empty when an external limiter counted them), the counted
-   * attempt, the comparison, then the verified mark or, after the last wrong attempt, the lock.
+   * attempt, the comparison, then the verified mark or, after the last wrong attempt, the lock; last,
+   * the audit entry `audit` makes of the outcome. If anything throws, nothing of it is written.
    */
-  attempt(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean): AttemptRows | Promise<AttemptRows> {
+  attempt(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean, audit: (rows: AttemptRows) => AuditAppend): AttemptRows | Promise<AttemptRows> {
     return this.hot.write((): AttemptRows => {
-      const outcome = this.limits.consume(limits, now);
-      if (!outcome.allowed) return { kind: 'refused', outcome };
-      const row = this.countAttempt.get(pin.id, now);
-      if (!row) return { kind: 'ended', row: this.pin.get(pin.id, pin.accountId) };
-      if (matches(row.pin_hash)) {
-        const won = (row.allow_multiple_verifications === 1 ? this.markVerified : this.markVerifiedOnce).run(now, pin.id).changes > 0;
-        if (won) this.enqueueEvent('pin.verified', pin.id, now, { status: 'verified' });
-        return { kind: 'counted', row, matched: true, verified: won };
-      }
-      if (row.attempts_left === 0 && this.lock.run(now, pin.id).changes > 0) this.enqueueEvent('pin.locked', pin.id, now, { status: 'locked' });
-      return { kind: 'counted', row, matched: false, verified: false };
+      const rows = this.decide(pin, now, limits, matches);
+      this.audit.append(audit(rows));
+      return rows;
     });
+  }
+
+  private decide(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean): AttemptRows {
+    const outcome = this.limits.consume(limits, now);
+    if (!outcome.allowed) return { kind: 'refused', outcome };
+    const row = this.countAttempt.get(pin.id, now);
+    if (!row) return { kind: 'ended', row: this.pin.get(pin.id, pin.accountId) };
+    if (matches(row.pin_hash)) {
+      const won = (row.allow_multiple_verifications === 1 ? this.markVerified : this.markVerifiedOnce).run(now, pin.id).changes > 0;
+      if (won) this.enqueueEvent('pin.verified', pin.id, now, { status: 'verified' });
+      return { kind: 'counted', row, matched: true, verified: won };
+    }
+    if (row.attempts_left === 0 && this.lock.run(now, pin.id).changes > 0) this.enqueueEvent('pin.locked', pin.id, now, { status: 'locked' });
+    return { kind: 'counted', row, matched: false, verified: false };
   }
 
   /** The PIN's webhook event, in the transaction of the change it reports (event-store.ts). */
