@@ -7,7 +7,7 @@ import { endedReason, type PinError } from '../domain/pin-lifecycle.js';
 import type { PinRecord, RateLimitCheck, VerifyAttempt } from '../store/store.js';
 import { auditAppendOf, auditRequest, type AuditEvent } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
-import { readApplication } from './effective-records.js';
+import { presentApplication } from './effective-records.js';
 import { countBreakerVerify } from './security.js';
 import { pinNotFound, tooManyRequests } from './send-pin.js';
 
@@ -33,9 +33,10 @@ function decisionOf(pin: PinRecord, attempt: Exclude<VerifyAttempt, { kind: 'ref
 }
 
 export async function verifyPin(ctx: ServiceContext, principal: Principal, pinId: string, candidate: string): Promise<Result<VerifyOutcome>> {
-  const pin = await ctx.store.getPin(principal.accountId, pinId);
-  if (!pin) return pinNotFound(pinId);
-  const app = await readApplication(ctx, principal.accountId, pin.applicationId);
+  const read = await ctx.store.getPinToVerify(principal.accountId, pinId);
+  if (!read) return pinNotFound(pinId);
+  const { pin } = read;
+  const app = read.application && presentApplication(ctx, read.application);
   const now = ctx.clock();
 
   // verifyPinLimit counts verification requests per destination, before any attempt is spent.

@@ -395,6 +395,16 @@ export class KyselyStore implements Store, RateLimiter {
     return row && toPin(row);
   }
 
+  async getPinToVerify(accountId: string, pinId: string): Promise<{ pin: PinRecord; application: ApplicationRecord | undefined } | undefined> {
+    if (this.dialect === 'sqlite') {
+      const pin = await this.getPin(accountId, pinId);
+      return pin && { pin, application: await this.getApplication(accountId, pin.applicationId) };
+    }
+    // PostgreSQL: configuration is read through (several nodes, no cache to trust), so the application is joined to the PIN's read.
+    const row = await pgHot.pinToVerify<Selectable<PinsTable>, Selectable<ApplicationsTable>>(this.db, accountId, pinId);
+    return row && { pin: toPin(row), application: row.application === null ? undefined : toApplication(row.application) };
+  }
+
   durable(): Promise<void> {
     return this.options.durability?.durable() ?? Promise.resolve();
   }

@@ -277,6 +277,8 @@ export interface Store {
    */
   queueResend(pinId: string, channel: Channel, outbox: { id: string; request: DeliveryRequest } | undefined, limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome | { allowed: true; ended: true }>;
   getPin(accountId: string, pinId: string): Promise<PinRecord | undefined>;
+  /** The PIN and its application (undefined if deleted), for a verification: one round trip on PostgreSQL. Durable as getPin. */
+  getPinToVerify(accountId: string, pinId: string): Promise<{ pin: PinRecord; application: ApplicationRecord | undefined } | undefined>;
   /**
    * Resolves once every commit made so far is durable. createPin, queueResend, verifyPinAttempt,
    * getPin and audit.append return without waiting for the disk (SQLite shares one fsync between the
