@@ -4,17 +4,21 @@
 // answers POST /2fa/2/pin/{pinId}/verify through Fastify's inject(), `inFlight` requests at a time,
 // wrong PINs round robin over live PINs (as the bench's verify-wrong), durability included.
 //
-//   npx tsx bench/verify-cpu.ts [requests=20000] [inFlight=50]
+//   npx tsx bench/verify-cpu.ts [requests=20000] [inFlight=50] [--pg]
 //   BENCH_BUILD_DIR=<dir with src/> npx tsx bench/verify-cpu.ts    the same on another checkout's src/
+//   --pg: on a scratch PostgreSQL database of the local server (bench/lib/pg-fixture.ts), dropped after
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { wrongPinOf } from './lib/identities.js';
+import { dropDatabase, preparePgDatabase } from './lib/pg-fixture.js';
 import { BENCH_API_KEY, BENCH_SECRET, prepareTwofaDatabase } from './lib/twofa-fixture.js';
 
-const requests = Number(process.argv[2] ?? 20_000);
-const inFlight = Number(process.argv[3] ?? 50);
+const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const onPostgres = process.argv.includes('--pg');
+const requests = Number(args[0] ?? 20_000);
+const inFlight = Number(args[1] ?? 50);
 const src = path.resolve(process.env['BENCH_BUILD_DIR'] ?? path.join(import.meta.dirname, '..'), 'src');
 const { loadConfig } = await import(pathToFileURL(path.join(src, 'config.ts')).href) as typeof import('../src/config.js');
 const { createLogger } = await import(pathToFileURL(path.join(src, 'logger.ts')).href) as typeof import('../src/logger.js');
@@ -22,8 +26,10 @@ const { createNode } = await import(pathToFileURL(path.join(src, 'main.ts')).hre
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'twofa-verify-cpu-'));
 const file = path.join(dir, 'twofa.db');
-const fixture = await prepareTwofaDatabase({ file, rightPool: 10, wrongPool: 20_000, filler: 0 });
-const config = loadConfig({ TWOFA_DATA_DIR: dir, TWOFA_DATABASE_URL: `sqlite:${file}`, TWOFA_SECRET: BENCH_SECRET, TWOFA_LOG_LEVEL: 'warn' });
+const pgName = `twofa_verify_cpu_${process.pid}`;
+const fixture = onPostgres ? await preparePgDatabase(pgName, 20_000) : await prepareTwofaDatabase({ file, rightPool: 10, wrongPool: 20_000, filler: 0 });
+const databaseUrl = 'url' in fixture ? fixture.url : `sqlite:${file}`;
+const config = loadConfig({ TWOFA_DATA_DIR: dir, TWOFA_DATABASE_URL: databaseUrl, TWOFA_SECRET: BENCH_SECRET, TWOFA_LOG_LEVEL: 'warn' });
 const node = await createNode(config, createLogger(config.logLevel));
 const headers = { authorization: `App ${BENCH_API_KEY}`, 'content-type': 'application/json' };
 
@@ -48,6 +54,7 @@ await run(Math.min(5000, requests)); // warm-up: JIT, caches
 const rounds = [];
 for (let r = 0; r < 3; r++) rounds.push(await run(requests));
 const best = rounds.reduce((a, b) => (a.cpuUs < b.cpuUs ? a : b));
-process.stdout.write(`verify-wrong in process: ${rounds.map((r) => r.cpuUs.toFixed(1)).join(' / ')} µs CPU per request (best ${best.cpuUs.toFixed(1)}; ${Math.round(requests / (best.wallMs / 1000))} req/s)\n`);
+process.stdout.write(`verify-wrong in process${onPostgres ? ' (PostgreSQL)' : ''}: ${rounds.map((r) => r.cpuUs.toFixed(1)).join(' / ')} µs CPU per request (best ${best.cpuUs.toFixed(1)}; ${Math.round(requests / (best.wallMs / 1000))} req/s)\n`);
 await node.stop();
+if (onPostgres) await dropDatabase(pgName);
 fs.rmSync(dir, { recursive: true, force: true });
