@@ -5,7 +5,7 @@
 import type { PinKeyring } from '../domain/pin-secrets.js';
 import { maskDestination } from '../domain/destinations.js';
 import type { Metrics } from '../observability/metrics.js';
-import { auditEntryText, type AuditEntry, type AuditEntryInput, type AuditFilter } from '../store/audit-store.js';
+import { auditEntryText, type AuditAppend, type AuditEntry, type AuditEntryInput, type AuditFilter } from '../store/audit-store.js';
 import type { Store } from '../store/store.js';
 import { headProblems, type ChainProblem, type SourcedHead } from './audit-heads.js';
 import type { Principal, ServiceContext } from './context.js';
@@ -37,20 +37,36 @@ export async function durably<T>(store: Store, work: () => Promise<T>): Promise<
  */
 export async function appendAudit(deps: { store: Store; keyring: PinKeyring; metrics: Metrics }, entry: AuditEntryInput & { destination?: string | null }): Promise<void> {
   try {
-    const masked = entry.destination === undefined || entry.destination === null ? null : maskDestination(entry.destination);
-    await deps.store.audit.append({ ...entry, destination: masked }, (unsealed) => deps.keyring.sealAudit(auditEntryText(unsealed)));
+    const { entry: masked, seal } = sealable(deps.keyring, entry);
+    await deps.store.audit.append(masked, seal);
   } catch {
     deps.metrics.auditFailure();
   }
 }
 
-/** Appends an entry for a request made by `principal` (its key is the actor, its address the source). */
-export function auditRequest(ctx: ServiceContext, principal: Principal, event: AuditEvent): Promise<void> {
-  return appendAudit(ctx, {
+/** The entry with its destination masked, and the seal that hashes it under the audit key. */
+function sealable(keyring: PinKeyring, entry: AuditEntryInput & { destination?: string | null }): AuditAppend {
+  const masked = entry.destination === undefined || entry.destination === null ? null : maskDestination(entry.destination);
+  return { entry: { ...entry, destination: masked }, seal: (unsealed) => keyring.sealAudit(auditEntryText(unsealed)) };
+}
+
+/** The entry of a request made by `principal` (its key is the actor, its address the source). */
+function requestEntry(ctx: ServiceContext, principal: Principal, event: AuditEvent): AuditEntryInput {
+  return {
     accountId: principal.accountId, at: ctx.clock(), event: event.event, applicationId: event.applicationId ?? null,
     pinId: event.pinId ?? null, destination: event.destination ?? null, sourceIp: principal.ip ?? null, actor: principal.keyId,
     reason: event.reason ?? null,
-  });
+  };
+}
+
+/** Appends an entry for a request made by `principal`. */
+export function auditRequest(ctx: ServiceContext, principal: Principal, event: AuditEvent): Promise<void> {
+  return appendAudit(ctx, requestEntry(ctx, principal, event));
+}
+
+/** The entry of a request made by `principal`, for a store to append in the transaction of what it records. */
+export function auditAppendOf(ctx: ServiceContext, principal: Principal, event: AuditEvent): AuditAppend {
+  return sealable(ctx.keyring, requestEntry(ctx, principal, event));
 }
 
 export const AUDIT_PAGE_MAX = 1000;

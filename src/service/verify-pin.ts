@@ -4,9 +4,10 @@ import { limitKeyDestination } from '../domain/destinations.js';
 import { parseRateLimit } from '../domain/durations.js';
 import { ok, pinNotFound, type Result } from '../domain/errors.js';
 import { endedReason, type PinError } from '../domain/pin-lifecycle.js';
-import { auditRequest } from './audit-log.js';
+import type { PinRecord, VerifyAttempt } from '../store/store.js';
+import { auditAppendOf, auditRequest, type AuditEvent } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
-import { readApplication } from './effective-records.js';
+import { presentApplication } from './effective-records.js';
 import { countBreakerVerify } from './security.js';
 import { tooManyRequests, type NamedLimit } from './limit-refusals.js';
 import { testNumberAuditReason } from './test-numbers.js';
@@ -19,43 +20,51 @@ export interface VerifyOutcome {
   pinError?: PinError;
 }
 
+type Decision = Pick<VerifyOutcome, 'verified' | 'attemptsRemaining' | 'pinError'>;
+
+/** What a counted (or uncountable) attempt answers. */
+function decisionOf(pin: PinRecord, attempt: Exclude<VerifyAttempt, { kind: 'refused' }>, now: number): Decision {
+  if (attempt.kind === 'ended') {
+    const current = attempt.pin ?? pin;
+    return { verified: false, attemptsRemaining: current.attemptsLeft, pinError: endedReason(current, now) };
+  }
+  const attemptsRemaining = attempt.pin.attemptsLeft;
+  if (!attempt.matched) return { verified: false, attemptsRemaining, pinError: 'WRONG_PIN' };
+  return attempt.verified ? { verified: true, attemptsRemaining } : { verified: false, attemptsRemaining, pinError: 'ALREADY_VERIFIED' };
+}
 
 export async function verifyPin(ctx: ServiceContext, principal: Principal, pinId: string, candidate: string): Promise<Result<VerifyOutcome>> {
-  const pin = await ctx.store.getPin(principal.accountId, pinId);
-  if (!pin) return pinNotFound(pinId);
-  const app = await readApplication(ctx, principal.accountId, pin.applicationId);
+  const read = await ctx.store.getPinToVerify(principal.accountId, pinId);
+  if (!read) return pinNotFound(pinId);
+  const { pin } = read;
+  const app = read.application && presentApplication(ctx, read.application);
   const now = ctx.clock();
-
-  const answer = async (verified: boolean, attemptsRemaining: number, pinError?: PinError): Promise<Result<VerifyOutcome>> => {
-    ctx.metrics.verification(pin.channel, pinError ?? 'verified');
-    // Every verify decision is audited (ASVS 7.2.1 / 16.3.1); the candidate PIN never is.
-    await auditRequest(ctx, principal, { event: 'pin.verify', applicationId: pin.applicationId, pinId, destination: pin.destination, reason: testNumberAuditReason(pinError ?? 'verified', pin.testNumber) });
-    if (verified && !pin.testNumber) await countBreakerVerify(ctx, pin.applicationId, pin.destination, now);
-    // The attempt (and the verified mark or the lock) and the audit entry were committed without
-    // waiting for the disk: one wait makes them durable before the decision is answered.
-    await ctx.store.durable();
-    return ok({ pinId, msisdn: pin.destination, verified, attemptsRemaining, ...(pinError ? { pinError } : {}) });
-  };
 
   // verifyPinLimit counts verification requests per destination, before any attempt is spent.
   const limit = app ? parseRateLimit(app.configuration.verifyPinLimit) : null;
   const limits: NamedLimit[] = limit ? [{ key: `verify:${pin.applicationId}:${limitKeyDestination(pin.destination)}`, limit: limit.count, windowMs: limit.windowMs, reason: 'VERIFY_LIMIT' }] : [];
-  // Any string is compared: a wrong length or alphabet is simply a wrong, counted attempt.
-  const attempt = await ctx.store.verifyPinAttempt(pin, now, limits, (pinHash) => ctx.keyring.matches(pinHash, pinId, candidate));
-  switch (attempt.kind) {
-    case 'refused':
-      ctx.metrics.rateLimited('verifyPinLimit');
-      await auditRequest(ctx, principal, { event: 'pin.verify.refused', applicationId: pin.applicationId, pinId, destination: pin.destination, reason: testNumberAuditReason('verifyPinLimit', pin.testNumber) });
-      await ctx.store.durable();
-      return tooManyRequests('VERIFY_LIMIT', attempt.outcome);
-    case 'ended': {
-      const current = attempt.pin ?? pin;
-      return answer(false, current.attemptsLeft, endedReason(current, now));
-    }
-    case 'counted':
-      // Verified, or locked by this last wrong attempt: nothing left to deliver.
-      if (attempt.verified || (!attempt.matched && attempt.pin.attemptsLeft === 0)) ctx.pinEnded?.(principal.accountId, pinId);
-      if (!attempt.matched) return answer(false, attempt.pin.attemptsLeft, 'WRONG_PIN');
-      return attempt.verified ? answer(true, attempt.pin.attemptsLeft) : answer(false, attempt.pin.attemptsLeft, 'ALREADY_VERIFIED');
+  // Every verify decision is audited (ASVS 7.2.1 / 16.3.1); the candidate PIN never is.
+  const auditEventOf = (attempt: VerifyAttempt): AuditEvent => attempt.kind === 'refused'
+    ? { event: 'pin.verify.refused', applicationId: pin.applicationId, pinId, destination: pin.destination, reason: testNumberAuditReason('verifyPinLimit', pin.testNumber) }
+    : { event: 'pin.verify', applicationId: pin.applicationId, pinId, destination: pin.destination, reason: testNumberAuditReason(decisionOf(pin, attempt, now).pinError ?? 'verified', pin.testNumber) };
+  // Any string is compared: a wrong length or alphabet is simply a wrong, counted attempt. The
+  // store appends the audit entry in the attempt's own transaction where it can (SQLite).
+  const attempt = await ctx.store.verifyPinAttempt(pin, now, limits, (pinHash) => ctx.keyring.matches(pinHash, pinId, candidate),
+    (outcome) => auditAppendOf(ctx, principal, auditEventOf(outcome)));
+  if (!attempt.audited) await auditRequest(ctx, principal, auditEventOf(attempt));
+  if (attempt.kind === 'refused') {
+    ctx.metrics.rateLimited('verifyPinLimit');
+    await ctx.store.durable();
+    return tooManyRequests('VERIFY_LIMIT', attempt.outcome);
   }
+  const decision = decisionOf(pin, attempt, now);
+  // Verified, or locked by this last wrong attempt: nothing left to deliver.
+  if (attempt.kind === 'counted' && (attempt.verified || (!attempt.matched && attempt.pin.attemptsLeft === 0))) ctx.pinEnded?.(principal.accountId, pinId);
+  ctx.metrics.verification(pin.channel, decision.pinError ?? 'verified');
+  // A test number's verifications are not a real person's: they stay out of the conversion breaker.
+  if (decision.verified && !pin.testNumber) await countBreakerVerify(ctx, pin.applicationId, pin.destination, now);
+  // The attempt (and the verified mark or the lock) and the audit entry were committed without
+  // waiting for the disk: one wait makes them durable before the decision is answered.
+  await ctx.store.durable();
+  return ok({ pinId, msisdn: pin.destination, ...decision });
 }

@@ -43,6 +43,21 @@ export interface AuditEntry {
 /** Computes an entry's hash from the entry (with its seq) and the previous entry's hash. */
 export type AuditSeal = (entry: Omit<AuditEntry, 'hash'>) => string;
 
+/** An entry to append, with the seal that will hash it once its place in the chain is known. */
+export interface AuditAppend {
+  entry: AuditEntryInput;
+  seal: AuditSeal;
+}
+
+/** `input` sealed as the entry after `seq - 1` (whose hash is `prevHash`) of its account's chain. */
+export function chainEntry(input: AuditEntryInput, seq: number, prevHash: string, seal: AuditSeal): AuditEntry {
+  const unsealed: Omit<AuditEntry, 'hash'> = {
+    accountId: input.accountId, seq, at: input.at, event: input.event, applicationId: input.applicationId ?? null, pinId: input.pinId ?? null,
+    destination: input.destination ?? null, sourceIp: input.sourceIp ?? null, actor: input.actor ?? null, reason: input.reason ?? null, prevHash,
+  };
+  return { ...unsealed, hash: seal(unsealed) };
+}
+
 export interface AuditFilter {
   applicationId?: string;
   pinId?: string;
@@ -134,11 +149,7 @@ export class KyselyAuditStore implements AuditStore {
       const entries: AuditEntry[] = [];
       for (const { input, seal } of batch) {
         seq += 1;
-        const unsealed: Omit<AuditEntry, 'hash'> = {
-          accountId, seq, at: input.at, event: input.event, applicationId: input.applicationId ?? null, pinId: input.pinId ?? null,
-          destination: input.destination ?? null, sourceIp: input.sourceIp ?? null, actor: input.actor ?? null, reason: input.reason ?? null, prevHash,
-        };
-        const entry: AuditEntry = { ...unsealed, hash: seal(unsealed) };
+        const entry = chainEntry(input, seq, prevHash, seal);
         entries.push(entry);
         prevHash = entry.hash;
       }

@@ -10,7 +10,7 @@ import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { maskDestination } from '../domain/destinations.js';
 import { ALL_PIN_EVENTS, pinEventBody, subscribesTo, type PinEventData, type PinEventType } from '../domain/pin-events.js';
 import { deleteInBatches, PURGE_LIMITS, type PurgeLimits } from './purge-batches.js';
-import type { Database, WebhookSubscriptionsTable } from './schema.js';
+import type { Database, EventOutboxTable, WebhookSubscriptionsTable } from './schema.js';
 import { PreparedQuery, type ParamOf } from './prepared-query.js';
 import { UNCACHED, type ConfigReader } from './config-cache.js';
 
@@ -79,6 +79,39 @@ export interface EventStore {
 /** How many expired PINs one purge run reports as pin.expired at most (the rest follow on the next run). */
 export const EXPIRED_EVENTS_PER_PURGE = 2000;
 const EXPIRED_BATCH = 200;
+
+/** A PIN's account's enabled subscription, with what an event needs of the PIN (SUBSCRIBERS_OF_PIN). */
+export interface PinSubscriberRow {
+  subscription_id: string;
+  events: string;
+  account_id: string;
+  application_id: string;
+  message_id: string;
+  channel: string;
+  destination: string;
+  attempts_left: number;
+  test_number: number;
+}
+
+/** The event_outbox rows of `type` about a PIN, one per subscriber that receives it. */
+export function pinEventRows(type: PinEventType, pinId: string, now: number, details: PinEventDetails, subscribers: PinSubscriberRow[]): Selectable<EventOutboxTable>[] {
+  const targets = subscribers.filter((r) => subscribesTo(splitEvents(r.events), type));
+  const first = targets[0];
+  if (first === undefined) return [];
+  const data: PinEventData = {
+    pinId, applicationId: first.application_id, messageId: first.message_id, channel: first.channel,
+    to: maskDestination(first.destination), status: details.status,
+    ...(details.error !== undefined && details.error !== null && { error: details.error }),
+    ...(type === 'pin.verified' || type === 'pin.expired' || type === 'pin.locked' ? { attemptsRemaining: first.attempts_left } : {}),
+    ...(details.transport !== undefined && details.transport !== null && { transport: details.transport }),
+    ...(Number(first.test_number) === 1 && { testNumber: true as const }),
+  };
+  const payload = pinEventBody(type, now, data);
+  return targets.map((t) => ({
+    id: randomUUID(), account_id: t.account_id, subscription_id: t.subscription_id, event_type: type, pin_id: pinId, payload,
+    state: 'pending', attempts: 0, next_attempt_at: now, lease_until: 0, last_error: null, created_at: now, updated_at: now,
+  }));
+}
 
 export class KyselyEventStore implements EventStore {
   /** The enabled subscriptions of a PIN's account, with what an event needs of the PIN (every verify and delivery asks). */
@@ -163,24 +196,9 @@ export class KyselyEventStore implements EventStore {
   async enqueuePinEvent(trx: Db, type: PinEventType, pinId: string, now: number, details: PinEventDetails): Promise<number> {
     // Where configuration is cached, a deployment without subscriptions skips the join (PostgreSQL always joins).
     if (this.config !== UNCACHED && !(await this.config.get('subscriptions:any-enabled', async () => (await this.anyEnabled.first(trx, {})) !== undefined))) return 0;
-    const rows = await this.subscribersOfPin.all(trx, { pinId });
-    const targets = rows.filter((r) => subscribesTo(splitEvents(r.events), type));
-    const first = targets[0];
-    if (first === undefined) return 0;
-    const data: PinEventData = {
-      pinId, applicationId: first.application_id, messageId: first.message_id, channel: first.channel,
-      to: maskDestination(first.destination), status: details.status,
-      ...(details.error !== undefined && details.error !== null && { error: details.error }),
-      ...(type === 'pin.verified' || type === 'pin.expired' || type === 'pin.locked' ? { attemptsRemaining: first.attempts_left } : {}),
-      ...(details.transport !== undefined && details.transport !== null && { transport: details.transport }),
-      ...(Number(first.test_number) === 1 && { testNumber: true as const }),
-    };
-    const payload = pinEventBody(type, now, data);
-    await trx.insertInto('event_outbox').values(targets.map((t) => ({
-      id: randomUUID(), account_id: t.account_id, subscription_id: t.subscription_id, event_type: type, pin_id: pinId, payload,
-      state: 'pending', attempts: 0, next_attempt_at: now, lease_until: 0, last_error: null, created_at: now, updated_at: now,
-    }))).execute();
-    return targets.length;
+    const rows = pinEventRows(type, pinId, now, details, await this.subscribersOfPin.all(trx, { pinId }));
+    if (rows.length > 0) await trx.insertInto('event_outbox').values(rows).execute();
+    return rows.length;
   }
 
   /**

@@ -24,12 +24,17 @@ import type { WorkflowStep } from '../domain/workflows.js';
 import { PreparedQuery } from './prepared-query.js';
 import { WriteBatcher } from './write-batcher.js';
 import type { SqliteDurability } from './sqlite/group-commit.js';
+import type { SqliteHotPath } from './sqlite/hot-path.js';
+import { SqliteAuditStatements } from './sqlite/audit-statements.js';
+import { SqliteLimitStatements } from './sqlite/limit-statements.js';
+import { SqlitePinStatements, type AttemptRows } from './sqlite/pin-statements.js';
 import { ConfigCache, UNCACHED, type ConfigReader, type ConfigVersion } from './config-cache.js';
 import type {
   AccountRecord, ApiKeyRecord, DeliveryEvent, DeliveryEventKind, ReceiptInput, ApplicationRecord, Channel, DeliveryRequest, DeliveryStatus, EmailTemplateFields,
   EmailTemplateRecord, MessageTemplateRecord, NewPin, OutboxRecord, PinRecord, PinToVerify, RateLimitCheck, RateLimitOutcome,
-  ReceiptFailover, Store, VerificationRow, VerifyAttempt,
+  ReceiptFailover, Store, VerificationRow, VerifyAttempt, AuditedVerifyAttempt,
 } from './store.js';
+import type { AuditAppend } from './audit-store.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -50,6 +55,8 @@ export interface KyselyStoreOptions {
   listen?: (onQueued: () => void) => Subscription;
   /** Changes whenever configuration may have changed (SQLite); absent: configuration is read uncached. */
   configVersion?: ConfigVersion;
+  /** SQLite: the connection on which the verify path runs its own prepared statements (sqlite/hot-path.ts). */
+  sqlite?: SqliteHotPath;
 }
 
 /** The queries of the request paths (authenticate, send, verify), compiled once per store. */
@@ -62,17 +69,6 @@ function hotQueries() {
       db.selectFrom('message_templates').selectAll().where('id', '=', p('id')).where('application_id', '=', p('applicationId')).where('account_id', '=', p('accountId'))),
     pin: new PreparedQuery<{ id: string; accountId: string }, Selectable<PinsTable>>((db: Kysely<Database>, p) =>
       db.selectFrom('pins').selectAll().where('id', '=', p('id')).where('account_id', '=', p('accountId'))),
-    // Race gate: the attempt is written before the PIN is compared, so concurrent requests can
-    // neither exceed pinAttempts nor all see the same "attempts left".
-    countAttempt: new PreparedQuery<{ id: string; now: number }, Selectable<PinsTable>>((db: Kysely<Database>, p) =>
-      db.updateTable('pins')
-        .set((eb) => ({ attempts_left: eb('attempts_left', '-', 1) }))
-        .where('id', '=', p('id'))
-        .where('attempts_left', '>', 0)
-        .where('expires_at', '>', p('now'))
-        .where('locked_at', 'is', null)
-        .where((eb) => eb.or([eb('verified_at', 'is', null), eb('allow_multiple_verifications', '=', 1)]))
-        .returningAll()),
     // Second race gate: without multiple verifications only the request that flips verified_at wins.
     markVerified: new PreparedQuery<{ id: string; now: number }, never>((db: Kysely<Database>, p) =>
       db.updateTable('pins').set((eb) => ({ verified_at: eb.fn.coalesce('verified_at', eb.val(p('now'))), pin_ciphertext: null })).where('id', '=', p('id'))),
@@ -162,9 +158,20 @@ export class KyselyStore implements Store, RateLimiter {
   /** Applications' workflows and the steps of the PINs sent under them. */
   readonly workflows: KyselyWorkflowStore;
 
+  /** SQLite's prepared statements of the verify path, prepared on first use (after the migrations). */
+  private sqliteStatements: { limits: SqliteLimitStatements; pins: SqlitePinStatements } | undefined;
+
+  private get sqlite(): { limits: SqliteLimitStatements; pins: SqlitePinStatements } {
+    if (this.sqliteStatements) return this.sqliteStatements;
+    const hot = this.options.sqlite;
+    if (!hot) throw new Error('this SQLite store was opened without its connection (open it with openStore)');
+    const limits = new SqliteLimitStatements(hot);
+    return (this.sqliteStatements = { limits, pins: new SqlitePinStatements(hot, limits, new SqliteAuditStatements(hot.connection)) });
+  }
+
   constructor(readonly db: Kysely<Database>, readonly dialect: 'sqlite' | 'postgres', private readonly onClose: () => Promise<void>, private readonly options: KyselyStoreOptions = {}) {
     this.externalLimiter = options.rateLimiter;
-    this.limits = new DatabaseRateLimits(db, dialect, options.rateLimiter);
+    this.limits = new DatabaseRateLimits(db, dialect, options.rateLimiter, () => this.sqlite.limits);
     this.config = options.configVersion ? new ConfigCache(options.configVersion) : UNCACHED;
     this.events = new KyselyEventStore(db, dialect, this.config);
     this.security = new KyselySecurityStore(db, this.config);
@@ -417,8 +424,18 @@ export class KyselyStore implements Store, RateLimiter {
   }
 
   async getPin(accountId: string, pinId: string): Promise<PinRecord | undefined> {
-    const row = await this.deferred((db) => this.hot.pin.first(db, { id: pinId, accountId }));
+    const row = this.dialect === 'sqlite' ? await this.sqlite.pins.get(accountId, pinId) : await this.hot.pin.first(this.db, { id: pinId, accountId });
     return row && toPin(row);
+  }
+
+  async getPinToVerify(accountId: string, pinId: string): Promise<{ pin: PinRecord; application: ApplicationRecord | undefined } | undefined> {
+    if (this.dialect === 'sqlite') {
+      const pin = await this.getPin(accountId, pinId);
+      return pin && { pin, application: await this.getApplication(accountId, pin.applicationId) };
+    }
+    // PostgreSQL: configuration is read through (several nodes, no cache to trust), so the application is joined to the PIN's read.
+    const row = await pgHot.pinToVerify<Selectable<PinsTable>, Selectable<ApplicationsTable>>(this.db, accountId, pinId);
+    return row && { pin: toPin(row), application: row.application === null ? undefined : toApplication(row.application) };
   }
 
   durable(): Promise<void> {
@@ -456,20 +473,19 @@ export class KyselyStore implements Store, RateLimiter {
     return this.db.transaction().execute((trx) => this.limits.consumeWithin(trx, limits, now));
   }
 
-  async verifyPinAttempt(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean): Promise<VerifyAttempt> {
-    if (this.dialect === 'postgres') return this.verifyPinAttemptPostgres(pin, now, limits, matches);
-    // One transaction, one commit, for what was four: the limit, the attempt, and the verified mark
-    // or the lock. The comparison is synchronous, so the transaction never waits on anything else.
-    return this.deferred((db) => db.transaction().execute(async (trx): Promise<VerifyAttempt> => {
-      const outcome = await this.limits.consumeWithin(trx, limits, now);
-      if (!outcome.allowed) return { kind: 'refused', outcome };
-      const row = await this.hot.countAttempt.first(trx, { id: pin.id, now });
-      if (!row) {
-        const current = await this.hot.pin.first(trx, { id: pin.id, accountId: pin.accountId });
-        return { kind: 'ended', pin: current && toPin(current) };
-      }
-      return this.settleAttempt(trx, toPin(row), now, matches);
-    }));
+  async verifyPinAttempt(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean, audit: (attempt: VerifyAttempt) => AuditAppend): Promise<AuditedVerifyAttempt> {
+    if (this.dialect === 'postgres') return { ...await this.verifyPinAttemptPostgres(pin, now, limits, matches), audited: false };
+    // One synchronous transaction, one commit: the limit, the attempt, the verified mark or the lock,
+    // and the audit entry (sqlite/pin-statements.ts). With an external limiter (Redis), its verdict
+    // comes first, and a refusal's entry is its own transaction.
+    const external = await this.limits.consumeExternally(limits, now);
+    if (!external.allowed) {
+      const refused = { kind: 'refused' as const, outcome: external };
+      const { entry, seal } = audit(refused);
+      await this.audit.append(entry, seal);
+      return { ...refused, audited: true };
+    }
+    return { ...attemptOf(await this.sqlite.pins.attempt(pin, now, this.externalLimiter ? [] : limits, matches, (rows) => audit(attemptOf(rows)))), audited: true };
   }
 
   /**
@@ -506,7 +522,7 @@ export class KyselyStore implements Store, RateLimiter {
     }
   }
 
-  /** After a counted attempt: compares the candidate, then marks the PIN verified or, after its last wrong attempt, locks it. */
+  /** PostgreSQL, after a counted attempt: compares the candidate, then marks the PIN verified or, after its last wrong attempt, locks it. */
   private async settleAttempt(trx: Transaction<Database>, counted: PinRecord, now: number, matches: (pinHash: string) => boolean): Promise<VerifyAttempt> {
     if (matches(counted.pinHash)) {
       const won = await this.markVerifiedIn(trx, counted.id, now, counted.allowMultipleVerifications);
@@ -857,6 +873,14 @@ function toEmailTemplate(row: Selectable<EmailTemplatesTable>): EmailTemplateRec
     id: Number(row.id), accountId: row.account_id, name: row.name, from: row.from_address, subject: row.subject, html: row.html,
     text: row.text, createdAt: Number(row.created_at), updatedAt: Number(row.updated_at),
   };
+}
+
+function attemptOf(rows: AttemptRows): VerifyAttempt {
+  switch (rows.kind) {
+    case 'refused': return rows;
+    case 'ended': return { kind: 'ended', pin: rows.row && toPin(rows.row) };
+    case 'counted': return { kind: 'counted', pin: toPin(rows.row), matched: rows.matched, verified: rows.verified };
+  }
 }
 
 function toPin(row: Selectable<PinsTable>): PinRecord {

@@ -1,28 +1,24 @@
 // Rate limits counted in the database: sliding windows of 60 buckets per key (rate-limiter.ts),
 // checked and counted with the write they guard. SQLite reads and upserts the buckets inside the
-// caller's transaction (its one connection serialises transactions); PostgreSQL counts them in the
+// caller's transaction (sqlite/limit-statements.ts; its one connection serialises transactions); PostgreSQL counts them in the
 // same statement as the write (postgres/hot-statements.ts), where a refusal aborts the statement and
 // becomes an outcome here. With an external limiter (Redis) the database counts nothing.
 import type { Kysely, Transaction } from 'kysely';
 import * as pgHot from './postgres/hot-statements.js';
 import { RateLimitRefusal } from './postgres/hot-statements.js';
 import { PreparedQuery } from './prepared-query.js';
-import { bucketExpiryOf, bucketStartOf, nextAllowedAfterHit, nextAllowedAt, retryAfterMs, type ExternalRateLimiter } from './rate-limiter.js';
+import { nextAllowedAt, retryAfterMs, type ExternalRateLimiter } from './rate-limiter.js';
 import type { Database } from './schema.js';
+import type { SqliteLimitStatements } from './sqlite/limit-statements.js';
 import type { RateLimitCheck, RateLimitOutcome } from './store.js';
 
 export class DatabaseRateLimits {
   private readonly rateBuckets = new PreparedQuery<{ key: string; since: number }, { hits: number; last_at: number }>((db: Kysely<Database>, p) =>
     db.selectFrom('rate_limit_buckets').select(['hits', 'last_at']).where('key', '=', p('key')).where('last_at', '>', p('since')).orderBy('last_at'));
-  private readonly countRateHit = new PreparedQuery<{ key: string; bucketStart: number; now: number; expiresAt: number }, never>((db: Kysely<Database>, p) =>
-    db.insertInto('rate_limit_buckets')
-      .values({ key: p('key'), bucket_start: p('bucketStart'), hits: 1, last_at: p('now'), expires_at: p('expiresAt') })
-      .onConflict((oc) => oc.columns(['key', 'bucket_start']).doUpdateSet((eb) => ({
-        hits: eb('rate_limit_buckets.hits', '+', 1),
-        last_at: eb.ref('excluded.last_at'),
-      }))));
 
-  constructor(private readonly db: Kysely<Database>, private readonly dialect: 'sqlite' | 'postgres', private readonly externalLimiter: ExternalRateLimiter | undefined) {}
+  /** `sqlite`: the SQLite store's statements (asked for on first use, after the migrations). */
+  constructor(private readonly db: Kysely<Database>, private readonly dialect: 'sqlite' | 'postgres', private readonly externalLimiter: ExternalRateLimiter | undefined,
+    private readonly sqlite: () => SqliteLimitStatements) {}
 
   /**
    * Sliding-window limits, all checked before any is counted, inside the caller's transaction. On
@@ -42,22 +38,7 @@ export class DatabaseRateLimits {
       await pgHot.consumeLimits(trx, limits, now);
       return this.allowedWithNextTimes(trx, limits, now);
     }
-    const read: { hits: number; lastAt: number }[][] = [];
-    for (const check of limits) {
-      const buckets = await this.rateBuckets.all(trx, { key: check.key, since: now - check.windowMs });
-      const counted = buckets.map((b) => ({ hits: Number(b.hits), lastAt: Number(b.last_at) }));
-      read.push(counted);
-      const total = counted.reduce((sum, b) => sum + b.hits, 0);
-      if (total < check.limit) continue;
-      return { allowed: false, key: check.key, retryAfterMs: retryAfterMs(counted, total, check.limit, check.windowMs, now) };
-    }
-    const nextAllowed: Record<string, number> = {};
-    for (const [i, check] of limits.entries()) {
-      await this.countRateHit.execute(trx, { key: check.key, bucketStart: bucketStartOf(now, check.windowMs), now, expiresAt: bucketExpiryOf(now, check.windowMs) });
-      // From the buckets just read: the caller learns when the next request fits at no extra query.
-      nextAllowed[check.key] = nextAllowedAfterHit(read[i]!, check.limit, check.windowMs, now);
-    }
-    return { allowed: true, nextAllowedAt: nextAllowed };
+    return this.sqlite().consume(limits, now);
   }
 
   /** When the next hit on `check` will be allowed, without counting one. */

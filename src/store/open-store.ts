@@ -49,7 +49,7 @@ export async function openStore(databaseUrl: string, options: OpenStoreOptions =
     throw new Error(`unsupported database URL: ${databaseUrl.split(':')[0]}: (expected sqlite:<file> or postgres://user:password@host:5432/database)`);
   }
   const file = databaseUrl.slice('sqlite:'.length);
-  const { db, close, configVersion, durability } = openSqlite(file === '' ? ':memory:' : file);
+  const { db, close, configVersion, durability, hotPath } = openSqlite(file === '' ? ':memory:' : file);
   if (options.migrate !== false) await migrateToLatest(db as unknown as Kysely<unknown>, 'sqlite');
-  return new KyselyStore(db, 'sqlite', close, { ...extras, configVersion, ...(durability ? { durability } : {}) });
+  return new KyselyStore(db, 'sqlite', close, { ...extras, configVersion, sqlite: hotPath, ...(durability ? { durability } : {}) });
 }

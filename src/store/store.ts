@@ -4,7 +4,7 @@ import type { Autofill } from '../domain/autofill.js';
 import type { ApplicationRecord } from '../domain/application-rules.js';
 import type { Channel, DeliveryStatus } from '../domain/channels.js';
 import type { PinType } from '../domain/pin-generation.js';
-import type { AuditStore } from './audit-store.js';
+import type { AuditAppend, AuditStore } from './audit-store.js';
 import type { PurgeLimits } from './purge-batches.js';
 import type { SecurityStore } from './security-store.js';
 import type { EventStore } from './event-store.js';
@@ -183,6 +183,9 @@ export type VerifyAttempt =
   /** An attempt was counted; `pin` as after it. `verified`: this request verified the PIN (won the race). */
   | { kind: 'counted'; pin: PinRecord; matched: boolean; verified: boolean };
 
+/** `audited`: the store appended the attempt's audit entry itself, in the transaction that counted it (SQLite). */
+export type AuditedVerifyAttempt = VerifyAttempt & { audited: boolean };
+
 /** The PIN a verification names: its id and account, and its hash when the caller already read it. */
 export type PinToVerify = Pick<PinRecord, 'id' | 'accountId'> & Partial<Pick<PinRecord, 'pinHash'>>;
 
@@ -266,6 +269,8 @@ export interface Store {
    */
   queueResend(pinId: string, channel: Channel, outbox: { id: string; request: DeliveryRequest } | undefined, limits: RateLimitCheck[], now: number, workflowStep?: WorkflowStepClaim): Promise<RateLimitOutcome | { allowed: true; ended: true }>;
   getPin(accountId: string, pinId: string): Promise<PinRecord | undefined>;
+  /** The PIN and its application (undefined if deleted), for a verification: one round trip on PostgreSQL. Durable as getPin. */
+  getPinToVerify(accountId: string, pinId: string): Promise<{ pin: PinRecord; application: ApplicationRecord | undefined } | undefined>;
   /**
    * Resolves once every commit made so far is durable. createPin, queueResend, verifyPinAttempt,
    * getPin and audit.append return without waiting for the disk (SQLite shares one fsync between the
@@ -289,8 +294,12 @@ export interface Store {
    *
    * `pin.pinHash`, when the caller read it (it never changes), lets a store tell a wrong candidate
    * before counting: PostgreSQL then counts it in one statement without a transaction.
+   *
+   * `audit` makes the audit entry of an outcome. SQLite appends it in the same transaction (one
+   * commit for the decision and its entry) and answers `audited: true`; PostgreSQL answers
+   * `audited: false` and the caller appends it (batched with other requests' entries).
    */
-  verifyPinAttempt(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean): Promise<VerifyAttempt>;
+  verifyPinAttempt(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean, audit: (attempt: VerifyAttempt) => AuditAppend): Promise<AuditedVerifyAttempt>;
   listVerifications(accountId: string, applicationId: string, destination: string, filter: { verified?: boolean; sent?: boolean }, limit: number): Promise<VerificationRow[]>;
 
   // Delivery outbox. A PIN's first message is state on the PIN's row; later ones (resends, failover

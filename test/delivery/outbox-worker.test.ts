@@ -278,7 +278,8 @@ describe('OutboxWorker with the SQLite store', () => {
 
   it('cancels a PIN verified before its delivery (its ciphertext erased) and sends nothing', async () => {
     const { pinId } = await sendPin();
-    const attempt = await f.store.verifyPinAttempt({ id: pinId, accountId: f.accountId }, f.now, [], () => true);
+    const attempt = await f.store.verifyPinAttempt({ id: pinId, accountId: f.accountId }, f.now, [], () => true,
+      () => ({ entry: { accountId: f.accountId, at: f.now, event: 'pin.verify', pinId }, seal: () => 'test-seal' }));
     assert.ok(attempt.kind === 'counted' && attempt.verified);
     assert.equal((await f.store.getPin(f.accountId, pinId))?.pinCiphertext, null);
     const transport = new ScriptedTransport([]);

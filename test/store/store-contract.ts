@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { DEFAULT_CONFIGURATION } from '../../src/domain/application-rules.js';
 import { PinKeyring } from '../../src/domain/pin-secrets.js';
-import type { ApplicationRecord, NewPin, Store } from '../../src/store/store.js';
+import type { ApplicationRecord, NewPin, PinToVerify, RateLimitCheck, Store, VerifyAttempt } from '../../src/store/store.js';
+import { auditEntryText, type AuditAppend } from '../../src/store/audit-store.js';
 import { KyselyStore } from '../../src/store/kysely-store.js';
 import { explain, StatementRecorder } from './query-plans.js';
 
@@ -30,6 +31,17 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       });
     });
     after(async () => { await store.close(); });
+
+    /** A verification as the service makes it: its audit entry appended, in its transaction where the store does so. */
+    async function verifyAttempt(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean): Promise<VerifyAttempt> {
+      const auditOf = (attempt: VerifyAttempt): AuditAppend => ({
+        entry: { accountId: pin.accountId, at: now, event: 'pin.verify', pinId: pin.id, reason: attempt.kind },
+        seal: (unsealed) => keyring.sealAudit(auditEntryText(unsealed)),
+      });
+      const attempt = await store.verifyPinAttempt(pin, now, limits, matches, auditOf);
+      if (!attempt.audited) await store.audit.append(auditOf(attempt).entry, auditOf(attempt).seal);
+      return attempt;
+    }
 
     function newPin(overrides: Partial<NewPin['pin']> = {}, withOutbox = true): NewPin {
       const id = randomUUID().replace(/-/g, '').toUpperCase();
@@ -106,37 +118,54 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
     it('counts verification attempts atomically and never below zero', async () => {
       const input = newPin({}, false);
       await store.createPin(input, [], T0);
-      const results = await Promise.all(Array.from({ length: 10 }, () => store.verifyPinAttempt(input.pin, T0 + 1, [], () => false)));
+      const results = await Promise.all(Array.from({ length: 10 }, () => verifyAttempt(input.pin, T0 + 1, [], () => false)));
       const counted = results.flatMap((r) => (r.kind === 'counted' ? [r.pin] : []));
       assert.equal(counted.length, 3);
       assert.deepEqual(counted.map((p) => p.attemptsLeft).sort(), [0, 1, 2]);
-      assert.equal((await store.verifyPinAttempt(input.pin, T0 + 2, [], () => true)).kind, 'ended');
+      assert.equal((await verifyAttempt(input.pin, T0 + 2, [], () => true)).kind, 'ended');
     });
 
     it('counts no attempt on an expired PIN', async () => {
       const input = newPin({}, false);
       await store.createPin(input, [], T0);
-      const attempt = await store.verifyPinAttempt(input.pin, T0 + 60_000, [], () => true);
+      const attempt = await verifyAttempt(input.pin, T0 + 60_000, [], () => true);
       assert.deepEqual(attempt.kind === 'ended' && attempt.pin?.attemptsLeft, 3);
+    });
+
+    it('records every verification in the audit chain: one entry per request, whatever its outcome, in chain order', async () => {
+      const input = newPin({ attemptsLeft: 1 }, false);
+      await store.createPin(input, [], T0);
+      const limit = [{ key: `verify:${randomUUID()}`, limit: 2, windowMs: 60_000 }];
+      const kinds = [];
+      for (let i = 0; i < 3; i++) kinds.push((await verifyAttempt(input.pin, T0 + 1 + i, limit, () => false)).kind);
+      assert.deepEqual(kinds, ['counted', 'ended', 'refused']);
+      const entries = await store.audit.list(accountId, { pinId: input.pin.id }, 10);
+      assert.deepEqual(entries.map((e) => e.reason), kinds);
+      const chain = await store.audit.list(accountId, {}, 100_000);
+      for (const [i, entry] of chain.entries()) {
+        assert.equal(entry.seq, i + 1, 'no gap');
+        assert.equal(entry.prevHash, i === 0 ? '' : chain[i - 1]!.hash, 'each entry follows the one before');
+        assert.ok(keyring.checkAuditSeal(entry.hash, auditEntryText(entry)), 'sealed');
+      }
     });
 
     it('lets exactly one request verify a single-use PIN, and erases its ciphertext', async () => {
       const input = newPin({}, false);
       await store.createPin(input, [], T0);
-      const results = await Promise.all(Array.from({ length: 10 }, () => store.verifyPinAttempt(input.pin, T0 + 1, [], () => true)));
+      const results = await Promise.all(Array.from({ length: 10 }, () => verifyAttempt(input.pin, T0 + 1, [], () => true)));
       assert.equal(results.filter((r) => r.kind === 'counted' && r.verified).length, 1);
       const pin = await store.getPin(accountId, input.pin.id);
       assert.equal(pin?.verifiedAt, T0 + 1);
       assert.equal(pin?.pinCiphertext, null);
       assert.equal(pin?.attemptsLeft, 2, 'the losers spent no attempt');
-      assert.equal((await store.verifyPinAttempt(input.pin, T0 + 2, [], () => true)).kind, 'ended', 'a verified single-use PIN takes no more attempts');
+      assert.equal((await verifyAttempt(input.pin, T0 + 2, [], () => true)).kind, 'ended', 'a verified single-use PIN takes no more attempts');
     });
 
     it('verifies in one step: limit first, one winner among concurrent right PINs, a lock after the last wrong one', async () => {
       const right = newPin({ attemptsLeft: 5 }, false);
       await store.createPin(right, [], T0);
       const hashOf = (candidate: string) => (pinHash: string) => keyring.matches(pinHash, right.pin.id, candidate);
-      const results = await Promise.all(Array.from({ length: 4 }, () => store.verifyPinAttempt(right.pin, T0 + 1, [], hashOf('123456'))));
+      const results = await Promise.all(Array.from({ length: 4 }, () => verifyAttempt(right.pin, T0 + 1, [], hashOf('123456'))));
       assert.equal(results.filter((r) => r.kind === 'counted' && r.verified).length, 1, 'exactly one request verifies');
       assert.equal(results.filter((r) => r.kind === 'ended').length, 3, 'the others find it verified, no attempt counted');
       assert.equal((await store.getPin(accountId, right.pin.id))?.pinCiphertext, null);
@@ -144,16 +173,16 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       const wrong = newPin({ attemptsLeft: 2 }, false);
       await store.createPin(wrong, [], T0);
       const guess = (pinHash: string) => keyring.matches(pinHash, wrong.pin.id, '000000');
-      const first = await store.verifyPinAttempt(wrong.pin, T0 + 1, [], guess);
+      const first = await verifyAttempt(wrong.pin, T0 + 1, [], guess);
       assert.deepEqual(first.kind === 'counted' && [first.matched, first.pin.attemptsLeft], [false, 1]);
-      await store.verifyPinAttempt(wrong.pin, T0 + 2, [], guess);
+      await verifyAttempt(wrong.pin, T0 + 2, [], guess);
       assert.equal((await store.getPin(accountId, wrong.pin.id))?.lockedAt, T0 + 2, 'locked by its last wrong attempt');
 
       const limited = newPin({}, false);
       await store.createPin(limited, [], T0);
       const limit = [{ key: `verify:${randomUUID()}`, limit: 1, windowMs: 60_000 }];
-      assert.equal((await store.verifyPinAttempt(limited.pin, T0 + 1, limit, () => false)).kind, 'counted');
-      const refused = await store.verifyPinAttempt(limited.pin, T0 + 2, limit, () => false);
+      assert.equal((await verifyAttempt(limited.pin, T0 + 1, limit, () => false)).kind, 'counted');
+      const refused = await verifyAttempt(limited.pin, T0 + 2, limit, () => false);
       assert.equal(refused.kind, 'refused');
       assert.equal((await store.getPin(accountId, limited.pin.id))?.attemptsLeft, 2, 'a refused request spends no attempt');
     });
@@ -208,7 +237,7 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       assert.equal(second.allowed, false);
       const claimed = (await store.claimOutbox(T0 + 3, T0 + 1000, 100)).filter((c) => c.pinId === input.pin.id);
       assert.deepEqual(claimed.map((c) => c.channel), ['voice']);
-      await store.verifyPinAttempt(input.pin, T0 + 4, [], () => true);
+      await verifyAttempt(input.pin, T0 + 4, [], () => true);
       assert.deepEqual(await store.queueResend(input.pin.id, 'sms', { id: randomUUID(), request: { placeholders: {} } }, [], T0 + 5), { allowed: true, ended: true });
     });
 
@@ -295,7 +324,7 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       const newer = newPin({ destination, createdAt: T0 + 10 }, false);
       await store.createPin(older, [], T0);
       await store.createPin(newer, [], T0 + 10);
-      await store.verifyPinAttempt(older.pin, T0 + 20, [], () => true);
+      await verifyAttempt(older.pin, T0 + 20, [], () => true);
       const all = await store.listVerifications(accountId, app.id, destination, {}, 10);
       assert.deepEqual(all.map((r) => r.verifiedAt), [null, T0 + 20]);
       assert.equal((await store.listVerifications(accountId, app.id, destination, { verified: true }, 10)).length, 1);
@@ -357,9 +386,9 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       const [item] = (await store.claimOutbox(T0, T0 + 1000, 1000)).filter((c) => c.pinId === input.pin.id);
       await store.completeOutbox(item!.id, input.pin.id, T0 + 10, { transport: 'smpp', providerMessageId: `ev-${input.pin.id}` });
       await store.recordReceipt({ transport: 'smpp', providerMessageId: `ev-${input.pin.id}`, status: 'delivered', at: T0 + 20 });
-      const won = await store.verifyPinAttempt(input.pin, T0 + 30, [], () => true);
+      const won = await verifyAttempt(input.pin, T0 + 30, [], () => true);
       assert.equal(won.kind === 'counted' && won.verified, true);
-      assert.equal((await store.verifyPinAttempt(input.pin, T0 + 31, [], () => true)).kind, 'ended', 'a second right PIN queues nothing');
+      assert.equal((await verifyAttempt(input.pin, T0 + 31, [], () => true)).kind, 'ended', 'a second right PIN queues nothing');
 
       const events = await claimEvents(input.pin.id, T0 + 40);
       const seen = events.map((e) => `${e.subscriptionId === all ? 'all' : e.subscriptionId === sentOnly ? 'sentOnly' : 'other'}:${e.type}`).sort();
@@ -398,15 +427,15 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
 
       const locking = newPin({ accountId: account, attemptsLeft: 1 }, false);
       await store.createPin(locking, [], T0);
-      await store.verifyPinAttempt(locking.pin, T0 + 1, [], () => false);
-      assert.equal((await store.verifyPinAttempt(locking.pin, T0 + 2, [], () => false)).kind, 'ended', 'a locked PIN is locked once');
+      await verifyAttempt(locking.pin, T0 + 1, [], () => false);
+      assert.equal((await verifyAttempt(locking.pin, T0 + 2, [], () => false)).kind, 'ended', 'a locked PIN is locked once');
       assert.deepEqual((await claimEvents(locking.pin.id, T0 + 3)).map((e) => e.type), ['pin.locked']);
 
       const expiring = newPin({ accountId: account, expiresAt: T0 + 100 }, false);
       const verified = newPin({ accountId: account, expiresAt: T0 + 100 }, false);
       await store.createPin(expiring, [], T0);
       await store.createPin(verified, [], T0);
-      await store.verifyPinAttempt(verified.pin, T0 + 50, [], () => true);
+      await verifyAttempt(verified.pin, T0 + 50, [], () => true);
       await store.purge(T0 + 200, 10 * 60_000);
       await store.purge(T0 + 300, 10 * 60_000);
       assert.equal((await store.getPin(account, expiring.pin.id))?.pinCiphertext, null);

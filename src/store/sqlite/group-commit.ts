@@ -40,6 +40,11 @@ export class WalSync {
     }
   }
 
+  /** A transaction committed outside Kysely's connection (sqlite/hot-path.ts). */
+  noteCommit(): void {
+    this.committed += 1;
+  }
+
   /** Resolves once every commit made so far is on disk. */
   async durable(): Promise<void> {
     const target = this.committed;
@@ -108,6 +113,10 @@ export interface SqliteDurability {
   durable(): Promise<void>;
   /** Called while holding the connection: its next release returns without waiting for the disk. */
   deferNextRelease(): void;
+  /** A statement outside Kysely wrote inside a Kysely transaction: its release counts a commit. */
+  noteWrite(): void;
+  /** A transaction committed on the connection outside Kysely (hot-path.ts): durable() covers it from now on. */
+  noteCommit(): void;
 }
 
 /** Kysely's SQLite driver, except that releasing the connection waits for durability (unless deferred). */
@@ -174,6 +183,8 @@ export class GroupCommitSqliteDialect extends SqliteDialect {
     this.durability = sync && {
       durable: () => sync.durable(),
       deferNextRelease: () => this.driver?.deferNextRelease(),
+      noteWrite: () => sync.noteWrite(),
+      noteCommit: () => sync.noteCommit(),
     };
   }
 

@@ -6,9 +6,10 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import { GroupCommitSqliteDialect, type SqliteDurability } from './group-commit.js';
+import { SqliteHotPath } from './hot-path.js';
 import { WalCheckpointer } from './wal-checkpointer.js';
 
-export function openSqlite(file: string): { db: Kysely<Database>; close: () => Promise<void>; configVersion: () => string; durability: SqliteDurability | undefined } {
+export function openSqlite(file: string): { db: Kysely<Database>; close: () => Promise<void>; configVersion: () => string; durability: SqliteDurability | undefined; hotPath: SqliteHotPath } {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   const connection = new BetterSqlite3(file);
   connection.pragma('journal_mode = WAL');
@@ -27,5 +28,5 @@ export function openSqlite(file: string): { db: Kysely<Database>; close: () => P
     await checkpointer?.stop();
     await db.destroy();
   };
-  return { db, close, configVersion: () => dialect.changes.version(), durability: dialect.durability };
+  return { db, close, configVersion: () => dialect.changes.version(), durability: dialect.durability, hotPath: new SqliteHotPath(connection, db, dialect.durability) };
 }
