@@ -22,6 +22,7 @@ import { bootstrapApiKeys } from './service/api-keys.js';
 import { recordAuditHeads } from './service/audit-heads.js';
 import { recordDeliveryReceipt } from './service/delivery-tracking.js';
 import { reencryptWebhookSecrets } from './service/webhooks.js';
+import { reencryptAuthTokens } from './service/twilio-webhooks.js';
 import type { ChannelDelivery, ServiceContext } from './service/context.js';
 import { PrometheusMetrics } from './observability/metrics.js';
 import { auditHeadFilePath } from './store/audit-head-file.js';
@@ -176,6 +177,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
 
   // Subscription secrets made under a previous TWOFA_SECRET move to the current one.
   await reencryptWebhookSecrets(store, keyring, logger);
+  await reencryptAuthTokens(store, keyring, logger);
 
   const metrics = new PrometheusMetrics({ nodeId: config.nodeId, outboxDepth: () => store.countPendingOutbox() });
   const worker = new OutboxWorker({ store, keyring, transports, clock, logger, metrics, maxAttempts: config.deliveryMaxAttempts, leaseMs: config.deliveryLeaseMs });

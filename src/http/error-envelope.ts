@@ -82,6 +82,7 @@ const TWILIO_CODE_BY_REASON: Record<FailureReason, number> = {
   bucket_interval_exists: 60211,
   destination_blocked: 60605,
   messaging_configuration_exists: 60213,
+  invalid_event_types: 60306,
 };
 
 export function twilioError(status: number, code: number, message: string) {

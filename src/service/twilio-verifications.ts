@@ -9,10 +9,12 @@
 //   expired ones are not found by a fetch either.
 import { normalizeEmailAddress, normalizePhoneNumber } from '../domain/destinations.js';
 import { fail, ok, type Failure, type Result } from '../domain/errors.js';
-import { attemptSid, pinIdOf, serviceSid } from '../domain/twilio-sids.js';
+import { maskDestination } from '../domain/destinations.js';
+import type { TwilioVerificationEvent } from '../domain/twilio-events.js';
+import { accountSid, attemptSid, pinIdOf, serviceSid, verificationSid } from '../domain/twilio-sids.js';
 import { BUILT_IN_TEMPLATES, DEFAULT_LOCALE, twilioLocale } from '../domain/twilio-templates.js';
 import type { Channel, PinRecord } from '../store/store.js';
-import type { TwilioVerificationRow, TwilioVerificationStatus } from '../store/twilio-store.js';
+import type { TwilioEventDraft, TwilioVerificationRow, TwilioVerificationStatus } from '../store/twilio-store.js';
 import { auditRequest } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
 import { countBreakerVerify } from './security.js';
@@ -107,6 +109,17 @@ function asTwilioFailure(failure: Failure): { ok: false; failure: Failure } {
   return { ok: false, failure: { ...failure, validationErrors } };
 }
 
+/** A verification event for the Service's webhooks (queued by the store with the change it reports). */
+function eventOf(type: TwilioVerificationEvent, pin: PinRecord, channel: string, status: string, now: number): TwilioEventDraft {
+  return {
+    applicationId: pin.applicationId, pinId: pin.id,
+    params: {
+      type, account_sid: accountSid(pin.accountId), service_sid: serviceSid(pin.applicationId), verification_sid: verificationSid(pin.id),
+      channel, to: maskDestination(pin.destination), status, date_created: new Date(now).toISOString(),
+    },
+  };
+}
+
 const isLive = (pin: PinRecord, now: number) => pin.pinCiphertext !== null && pin.verifiedAt === null && pin.lockedAt === null && pin.expiresAt > now;
 
 export async function startVerification(ctx: ServiceContext, principal: Principal, serviceSidParam: string, input: StartInput): Promise<Result<Verification>> {
@@ -155,7 +168,7 @@ export async function startVerification(ctx: ServiceContext, principal: Principa
   await ctx.store.twilio.insertVerification({
     pinId: pin.id, accountId: principal.accountId, status: 'pending', channel: twilioChannel,
     sendCodeAttempts: [{ time: now, channel: twilioChannel, attemptSid: attemptSid(sent.value.deliveryId) }], createdAt: now, updatedAt: now, expiresAt: pin.expiresAt,
-  });
+  }, eventOf('verification.started', pin, twilioChannel, 'pending', now));
   return fetchByPinId(ctx, principal, service, pin.id);
 }
 
@@ -196,7 +209,8 @@ export async function updateVerification(ctx: ServiceContext, principal: Princip
       createdAt: verification.pin.createdAt, updatedAt: now, expiresAt: verification.pin.expiresAt,
     });
   }
-  if (!(await ctx.store.twilio.settlePin(principal.accountId, verification.pin.id, status, now))) return missing;
+  const event = eventOf(status === 'approved' ? 'verification.approved' : 'verification.canceled', verification.pin, verification.channel, status, now);
+  if (!(await ctx.store.twilio.settlePin(principal.accountId, verification.pin.id, status, now, event))) return missing;
   // An approval is a verification like a right code: counted as such for the metrics and the conversion breaker.
   if (status === 'approved') {
     ctx.metrics.verification(verification.pin.channel, 'verified');
@@ -248,12 +262,13 @@ export async function checkVerification(ctx: ServiceContext, principal: Principa
   const now = ctx.clock();
   switch (outcome.value.pinError) {
     case undefined:
-      await ctx.store.twilio.endVerification(principal.accountId, pinId, 'approved', now);
+      await ctx.store.twilio.endVerification(principal.accountId, pinId, 'approved', now, eventOf('verification.approved', verification.pin, verification.channel, 'approved', now));
       break;
     case 'WRONG_PIN':
       break;
     case 'NO_MORE_PIN_ATTEMPTS':
-      await ctx.store.twilio.endVerification(principal.accountId, pinId, 'max_attempts_reached', now);
+      await ctx.store.twilio.endVerification(principal.accountId, pinId, 'max_attempts_reached', now,
+        eventOf('verification.max-attempts-reached', verification.pin, verification.channel, 'max_attempts_reached', now));
       return fail('TOO_MANY_REQUESTS', 'Max check attempts reached', { reason: 'max_check_attempts' });
     default:
       return gone;

@@ -443,6 +443,35 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         if (dialect === 'postgres') await sql.raw(RATE_LIMITED_FUNCTION).execute(db);
       },
     },
+    '0019_twilio_webhooks': {
+      async up(db: Kysely<unknown>) {
+        // Twilio Verify Webhooks of a Service (their events go through event_outbox like the
+        // subscriptions' of /api/v1/webhooks), and each account's Twilio Auth Token, which signs
+        // them; encrypted with the PIN keyring, as subscription secrets are.
+        await db.schema.createTable('twilio_webhooks')
+          .addColumn('sid', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('application_id', 'text', (c) => c.notNull())
+          .addColumn('friendly_name', 'text', (c) => c.notNull())
+          .addColumn('event_types', 'text', (c) => c.notNull())
+          .addColumn('webhook_url', 'text', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('version', 'text', (c) => c.notNull())
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addColumn('updated_at', bigint, (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('twilio_webhooks_application').on('twilio_webhooks').columns(['application_id', 'created_at']).execute();
+        await db.schema.createTable('twilio_auth_tokens')
+          .addColumn('account_id', 'text', (c) => c.primaryKey())
+          .addColumn('token_ciphertext', 'text', (c) => c.notNull())
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addColumn('updated_at', bigint, (c) => c.notNull())
+          .execute();
+        // The expiry sweep (verification.expired) walks the pending verifications only.
+        await db.schema.createIndex('twilio_verifications_pending_expiry').on('twilio_verifications').column('expires_at')
+          .where(sql.ref('status'), '=', 'pending').execute();
+      },
+    },
   };
 }
 

@@ -174,6 +174,34 @@ export interface Database {
   safe_list_numbers: SafeListNumbersTable;
   twilio_messaging_configurations: TwilioMessagingConfigurationsTable;
   twilio_rate_limit_buckets: TwilioRateLimitBucketsTable;
+  twilio_webhooks: TwilioWebhooksTable;
+  twilio_auth_tokens: TwilioAuthTokensTable;
+}
+
+/** A Twilio Verify Webhook of a Service. */
+export interface TwilioWebhooksTable {
+  /** YW + 32 hex. */
+  sid: string;
+  account_id: string;
+  application_id: string;
+  friendly_name: string;
+  /** Event types or `*`, separated by spaces. */
+  event_types: string;
+  webhook_url: string;
+  /** enabled, disabled. */
+  status: string;
+  /** v1, v2 (stored and answered; the body is the same). */
+  version: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** An account's Twilio Auth Token, encrypted under the PIN keyring (context twilio-auth-token:<account>). */
+export interface TwilioAuthTokensTable {
+  account_id: string;
+  token_ciphertext: string;
+  created_at: number;
+  updated_at: number;
 }
 
 /** One send of a Twilio Verification (a Verification Attempt). */
@@ -266,7 +294,7 @@ export interface TwilioServicesTable {
 export interface TwilioVerificationsTable {
   pin_id: string;
   account_id: string;
-  /** pending, approved, canceled, max_attempts_reached (answered 60202 once; then gone). */
+  /** pending, approved, canceled, max_attempts_reached (answered 60202 once; then gone), expired (reported by the expiry sweep). */
   status: string;
   /** Twilio's channel name of the latest send: sms, call, email. */
   channel: string;

@@ -47,6 +47,8 @@ import updateApplicationSecurity from './api-v1/update-application-security.js';
 import twilioVerify from './twilio/index.js';
 import getTemplateAutofill from './api-v1/get-template-autofill.js';
 import updateTemplateAutofill from './api-v1/update-template-autofill.js';
+import getTwilioAuthToken from './api-v1/get-twilio-auth-token.js';
+import rotateTwilioAuthToken from './api-v1/rotate-twilio-auth-token.js';
 
 export const ALL_ROUTES: RegisterRoute[] = [
   // Infobip 2FA API v2: the 18 operations
@@ -67,7 +69,7 @@ export const ALL_ROUTES: RegisterRoute[] = [
   // anti-fraud guards and the audit log
   getApplicationSecurity, updateApplicationSecurity, listAudit,
   // Twilio Verify v2 under /v2: its own plugin (form bodies, Twilio's errors and Basic auth)
-  twilioVerify,
+  twilioVerify, getTwilioAuthToken, rotateTwilioAuthToken,
   // SMS autofill lines of 2FA messages
   getTemplateAutofill, updateTemplateAutofill,
 ];
