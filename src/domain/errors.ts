@@ -27,7 +27,8 @@ export interface Failure {
 
 export type FailureReason = 'max_send_attempts' | 'max_check_attempts' | 'no_verification_target'
   | 'too_many_rate_limits' | 'rate_limit_exists' | 'rate_limit_name_invalid' | 'too_many_buckets' | 'bucket_interval_exists'
-  | 'destination_blocked' | 'messaging_configuration_exists' | 'invalid_event_types';
+  | 'destination_blocked' | 'messaging_configuration_exists' | 'invalid_event_types'
+  | 'concurrent_start' | 'psd2_required' | 'psd2_call';
 
 export type Result<T> = { ok: true; value: T } | { ok: false; failure: Failure };
 

@@ -83,6 +83,9 @@ const TWILIO_CODE_BY_REASON: Record<FailureReason, number> = {
   destination_blocked: 60605,
   messaging_configuration_exists: 60213,
   invalid_event_types: 60306,
+  concurrent_start: 60212,
+  psd2_required: 60206,
+  psd2_call: 60214,
 };
 
 export function twilioError(status: number, code: number, message: string) {

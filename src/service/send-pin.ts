@@ -24,6 +24,8 @@ export interface SendPinInput {
   from?: string;
   placeholders?: Record<string, string>;
   landingPagePlaceholders?: Record<string, string>;
+  /** A code the caller chose (Twilio's CustomCode) instead of one generated here; stored as any PIN is. */
+  pin?: string;
 }
 
 export interface ResendPinInput {
@@ -220,7 +222,7 @@ async function queuePin(ctx: ServiceContext, principal: Principal, channel: Chan
   const ttl = parseDuration(app.configuration.pinTimeToLive) ?? 15 * 60_000;
   const pinId = generatePinId();
   const { pinType, pinLength, id: messageId } = admission.value.template;
-  const pin = generatePin(pinType, pinLength);
+  const pin = input.pin ?? generatePin(pinType, pinLength);
   const queued = ctx.channelConfigured(channel);
   const deliveryId = queued ? randomUUID() : undefined;
   const request: DeliveryRequest = { placeholders: input.placeholders ?? {}, ...(input.from !== undefined ? { from: input.from } : {}) };

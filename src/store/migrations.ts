@@ -468,6 +468,14 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
           .addColumn('updated_at', bigint, (c) => c.notNull())
           .execute();
         // The expiry sweep (verification.expired) walks the pending verifications only.
+        // PSD2: the amount and payee a verification was started with (the check must repeat them).
+        await db.schema.alterTable('twilio_verifications').addColumn('amount', 'text').execute();
+        await db.schema.alterTable('twilio_verifications').addColumn('payee', 'text').execute();
+        // One start at a time per Service and destination (Twilio's 60212); a row outlives a crashed start by its expiry only.
+        await db.schema.createTable('twilio_start_locks')
+          .addColumn('key', 'text', (c) => c.primaryKey())
+          .addColumn('expires_at', bigint, (c) => c.notNull())
+          .execute();
         await db.schema.createIndex('twilio_verifications_pending_expiry').on('twilio_verifications').column('expires_at')
           .where(sql.ref('status'), '=', 'pending').execute();
       },

@@ -176,6 +176,7 @@ export interface Database {
   twilio_rate_limit_buckets: TwilioRateLimitBucketsTable;
   twilio_webhooks: TwilioWebhooksTable;
   twilio_auth_tokens: TwilioAuthTokensTable;
+  twilio_start_locks: TwilioStartLocksTable;
 }
 
 /** A Twilio Verify Webhook of a Service. */
@@ -216,6 +217,12 @@ export interface TwilioAttemptsTable {
   seq: number;
   created_at: number;
   /** The PIN's expiry: the purge deletes the row with the PIN. */
+  expires_at: number;
+}
+
+/** A start to a destination of a Service under way (Twilio's 60212 for a second one at the same time). */
+export interface TwilioStartLocksTable {
+  key: string;
   expires_at: number;
 }
 
@@ -302,6 +309,9 @@ export interface TwilioVerificationsTable {
   updated_at: number;
   /** The PIN's expiry: the purge deletes the row with the PIN. */
   expires_at: number;
+  /** PSD2 (a Service with psd2_enabled): what the start named; null otherwise. */
+  amount: string | null;
+  payee: string | null;
 }
 
 /** An account's subscription to PIN events (POST /api/v1/webhooks). */

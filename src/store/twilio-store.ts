@@ -63,6 +63,9 @@ export interface TwilioVerificationRow {
   updatedAt: number;
   /** The PIN's expiry. */
   expiresAt: number;
+  /** PSD2: what the start named (null when the Service is not a PSD2 one). */
+  amount?: string | null;
+  payee?: string | null;
 }
 
 export interface TwilioRateLimitRow {
@@ -209,6 +212,10 @@ export interface TwilioStore {
   /** Replaces the account's encrypted token (rotation), or re-encrypts it if it is still `previous`. */
   replaceAuthToken(accountId: string, tokenCiphertext: string, now: number, previous?: string): Promise<void>;
   listAuthTokens(): Promise<Array<{ accountId: string; tokenCiphertext: string }>>;
+
+  /** Takes the start lock of `key` until `until`, unless another start holds it (false): a race gate. */
+  lockStart(key: string, now: number, until: number): Promise<boolean>;
+  unlockStart(key: string, until: number): Promise<void>;
 }
 
 /** Verifications the expiry sweep ends in one transaction. */
@@ -235,6 +242,7 @@ function verificationFromRow(row: Selectable<TwilioVerificationsTable>, attempts
   return {
     pinId: row.pin_id, accountId: row.account_id, status: row.status as TwilioVerificationStatus, channel: row.channel,
     sendCodeAttempts: attempts, createdAt: Number(row.created_at), updatedAt: Number(row.updated_at), expiresAt: Number(row.expires_at),
+    amount: row.amount ?? null, payee: row.payee ?? null,
   };
 }
 
@@ -310,6 +318,7 @@ export class KyselyTwilioStore implements TwilioStore {
       if (event) await this.enqueueEvent(trx, row.accountId, event, row.createdAt);
       await trx.insertInto('twilio_verifications').values({
         pin_id: row.pinId, account_id: row.accountId, status: row.status, channel: row.channel, created_at: row.createdAt, updated_at: row.updatedAt, expires_at: row.expiresAt,
+        amount: row.amount ?? null, payee: row.payee ?? null,
       }).execute();
       for (const [seq, attempt] of row.sendCodeAttempts.entries()) await this.insertAttempt(trx, row.accountId, row.pinId, attempt, seq, row.expiresAt);
     });
@@ -636,6 +645,17 @@ export class KyselyTwilioStore implements TwilioStore {
     }
     await this.db.insertInto('twilio_auth_tokens').values({ account_id: accountId, token_ciphertext: tokenCiphertext, created_at: now, updated_at: now })
       .onConflict((oc) => oc.column('account_id').doUpdateSet({ token_ciphertext: tokenCiphertext, updated_at: now })).execute();
+  }
+
+  async lockStart(key: string, now: number, until: number): Promise<boolean> {
+    // Race gate: the insert, or the takeover of a lock left by a start that died, succeeds for one request only.
+    const taken = await this.db.insertInto('twilio_start_locks').values({ key, expires_at: until })
+      .onConflict((oc) => oc.column('key').doUpdateSet({ expires_at: until }).where('twilio_start_locks.expires_at', '<=', now)).executeTakeFirst();
+    return Number(taken.numInsertedOrUpdatedRows ?? 0) > 0;
+  }
+
+  async unlockStart(key: string, until: number): Promise<void> {
+    await this.db.deleteFrom('twilio_start_locks').where('key', '=', key).where('expires_at', '=', until).execute();
   }
 
   async listAuthTokens(): Promise<Array<{ accountId: string; tokenCiphertext: string }>> {

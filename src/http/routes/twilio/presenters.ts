@@ -74,8 +74,8 @@ function verificationFields(v: Verification, valid: boolean) {
     channel: v.channel,
     status: v.status,
     valid,
-    amount: null,
-    payee: null,
+    amount: v.row?.amount ?? null,
+    payee: v.row?.payee ?? null,
     date_created: isoDate(v.pin.createdAt),
     date_updated: isoDate(v.updatedAt),
   };
