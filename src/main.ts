@@ -25,6 +25,7 @@ import { appendAudit } from './service/audit-log.js';
 import { recordAuditHeads } from './service/audit-heads.js';
 import { recordDeliveryReceipt } from './service/delivery-tracking.js';
 import { reencryptWebhookSecrets } from './service/webhooks.js';
+import { reencryptAuthTokens } from './service/twilio-webhooks.js';
 import type { ChannelDelivery, ServiceContext } from './service/context.js';
 import { PrometheusMetrics } from './observability/metrics.js';
 import { auditHeadFilePath } from './store/audit-head-file.js';
@@ -181,6 +182,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
 
   // Subscription secrets made under a previous TWOFA_SECRET move to the current one.
   await reencryptWebhookSecrets(store, keyring, logger);
+  await reencryptAuthTokens(store, keyring, logger);
 
   const metrics = new PrometheusMetrics({ nodeId: config.nodeId, outboxDepth: () => store.countPendingOutbox() });
   const audit = (entry: Parameters<typeof appendAudit>[1]) => appendAudit({ store, keyring, metrics }, entry);

@@ -16,14 +16,14 @@ import { note, writeJson, writeLine } from './output.js';
 function secretOf(config: Config): string {
   if (config.secret !== undefined) return config.secret;
   const file = path.join(config.dataDir, 'secret');
-  if (!fs.existsSync(file)) throw new UsageError(`the audit chain is sealed with TWOFA_SECRET: set it (or run where ${file} exists)`);
+  if (!fs.existsSync(file)) throw new UsageError(`this command needs TWOFA_SECRET (the audit chain and the Twilio Auth Tokens are sealed with it): set it (or run where ${file} exists)`);
   return fs.readFileSync(file, 'utf8').trim();
 }
 
 type OpenedStore = Awaited<ReturnType<typeof import('../store/open-store.js').openStore>>;
 
-/** The store and keyring of TWOFA_DATABASE_URL and TWOFA_SECRET, closed after `work`. */
-async function withAuditStore<T>(config: Config, work: (store: OpenedStore, keyring: import('../domain/pin-secrets.js').PinKeyring) => Promise<T>): Promise<T> {
+/** The store and keyring of TWOFA_DATABASE_URL and TWOFA_SECRET, closed after `work` (also for `twofa keys auth-token`). */
+export async function withAuditStore<T>(config: Config, work: (store: OpenedStore, keyring: import('../domain/pin-secrets.js').PinKeyring) => Promise<T>): Promise<T> {
   const secret = secretOf(config);
   // Loaded on use, as the other database commands do.
   const [{ openStore, postgresOptions }, { PinKeyring }] = await Promise.all([import('../store/open-store.js'), import('../domain/pin-secrets.js')]);

@@ -4,6 +4,7 @@ import { OperationFailedError } from './cli-errors.js';
 import { ALL_SCOPES, createApiKey } from '../service/api-keys.js';
 import { accountSid, apiKeySid } from '../domain/twilio-sids.js';
 import type { KyselyStore } from '../store/kysely-store.js';
+import { withAuditStore } from './audit-command.js';
 
 async function withStore<T>(work: (store: KyselyStore) => Promise<T>): Promise<T> {
   const config = loadConfig();
@@ -33,7 +34,8 @@ Examples:
   $ export TWOFA_API_KEY=$(twofa keys create --label laptop)
   $ twofa keys create --account acme --scopes 2fa:pin:send --label backend --json
   $ twofa keys list
-  $ twofa keys revoke 6f1c2b9e-4d3a-4b8e-9a51-0c7d2e8f4a13`);
+  $ twofa keys revoke 6f1c2b9e-4d3a-4b8e-9a51-0c7d2e8f4a13
+  $ twofa keys auth-token --account acme`);
 
   keys.command('create')
     .description('Create an API key and print it once')
@@ -87,5 +89,26 @@ Examples:
       }
       if (options.json) process.stdout.write(`${JSON.stringify({ revoked: id })}\n`);
       else process.stdout.write(`revoked ${id}\n`);
+    });
+
+  // The Auth Token signs the account's Twilio Verify webhook events (X-Twilio-Signature); it is
+  // stored encrypted with TWOFA_SECRET, which this command therefore needs.
+  keys.command('auth-token')
+    .description('Print an account\'s Twilio Auth Token (made if it has none), which signs its Twilio Verify webhook events; --rotate replaces it')
+    .option('--account <name>', 'the account', 'default')
+    .option('--rotate', 'replace the token: events are signed with the new one from now on')
+    .option('--json', 'print {account, accountSid, authToken} as JSON')
+    .addHelpText('after', '\nExamples:\n  $ twofa keys auth-token --account acme\n  $ twofa keys auth-token --account acme --rotate --json')
+    .action(async (options: { account: string; rotate?: boolean; json?: boolean }) => {
+      const { authToken, rotateAuthToken } = await import('../service/twilio-webhooks.js');
+      const found = await withAuditStore(loadConfig(), async (store, keyring) => {
+        const key = (await store.listApiKeys()).find((k) => k.accountName === options.account);
+        if (key === undefined) return undefined;
+        const ctx = { store, keyring, clock: Date.now };
+        return { accountId: key.accountId, token: options.rotate ? await rotateAuthToken(ctx, key.accountId) : await authToken(ctx, key.accountId) };
+      });
+      if (found === undefined) throw new OperationFailedError(`no account is named ${options.account}; twofa keys list shows the accounts`);
+      if (options.json) process.stdout.write(`${JSON.stringify({ account: options.account, accountSid: accountSid(found.accountId), authToken: found.token })}\n`);
+      else process.stdout.write(`${found.token}\n`);
     });
 }

@@ -63,6 +63,11 @@ export const FAILURE_NAMES = [
   'BUCKETS_FULL',
   'BUCKET_INTERVAL_EXISTS',
   'MESSAGING_CONFIGURATION_EXISTS',
+  'CONCURRENT_START', // a second start to the same destination of a Service while one is under way
+  'PSD2_REQUIRED', // a PSD2 Service's verification without Amount and Payee
+  'PSD2_CALL', // a PSD2 verification on the call channel
+  'WEBHOOK_EVENT_TYPES_INVALID',
+  'SERVICE_WEBHOOKS_FULL',
 ] as const;
 
 export type FailureName = (typeof FAILURE_NAMES)[number];

@@ -28,6 +28,8 @@ export interface SendPinInput {
   from?: string;
   placeholders?: Record<string, string>;
   landingPagePlaceholders?: Record<string, string>;
+  /** A code the caller chose (Twilio's CustomCode) instead of one generated here; stored as any PIN is. */
+  pin?: string;
 }
 
 export interface ResendPinInput {
@@ -229,7 +231,7 @@ async function queuePin(ctx: ServiceContext, principal: Principal, requested: Ch
   // A test number's PIN is its fixed code, stored like any PIN, and nothing is queued for delivery.
   const fixedCode = await testNumberCode(ctx, principal.accountId, to);
   const testNumber = fixedCode !== undefined;
-  const pin = fixedCode ?? generatePin(pinType, pinLength);
+  const pin = fixedCode ?? input.pin ?? generatePin(pinType, pinLength);
   const queued = !testNumber && ctx.channelConfigured(channel);
   const deliveryId = queued ? randomUUID() : undefined;
   const request: DeliveryRequest = { placeholders: input.placeholders ?? {}, ...(input.from !== undefined ? { from: input.from } : {}) };

@@ -13,6 +13,7 @@ import type { Principal, ServiceContext } from './context.js';
 import { createEmailTemplate } from './email-templates.js';
 import { readMessageTemplate } from './effective-records.js';
 import { createEmailMessageTemplate, createSmsVoiceTemplate, updateSmsVoiceTemplate } from './message-templates.js';
+import { setTemplateAutofill } from './template-autofill.js';
 
 /**
  * The engine's configuration of a Service made through the Twilio dialect: Twilio's verification
@@ -260,4 +261,32 @@ async function localeMessageId(ctx: ServiceContext, principal: Principal, servic
   if (await ctx.store.twilio.saveLocaleMessage(principal.accountId, service.application.id, locale, template.value.id)) return template.value.id;
   // Another start made this locale's template at the same moment: both send with the one recorded.
   return (await ctx.store.twilio.listLocaleMessages(principal.accountId, service.application.id)).find((l) => l.locale === locale)?.messageId ?? template.value.id;
+}
+
+/** What PSD2 adds to a message: the transaction the code confirms (dynamic linking). */
+export const PSD2_TEXT = ' Amount: {{amount}}. Payee: {{payee}}.';
+
+/**
+ * A variant of a Service's SMS/voice message template: PSD2's amount and payee appended, an Android
+ * app hash as the template's SMS autofill (its own line, which SMS Retriever reads). Made at first
+ * use from the template it varies and kept beside the locales' (so a new CodeLength reaches it too).
+ */
+export async function variantMessageId(ctx: ServiceContext, principal: Principal, service: TwilioService, baseMessageId: string, variant: { psd2: boolean; appHash?: string }): Promise<string> {
+  if (!variant.psd2 && variant.appHash === undefined) return baseMessageId;
+  const key = `${baseMessageId}${variant.psd2 ? '+psd2' : ''}${variant.appHash !== undefined ? `+${variant.appHash}` : ''}`;
+  const find = async () => (await ctx.store.twilio.listLocaleMessages(principal.accountId, service.application.id)).find((l) => l.locale === key)?.messageId;
+  const known = await find();
+  if (known !== undefined) return known;
+  const base = await readMessageTemplate(ctx, principal.accountId, service.application.id, baseMessageId);
+  if (!base || base.kind !== 'sms_voice') throw new Error(`the Twilio service's message ${baseMessageId} is gone`);
+  const template = await createSmsVoiceTemplate(ctx, principal, service.application.id, {
+    messageText: `${base.messageText}${variant.psd2 ? PSD2_TEXT : ''}`, pinType: base.pinType, pinLength: base.pinLength, language: base.language,
+  });
+  if (!template.ok) throw new Error(`the Twilio service's message variant was refused: ${template.failure.text}`);
+  if (variant.appHash !== undefined) {
+    const autofill = await setTemplateAutofill(ctx, principal, service.application.id, template.value.id, { androidAppHash: variant.appHash });
+    if (!autofill.ok) throw new Error(`the app hash was refused: ${autofill.failure.text}`);
+  }
+  if (await ctx.store.twilio.saveLocaleMessage(principal.accountId, service.application.id, key, template.value.id)) return template.value.id;
+  return (await find()) ?? template.value.id;
 }

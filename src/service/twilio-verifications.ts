@@ -7,12 +7,15 @@
 //   is refused (60202) and the verification is then gone;
 // - an approved, canceled or expired verification is not found (20404) by a check; approved and
 //   expired ones are not found by a fetch either.
-import { normalizeEmailAddress, normalizePhoneNumber } from '../domain/destinations.js';
+import { normalizeEmailAddress, normalizePhoneNumber, parseEmailSender, phoneCountry } from '../domain/destinations.js';
+import { autofillErrors } from '../domain/autofill.js';
 import { fail, ok, type Failure, type FailureName, type Result } from '../domain/errors.js';
-import { attemptSid, pinIdOf, serviceSid } from '../domain/twilio-sids.js';
-import { BUILT_IN_TEMPLATES, DEFAULT_LOCALE, twilioLocale } from '../domain/twilio-templates.js';
+import { maskDestination } from '../domain/destinations.js';
+import type { TwilioVerificationEvent } from '../domain/twilio-events.js';
+import { accountSid, attemptSid, pinIdOf, serviceSid, verificationSid } from '../domain/twilio-sids.js';
+import { BUILT_IN_TEMPLATES, countryLocale, DEFAULT_LOCALE, twilioLocale } from '../domain/twilio-templates.js';
 import type { Channel, PinRecord } from '../store/store.js';
-import type { TwilioVerificationRow, TwilioVerificationStatus } from '../store/twilio-store.js';
+import type { TwilioEventDraft, TwilioVerificationRow, TwilioVerificationStatus } from '../store/twilio-store.js';
 import { auditRequest } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
 import { countBreakerVerify } from './security.js';
@@ -20,7 +23,7 @@ import { tooManyRequests } from './limit-refusals.js';
 import { resendPin, sendPin } from './send-pin.js';
 import { testNumberAuditReason } from './test-numbers.js';
 import { rateLimitChecks } from './twilio-rate-limits.js';
-import { getService, serviceMessageId, type TwilioService } from './twilio-services.js';
+import { getService, serviceMessageId, variantMessageId, type TwilioService } from './twilio-services.js';
 import { verifyPin } from './verify-pin.js';
 
 export const TWILIO_CHANNELS = ['sms', 'call', 'email', 'whatsapp'] as const;
@@ -57,6 +60,39 @@ export interface StartInput {
   locale?: string;
   /** Twilio's `TemplateSid`: a built-in template (GET /v2/Templates). */
   templateSid?: string;
+  /** The code to send (the service's CustomCodeEnabled); ignored otherwise, as on Twilio. */
+  customCode?: string;
+  /** Android SMS Retriever hash: the SMS's autofill line. */
+  appHash?: string;
+  /** PSD2: required on a service with Psd2Enabled, named in the message and repeated by the check. */
+  amount?: string;
+  payee?: string;
+  /** JSON object: email `from`, `from_name` (applied), `substitutions` (accepted). */
+  channelConfiguration?: string;
+}
+
+/** Twilio's CustomCode: 4 to 10 characters; letters and digits here. */
+const CUSTOM_CODE = /^[0-9A-Za-z]{4,10}$/;
+/** How long a start holds its destination at most (a start that died frees it after this). */
+const START_LOCK_MS = 30_000;
+const PSD2_FIELD_MAX = 64;
+
+/** The email sender a ChannelConfiguration names (`from`, `from_name`), if any. */
+function emailSenderOf(raw: string | undefined): Result<string | undefined> {
+  if (raw === undefined) return ok(undefined);
+  let config: unknown;
+  try {
+    config = JSON.parse(raw);
+  } catch {
+    return invalid('ChannelConfiguration', 'must be a JSON object');
+  }
+  if (typeof config !== 'object' || config === null || Array.isArray(config)) return invalid('ChannelConfiguration', 'must be a JSON object');
+  const { from, from_name: fromName } = config as Record<string, unknown>;
+  if (from === undefined) return ok(undefined);
+  if (typeof from !== 'string' || (fromName !== undefined && typeof fromName !== 'string')) return invalid('ChannelConfiguration', 'from and from_name must be strings');
+  const sender = fromName === undefined ? from : `${fromName.replace(/["\\]/g, '')} <${from}>`;
+  const parsed = parseEmailSender(sender);
+  return parsed.ok ? ok(sender) : invalid('ChannelConfiguration', `from: ${parsed.error}`);
 }
 
 function notFound(path: string) {
@@ -112,6 +148,17 @@ function asTwilioFailure(failure: Failure): { ok: false; failure: Failure } {
   return { ok: false, failure: { ...failure, validationErrors } };
 }
 
+/** A verification event for the Service's webhooks (queued by the store with the change it reports). */
+function eventOf(type: TwilioVerificationEvent, pin: PinRecord, channel: string, status: string, now: number): TwilioEventDraft {
+  return {
+    applicationId: pin.applicationId, pinId: pin.id,
+    params: {
+      type, account_sid: accountSid(pin.accountId), service_sid: serviceSid(pin.applicationId), verification_sid: verificationSid(pin.id),
+      channel, to: maskDestination(pin.destination), status, date_created: new Date(now).toISOString(),
+    },
+  };
+}
+
 const isLive = (pin: PinRecord, now: number) => pin.pinCiphertext !== null && pin.verifiedAt === null && pin.lockedAt === null && pin.expiresAt > now;
 
 export async function startVerification(ctx: ServiceContext, principal: Principal, serviceSidParam: string, input: StartInput): Promise<Result<Verification>> {
@@ -123,10 +170,29 @@ export async function startVerification(ctx: ServiceContext, principal: Principa
   const channel = ENGINE_CHANNEL[twilioChannel];
   const destination = destinationOf(channel, input.to);
   if (!destination.ok) return destination;
-  const locale = input.locale === undefined ? DEFAULT_LOCALE : twilioLocale(input.locale);
+  // Without Locale, Twilio speaks the language of the number's country (English where it has none).
+  const locale = input.locale === undefined ? (channel === 'email' ? DEFAULT_LOCALE : countryLocale(phoneCountry(destination.value))) : twilioLocale(input.locale);
   if (locale === undefined) return invalid('Locale', 'is not a locale of the built-in templates (GET /v2/Templates)');
   if (input.templateSid !== undefined && !BUILT_IN_TEMPLATES.some((t) => t.sid === input.templateSid)) return invalid('TemplateSid', 'is not a template of GET /v2/Templates');
-  const placeholders = { friendly_name: input.customFriendlyName ?? service.application.name };
+  const customCode = service.settings.custom_code_enabled === true ? input.customCode : undefined;
+  if (customCode !== undefined && !CUSTOM_CODE.test(customCode)) return invalid('CustomCode', 'must be 4 to 10 letters or digits');
+  if (input.appHash !== undefined && autofillErrors({ webOtpDomain: null, androidAppHash: input.appHash })['androidAppHash'] !== undefined) {
+    return invalid('AppHash', 'must be the 11-character SMS Retriever app hash (letters, digits, + and /)');
+  }
+  const psd2 = service.settings.psd2_enabled === true;
+  if (psd2) {
+    if (input.amount === undefined || input.payee === undefined || input.amount === '' || input.payee === '') {
+      return fail('PSD2_REQUIRED', 'Amount and Payee are required by this PSD2 service');
+    }
+    if (input.amount.length > PSD2_FIELD_MAX) return invalid('Amount', `must be at most ${PSD2_FIELD_MAX} characters`);
+    if (input.payee.length > PSD2_FIELD_MAX) return invalid('Payee', `must be at most ${PSD2_FIELD_MAX} characters`);
+    if (twilioChannel === 'call') return fail('PSD2_CALL', 'The call channel is not allowed for PSD2 verifications');
+  }
+  const sender = channel === 'email' ? emailSenderOf(input.channelConfiguration) : emailSenderOf(undefined);
+  if (!sender.ok) return sender;
+  const placeholders: Record<string, string> = {
+    friendly_name: input.customFriendlyName ?? service.application.name, ...(psd2 ? { amount: input.amount!, payee: input.payee! } : {}),
+  };
   const checks = await rateLimitChecks(ctx, service, input.rateLimits);
   if (!checks.ok) return checks;
 
@@ -137,6 +203,35 @@ export async function startVerification(ctx: ServiceContext, principal: Principa
     const outcome = await ctx.store.consumeRateLimits(checks.value, now);
     if (!outcome.allowed) return tooManyRequests('SERVICE_RATE_LIMIT', outcome);
   }
+  // One start per destination at a time (Twilio's 60212): two at once would both find nothing pending and make two verifications.
+  const lockKey = `${service.application.id}:${destination.value}`;
+  const lockedUntil = now + START_LOCK_MS;
+  if (!(await ctx.store.twilio.lockStart(lockKey, now, lockedUntil))) {
+    return fail('CONCURRENT_START', 'Too many concurrent requests for phone number', { retryAfterMs: 1000 });
+  }
+  try {
+    return await startLocked(ctx, principal, service, { input, destination: destination.value, channel, twilioChannel, locale, placeholders, customCode, psd2, sender: sender.value, now });
+  } finally {
+    await ctx.store.twilio.unlockStart(lockKey, lockedUntil);
+  }
+}
+
+interface StartPlan {
+  input: StartInput;
+  destination: string;
+  channel: Channel;
+  twilioChannel: TwilioChannel;
+  locale: string;
+  placeholders: Record<string, string>;
+  customCode: string | undefined;
+  psd2: boolean;
+  sender: string | undefined;
+  now: number;
+}
+
+async function startLocked(ctx: ServiceContext, principal: Principal, service: TwilioService, plan: StartPlan): Promise<Result<Verification>> {
+  const { input, channel, twilioChannel, placeholders, now } = plan;
+  const destination = { value: plan.destination };
   const latestId = await ctx.store.twilio.latestPinId(principal.accountId, service.application.id, destination.value);
   const latest = latestId === undefined ? undefined : await ctx.store.getPin(principal.accountId, latestId);
   const latestRow = latest ? await ctx.store.twilio.getVerification(principal.accountId, latest.id) : undefined;
@@ -152,15 +247,21 @@ export async function startVerification(ctx: ServiceContext, principal: Principa
     return fetchByPinId(ctx, principal, service, latest.id);
   }
 
-  const messageId = await serviceMessageId(ctx, principal, service, channel === 'email' ? 'email' : 'sms_voice', locale);
-  const sent = await sendPin(ctx, principal, channel, { applicationId: service.application.id, messageId, to: destination.value, placeholders });
+  const baseMessageId = await serviceMessageId(ctx, principal, service, channel === 'email' ? 'email' : 'sms_voice', plan.locale);
+  const messageId = channel === 'email' ? baseMessageId
+    : await variantMessageId(ctx, principal, service, baseMessageId, { psd2: plan.psd2, ...(input.appHash !== undefined ? { appHash: input.appHash } : {}) });
+  const sent = await sendPin(ctx, principal, channel, {
+    applicationId: service.application.id, messageId, to: destination.value, placeholders,
+    ...(plan.customCode !== undefined ? { pin: plan.customCode } : {}), ...(plan.sender !== undefined ? { from: plan.sender } : {}),
+  });
   if (!sent.ok) return asTwilioFailure(sent.failure);
   const pin = await ctx.store.getPin(principal.accountId, sent.value.pinId);
-  if (!pin) return notFound(`/Services/${serviceSidParam}/Verifications/${sent.value.pinId}`);
+  if (!pin) return notFound(`/Services/${serviceSid(service.application.id)}/Verifications/${sent.value.pinId}`);
   await ctx.store.twilio.insertVerification({
     pinId: pin.id, accountId: principal.accountId, status: 'pending', channel: twilioChannel,
     sendCodeAttempts: [{ time: now, channel: twilioChannel, attemptSid: attemptSid(sent.value.deliveryId) }], createdAt: now, updatedAt: now, expiresAt: pin.expiresAt,
-  });
+    amount: plan.psd2 ? input.amount! : null, payee: plan.psd2 ? input.payee! : null,
+  }, eventOf('verification.started', pin, twilioChannel, 'pending', now));
   return fetchByPinId(ctx, principal, service, pin.id);
 }
 
@@ -201,7 +302,8 @@ export async function updateVerification(ctx: ServiceContext, principal: Princip
       createdAt: verification.pin.createdAt, updatedAt: now, expiresAt: verification.pin.expiresAt,
     });
   }
-  if (!(await ctx.store.twilio.settlePin(principal.accountId, verification.pin.id, status, now))) return missing;
+  const event = eventOf(status === 'approved' ? 'verification.approved' : 'verification.canceled', verification.pin, verification.channel, status, now);
+  if (!(await ctx.store.twilio.settlePin(principal.accountId, verification.pin.id, status, now, event))) return missing;
   // An approval is a verification like a right code: counted as such for the metrics and the conversion breaker.
   if (status === 'approved') {
     ctx.metrics.verification(verification.pin.channel, 'verified');
@@ -216,6 +318,8 @@ export async function updateVerification(ctx: ServiceContext, principal: Princip
 
 export interface CheckInput {
   code: string;
+  amount?: string;
+  payee?: string;
   to?: string;
   verificationSid?: string;
 }
@@ -247,18 +351,23 @@ export async function checkVerification(ctx: ServiceContext, principal: Principa
   // Only a pending verification, or one whose checks just ran out (its 6th check answers 60202), is checked.
   if (!verification || (verification.status !== 'pending' && !(verification.status === 'max_attempts_reached' && verification.row?.status === 'pending'))) return gone;
 
+  // PSD2 dynamic linking: the code confirms one amount to one payee; another pair is refused before any attempt is spent.
+  const row = verification.row;
+  if (row?.amount != null && input.amount !== row.amount) return invalid('Amount', 'must be the Amount the verification was started with');
+  if (row?.payee != null && input.payee !== row.payee) return invalid('Payee', 'must be the Payee the verification was started with');
   const pinId = verification.pin.id;
   const outcome = await verifyPin(ctx, principal, pinId, input.code);
   if (!outcome.ok) return outcome;
   const now = ctx.clock();
   switch (outcome.value.pinError) {
     case undefined:
-      await ctx.store.twilio.endVerification(principal.accountId, pinId, 'approved', now);
+      await ctx.store.twilio.endVerification(principal.accountId, pinId, 'approved', now, eventOf('verification.approved', verification.pin, verification.channel, 'approved', now));
       break;
     case 'WRONG_PIN':
       break;
     case 'NO_MORE_PIN_ATTEMPTS':
-      await ctx.store.twilio.endVerification(principal.accountId, pinId, 'max_attempts_reached', now);
+      await ctx.store.twilio.endVerification(principal.accountId, pinId, 'max_attempts_reached', now,
+        eventOf('verification.max-attempts-reached', verification.pin, verification.channel, 'max_attempts_reached', now));
       return fail('CHECK_ATTEMPTS_EXHAUSTED', 'Max check attempts reached');
     default:
       return gone;

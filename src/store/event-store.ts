@@ -9,6 +9,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { maskDestination } from '../domain/destinations.js';
 import { ALL_PIN_EVENTS, pinEventBody, subscribesTo, type PinEventData, type PinEventType } from '../domain/pin-events.js';
+import type { TwilioVerificationEvent } from '../domain/twilio-events.js';
 import { deleteInBatches, PURGE_LIMITS, type PurgeLimits } from './purge-batches.js';
 import type { Database, EventOutboxTable, WebhookSubscriptionsTable } from './schema.js';
 import { PreparedQuery, type ParamOf } from './prepared-query.js';
@@ -35,13 +36,21 @@ export interface EventOutboxRecord {
   id: string;
   accountId: string;
   subscriptionId: string;
-  type: PinEventType;
+  /** A pin.* event (of /api/v1/webhooks) or a verification.* event (of a Twilio Verify Webhook). */
+  type: PinEventType | TwilioVerificationEvent;
   pinId: string;
-  /** The JSON body, sent byte for byte on every attempt. */
+  /** The body (JSON, or a form for a Twilio webhook), sent byte for byte on every attempt. */
   payload: string;
   /** Attempts so far, this one included. */
   attempts: number;
   createdAt: number;
+}
+
+export interface TwilioWebhookTarget {
+  url: string;
+  enabled: boolean;
+  accountId: string;
+  tokenCiphertext: string | null;
 }
 
 /** What a state change tells the event about the delivery. */
@@ -60,6 +69,8 @@ export interface EventStore {
   deleteSubscription(accountId: string, id: string): Promise<boolean>;
   /** The subscriptions with these ids, whatever their account (for the worker, which serves every account). */
   findSubscriptions(ids: string[]): Promise<WebhookSubscriptionRecord[]>;
+  /** A Twilio Verify Webhook an event goes to, with its account's encrypted Auth Token (null if it has none). */
+  findTwilioWebhook(sid: string): Promise<TwilioWebhookTarget | undefined>;
   /** Every subscription's encrypted secret (re-encryption under the current key after TWOFA_SECRET is rotated). */
   listSecretCiphertexts(): Promise<{ id: string; secretCiphertext: string }[]>;
   /** Replaces an encrypted secret if it is still `previous` (another node may have done it already). */
@@ -172,6 +183,12 @@ export class KyselyEventStore implements EventStore {
     return rows.map(toSubscription);
   }
 
+  async findTwilioWebhook(sid: string): Promise<TwilioWebhookTarget | undefined> {
+    const row = await this.db.selectFrom('twilio_webhooks as w').leftJoin('twilio_auth_tokens as t', 't.account_id', 'w.account_id')
+      .select(['w.webhook_url', 'w.status', 'w.account_id', 't.token_ciphertext']).where('w.sid', '=', sid).executeTakeFirst();
+    return row && { url: row.webhook_url, enabled: row.status === 'enabled', accountId: row.account_id, tokenCiphertext: row.token_ciphertext };
+  }
+
   async listSecretCiphertexts(): Promise<{ id: string; secretCiphertext: string }[]> {
     const rows = await this.db.selectFrom('webhook_subscriptions').select(['id', 'secret_ciphertext']).execute();
     return rows.map((r) => ({ id: r.id, secretCiphertext: r.secret_ciphertext }));
@@ -271,7 +288,7 @@ export class KyselyEventStore implements EventStore {
       .execute();
     rows.sort((x, y) => Number(x.next_attempt_at) - Number(y.next_attempt_at) || Number(x.created_at) - Number(y.created_at));
     return rows.map((r) => ({
-      id: r.id, accountId: r.account_id, subscriptionId: r.subscription_id, type: r.event_type as PinEventType, pinId: r.pin_id,
+      id: r.id, accountId: r.account_id, subscriptionId: r.subscription_id, type: r.event_type as EventOutboxRecord['type'], pinId: r.pin_id,
       payload: r.payload, attempts: r.attempts, createdAt: Number(r.created_at),
     }));
   }

@@ -506,6 +506,43 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         await db.schema.createIndex('pin_workflow_steps_due').on('pin_workflow_steps').columns(['state', 'due_at']).execute();
       },
     },
+    '0022_twilio_webhooks': {
+      async up(db: Kysely<unknown>) {
+        // Twilio Verify Webhooks of a Service (their events go through event_outbox like the
+        // subscriptions' of /api/v1/webhooks), and each account's Twilio Auth Token, which signs
+        // them; encrypted with the PIN keyring, as subscription secrets are.
+        await db.schema.createTable('twilio_webhooks')
+          .addColumn('sid', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('application_id', 'text', (c) => c.notNull())
+          .addColumn('friendly_name', 'text', (c) => c.notNull())
+          .addColumn('event_types', 'text', (c) => c.notNull())
+          .addColumn('webhook_url', 'text', (c) => c.notNull())
+          .addColumn('status', 'text', (c) => c.notNull())
+          .addColumn('version', 'text', (c) => c.notNull())
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addColumn('updated_at', bigint, (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('twilio_webhooks_application').on('twilio_webhooks').columns(['application_id', 'created_at']).execute();
+        await db.schema.createTable('twilio_auth_tokens')
+          .addColumn('account_id', 'text', (c) => c.primaryKey())
+          .addColumn('token_ciphertext', 'text', (c) => c.notNull())
+          .addColumn('created_at', bigint, (c) => c.notNull())
+          .addColumn('updated_at', bigint, (c) => c.notNull())
+          .execute();
+        // The expiry sweep (verification.expired) walks the pending verifications only.
+        // PSD2: the amount and payee a verification was started with (the check must repeat them).
+        await db.schema.alterTable('twilio_verifications').addColumn('amount', 'text').execute();
+        await db.schema.alterTable('twilio_verifications').addColumn('payee', 'text').execute();
+        // One start at a time per Service and destination (Twilio's 60212); a row outlives a crashed start by its expiry only.
+        await db.schema.createTable('twilio_start_locks')
+          .addColumn('key', 'text', (c) => c.primaryKey())
+          .addColumn('expires_at', bigint, (c) => c.notNull())
+          .execute();
+        await db.schema.createIndex('twilio_verifications_pending_expiry').on('twilio_verifications').column('expires_at')
+          .where(sql.ref('status'), '=', 'pending').execute();
+      },
+    },
   };
 }
 

@@ -17,6 +17,8 @@ export async function purgeEnded(db: Kysely<Database>, dialect: 'sqlite' | 'post
   const { events } = stores;
   // Accounts subscribed to pin.expired get an event per PIN (bounded per run); the rest are erased at once.
   const expired = await events.expirePins(now);
+  // Twilio verifications end as their PINs expire (verification.expired for the Services' webhooks).
+  await stores.twilio.expireVerifications(now);
   const erased = await inBatches(limits, async (batch) => (await db.updateTable('pins').set({ pin_ciphertext: null })
     .where('id', 'in', batchOf(db.selectFrom('pins').select('id')
       .where('expires_at', '<=', now).where('pin_ciphertext', 'is not', null)

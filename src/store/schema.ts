@@ -200,6 +200,9 @@ export interface Database {
   pin_workflow_steps: PinWorkflowStepsTable;
   twilio_rate_limit_buckets: TwilioRateLimitBucketsTable;
   test_numbers: TestNumbersTable;
+  twilio_webhooks: TwilioWebhooksTable;
+  twilio_auth_tokens: TwilioAuthTokensTable;
+  twilio_start_locks: TwilioStartLocksTable;
 }
 
 /** An account's test numbers (src/store/test-number-store.ts). */
@@ -211,6 +214,32 @@ export interface TestNumbersTable {
   /** `<keyId>:<AES-GCM>` of the fixed code under the PIN keyring, bound to the row's id. */
   code_ciphertext: string;
   created_at: number;
+}
+
+/** A Twilio Verify Webhook of a Service. */
+export interface TwilioWebhooksTable {
+  /** YW + 32 hex. */
+  sid: string;
+  account_id: string;
+  application_id: string;
+  friendly_name: string;
+  /** Event types or `*`, separated by spaces. */
+  event_types: string;
+  webhook_url: string;
+  /** enabled, disabled. */
+  status: string;
+  /** v1, v2 (stored and answered; the body is the same). */
+  version: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** An account's Twilio Auth Token, encrypted under the PIN keyring (context twilio-auth-token:<account>). */
+export interface TwilioAuthTokensTable {
+  account_id: string;
+  token_ciphertext: string;
+  created_at: number;
+  updated_at: number;
 }
 
 /** One send of a Twilio Verification (a Verification Attempt). */
@@ -225,6 +254,12 @@ export interface TwilioAttemptsTable {
   seq: number;
   created_at: number;
   /** The PIN's expiry: the purge deletes the row with the PIN. */
+  expires_at: number;
+}
+
+/** A start to a destination of a Service under way (Twilio's 60212 for a second one at the same time). */
+export interface TwilioStartLocksTable {
+  key: string;
   expires_at: number;
 }
 
@@ -303,7 +338,7 @@ export interface TwilioServicesTable {
 export interface TwilioVerificationsTable {
   pin_id: string;
   account_id: string;
-  /** pending, approved, canceled, max_attempts_reached (answered 60202 once; then gone). */
+  /** pending, approved, canceled, max_attempts_reached (answered 60202 once; then gone), expired (reported by the expiry sweep). */
   status: string;
   /** Twilio's channel name of the latest send: sms, call, email. */
   channel: string;
@@ -311,6 +346,9 @@ export interface TwilioVerificationsTable {
   updated_at: number;
   /** The PIN's expiry: the purge deletes the row with the PIN. */
   expires_at: number;
+  /** PSD2 (a Service with psd2_enabled): what the start named; null otherwise. */
+  amount: string | null;
+  payee: string | null;
 }
 
 /** An account's subscription to PIN events (POST /api/v1/webhooks). */

@@ -1,11 +1,17 @@
 // The Twilio Verify dialect's own rows beside the engine's: the Twilio-only settings of a Service
 // (an application) and the Twilio side of a Verification (a PIN). Every query is bounded by the
 // account that asks. The PIN itself (its secret, attempts, expiry) stays in `pins`.
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { randomUUID } from 'node:crypto';
+import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { maskDestination } from '../domain/destinations.js';
+import { twilioEventBody, twilioSubscribesTo, type TwilioEventParams } from '../domain/twilio-events.js';
+import { accountSid, serviceSid, verificationSid } from '../domain/twilio-sids.js';
 import type { KyselyEventStore } from './event-store.js';
 import { batchOf, inBatches, type PurgeLimits } from './purge-batches.js';
 import type { Channel, DeliveryStatus } from '../domain/channels.js';
-import type { Database, TwilioRateLimitBucketsTable, TwilioRateLimitsTable, TwilioServicesTable, TwilioVerificationsTable } from './schema.js';
+import type { Database, TwilioRateLimitBucketsTable, TwilioRateLimitsTable, TwilioServicesTable, TwilioVerificationsTable, TwilioWebhooksTable } from './schema.js';
+
+type Db = Kysely<Database> | Transaction<Database>;
 
 export interface TwilioServiceRow {
   applicationId: string;
@@ -18,7 +24,28 @@ export interface TwilioServiceRow {
   updatedAt: number;
 }
 
-export type TwilioVerificationStatus = 'pending' | 'approved' | 'canceled' | 'max_attempts_reached';
+export type TwilioVerificationStatus = 'pending' | 'approved' | 'canceled' | 'max_attempts_reached' | 'expired';
+
+export interface TwilioWebhookRow {
+  sid: string;
+  accountId: string;
+  applicationId: string;
+  friendlyName: string;
+  /** Event types, or `*`. */
+  eventTypes: string[];
+  webhookUrl: string;
+  status: 'enabled' | 'disabled';
+  version: 'v1' | 'v2';
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** A verification event to queue, in the transaction of the change it reports, for the Service's webhooks. */
+export interface TwilioEventDraft {
+  applicationId: string;
+  pinId: string;
+  params: Omit<TwilioEventParams, 'uuid'>;
+}
 
 export interface SendCodeAttempt {
   time: number;
@@ -36,6 +63,9 @@ export interface TwilioVerificationRow {
   updatedAt: number;
   /** The PIN's expiry. */
   expiresAt: number;
+  /** PSD2: what the start named (null when the Service is not a PSD2 one). */
+  amount?: string | null;
+  payee?: string | null;
 }
 
 export interface TwilioRateLimitRow {
@@ -108,17 +138,23 @@ export interface TwilioStore {
   /** Inserts or replaces the Twilio side of an application. */
   saveService(row: TwilioServiceRow): Promise<void>;
   getVerification(accountId: string, pinId: string): Promise<TwilioVerificationRow | undefined>;
-  insertVerification(row: TwilioVerificationRow): Promise<void>;
+  insertVerification(row: TwilioVerificationRow, event?: TwilioEventDraft): Promise<void>;
   /** Appends a send to a verification's history (a repeated start that re-sent the same code). */
   recordSend(accountId: string, pinId: string, attempt: SendCodeAttempt, now: number): Promise<void>;
   /** Moves a pending verification to `status`; false when it was no longer pending. */
-  endVerification(accountId: string, pinId: string, status: Exclude<TwilioVerificationStatus, 'pending'>, now: number): Promise<boolean>;
+  endVerification(accountId: string, pinId: string, status: Exclude<TwilioVerificationStatus, 'pending'>, now: number, event?: TwilioEventDraft): Promise<boolean>;
   /**
    * Approves or cancels a live PIN and its verification in one transaction: the PIN is marked verified
    * (approve, queuing pin.verified) or locked (cancel, queuing pin.locked) and its ciphertext erased, only if it is still live (conditional
    * UPDATE: a concurrent check or update cannot also end it). False when it had already ended.
    */
-  settlePin(accountId: string, pinId: string, outcome: 'approved' | 'canceled', now: number): Promise<boolean>;
+  settlePin(accountId: string, pinId: string, outcome: 'approved' | 'canceled', now: number, event?: TwilioEventDraft): Promise<boolean>;
+  /**
+   * Ends the pending verifications whose PIN expired: `expired` (queuing verification.expired for the
+   * Service's webhooks), or the state their PIN reached meanwhile through the other dialect. At most
+   * `limit` per call; answers how many were ended.
+   */
+  expireVerifications(now: number, limit?: number): Promise<number>;
   /** The id of the newest PIN of the application to the destination, if any. */
   latestPinId(accountId: string, applicationId: string, destination: string): Promise<string | undefined>;
   /** Deletes, in batches, the verification and attempt rows of PINs expired at or before `cutoff` (the PINs' own purge). */
@@ -162,6 +198,36 @@ export interface TwilioStore {
   listBuckets(accountId: string, rateLimitSids: readonly string[]): Promise<TwilioBucketRow[]>;
   updateBucket(row: TwilioBucketRow): Promise<void>;
   deleteBucket(accountId: string, rateLimitSid: string, sid: string): Promise<boolean>;
+
+  // Verify Webhooks of a Service, oldest first, and the account's Auth Token that signs their events.
+  insertWebhook(row: TwilioWebhookRow): Promise<void>;
+  getWebhook(accountId: string, applicationId: string, sid: string): Promise<TwilioWebhookRow | undefined>;
+  listWebhooks(accountId: string, applicationId: string): Promise<TwilioWebhookRow[]>;
+  updateWebhook(row: TwilioWebhookRow): Promise<void>;
+  /** Deletes a webhook and the events still waiting for it; false when there was none. */
+  deleteWebhook(accountId: string, applicationId: string, sid: string): Promise<boolean>;
+  getAuthToken(accountId: string): Promise<string | undefined>;
+  /** Stores the encrypted token unless the account has one (then answers that one): two first requests at once agree on one token. */
+  ensureAuthToken(accountId: string, tokenCiphertext: string, now: number): Promise<string>;
+  /** Replaces the account's encrypted token (rotation), or re-encrypts it if it is still `previous`. */
+  replaceAuthToken(accountId: string, tokenCiphertext: string, now: number, previous?: string): Promise<void>;
+  listAuthTokens(): Promise<Array<{ accountId: string; tokenCiphertext: string }>>;
+
+  /** Takes the start lock of `key` until `until`, unless another start holds it (false): a race gate. */
+  lockStart(key: string, now: number, until: number): Promise<boolean>;
+  unlockStart(key: string, until: number): Promise<void>;
+}
+
+/** Verifications the expiry sweep ends in one transaction. */
+const EXPIRY_BATCH = 200;
+const EXPIRED_PER_SWEEP = 2000;
+
+function webhookFromRow(row: Selectable<TwilioWebhooksTable>): TwilioWebhookRow {
+  return {
+    sid: row.sid, accountId: row.account_id, applicationId: row.application_id, friendlyName: row.friendly_name,
+    eventTypes: row.event_types.split(' ').filter((e) => e !== ''), webhookUrl: row.webhook_url, status: row.status as TwilioWebhookRow['status'],
+    version: row.version as TwilioWebhookRow['version'], createdAt: Number(row.created_at), updatedAt: Number(row.updated_at),
+  };
 }
 
 function serviceFromRow(row: Selectable<TwilioServicesTable>): TwilioServiceRow {
@@ -176,6 +242,7 @@ function verificationFromRow(row: Selectable<TwilioVerificationsTable>, attempts
   return {
     pinId: row.pin_id, accountId: row.account_id, status: row.status as TwilioVerificationStatus, channel: row.channel,
     sendCodeAttempts: attempts, createdAt: Number(row.created_at), updatedAt: Number(row.updated_at), expiresAt: Number(row.expires_at),
+    amount: row.amount ?? null, payee: row.payee ?? null,
   };
 }
 
@@ -246,10 +313,12 @@ export class KyselyTwilioStore implements TwilioStore {
     return verificationFromRow(row, attempts.map((a) => ({ time: Number(a.created_at), channel: a.channel, attemptSid: a.sid })));
   }
 
-  async insertVerification(row: TwilioVerificationRow): Promise<void> {
+  async insertVerification(row: TwilioVerificationRow, event?: TwilioEventDraft): Promise<void> {
     await this.db.transaction().execute(async (trx) => {
+      if (event) await this.enqueueEvent(trx, row.accountId, event, row.createdAt);
       await trx.insertInto('twilio_verifications').values({
         pin_id: row.pinId, account_id: row.accountId, status: row.status, channel: row.channel, created_at: row.createdAt, updated_at: row.updatedAt, expires_at: row.expiresAt,
+        amount: row.amount ?? null, payee: row.payee ?? null,
       }).execute();
       for (const [seq, attempt] of row.sendCodeAttempts.entries()) await this.insertAttempt(trx, row.accountId, row.pinId, attempt, seq, row.expiresAt);
     });
@@ -270,13 +339,67 @@ export class KyselyTwilioStore implements TwilioStore {
     });
   }
 
-  async endVerification(accountId: string, pinId: string, status: Exclude<TwilioVerificationStatus, 'pending'>, now: number): Promise<boolean> {
-    const result = await this.db.updateTable('twilio_verifications').set({ status, updated_at: now })
-      .where('pin_id', '=', pinId).where('account_id', '=', accountId).where('status', '=', 'pending').executeTakeFirst();
-    return Number(result.numUpdatedRows) > 0;
+  async endVerification(accountId: string, pinId: string, status: Exclude<TwilioVerificationStatus, 'pending'>, now: number, event?: TwilioEventDraft): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      // Race gate: of concurrent ends of one verification only the first reports it.
+      const result = await trx.updateTable('twilio_verifications').set({ status, updated_at: now })
+        .where('pin_id', '=', pinId).where('account_id', '=', accountId).where('status', '=', 'pending').executeTakeFirst();
+      const ended = Number(result.numUpdatedRows) > 0;
+      if (ended && event) await this.enqueueEvent(trx, accountId, event, now);
+      return ended;
+    });
   }
 
-  async settlePin(accountId: string, pinId: string, outcome: 'approved' | 'canceled', now: number): Promise<boolean> {
+  /**
+   * Queues a verification event for every enabled webhook of the Service subscribed to its type, in
+   * the caller's transaction, one row each in the event outbox that the event worker delivers.
+   */
+  private async enqueueEvent(trx: Db, accountId: string, event: TwilioEventDraft, now: number): Promise<number> {
+    const hooks = await trx.selectFrom('twilio_webhooks').select(['sid', 'event_types'])
+      .where('application_id', '=', event.applicationId).where('account_id', '=', accountId).where('status', '=', 'enabled').execute();
+    const targets = hooks.filter((h) => twilioSubscribesTo(h.event_types.split(' '), event.params.type));
+    if (targets.length === 0) return 0;
+    const payload = twilioEventBody({ uuid: randomUUID(), ...event.params });
+    await trx.insertInto('event_outbox').values(targets.map((t) => ({
+      id: randomUUID(), account_id: accountId, subscription_id: t.sid, event_type: event.params.type, pin_id: event.pinId, payload,
+      state: 'pending', attempts: 0, next_attempt_at: now, lease_until: 0, last_error: null, created_at: now, updated_at: now,
+    }))).execute();
+    return targets.length;
+  }
+
+  async expireVerifications(now: number, limit = EXPIRED_PER_SWEEP): Promise<number> {
+    let total = 0;
+    while (total < limit) {
+      const batch = Math.min(EXPIRY_BATCH, limit - total);
+      const found = await this.db.transaction().execute(async (trx) => {
+        let query = trx.selectFrom('twilio_verifications as v').innerJoin('pins as p', 'p.id', 'v.pin_id')
+          .select(['v.pin_id', 'v.account_id', 'v.channel', 'p.application_id', 'p.destination', 'p.verified_at', 'p.locked_at', 'p.attempts_left'])
+          .where('v.status', '=', 'pending').where('v.expires_at', '<=', now).orderBy('v.expires_at').limit(batch);
+        // Two nodes sweeping at once skip each other's rows; the status condition below stops a double report anyway.
+        if (this.dialect === 'postgres') query = query.forUpdate('v').skipLocked();
+        const rows = await query.execute();
+        for (const r of rows) {
+          const status = r.verified_at !== null ? 'approved' : r.locked_at !== null ? (Number(r.attempts_left) === 0 ? 'max_attempts_reached' : 'canceled') : 'expired';
+          const event: TwilioEventDraft | undefined = status !== 'expired' ? undefined : {
+            applicationId: r.application_id, pinId: r.pin_id,
+            params: {
+              type: 'verification.expired', account_sid: accountSid(r.account_id), service_sid: serviceSid(r.application_id), verification_sid: verificationSid(r.pin_id),
+              channel: r.channel, to: maskDestination(r.destination), status, date_created: new Date(now).toISOString(),
+            },
+          };
+          const updated = await trx.updateTable('twilio_verifications').set({ status, updated_at: now })
+            .where('pin_id', '=', r.pin_id).where('status', '=', 'pending').executeTakeFirst();
+          if (Number(updated.numUpdatedRows) > 0 && event) await this.enqueueEvent(trx, r.account_id, event, now);
+        }
+        return rows.length;
+      });
+      total += found;
+      if (found < batch) break;
+    }
+    return total;
+  }
+
+  async settlePin(accountId: string, pinId: string, outcome: 'approved' | 'canceled', now: number, event?: TwilioEventDraft): Promise<boolean> {
     return this.db.transaction().execute(async (trx) => {
       // Race gate: only a PIN still live is settled, so a concurrent check, approve or cancel cannot also end it.
       const settled = await trx.updateTable('pins')
@@ -290,6 +413,7 @@ export class KyselyTwilioStore implements TwilioStore {
       else await this.events.enqueuePinEvent(trx, 'pin.locked', pinId, now, { status: 'locked' });
       await trx.updateTable('twilio_verifications').set({ status: outcome, updated_at: now })
         .where('pin_id', '=', pinId).where('account_id', '=', accountId).execute();
+      if (event) await this.enqueueEvent(trx, accountId, event, now);
       return true;
     });
   }
@@ -466,5 +590,76 @@ export class KyselyTwilioStore implements TwilioStore {
     const deleted = await this.db.deleteFrom('twilio_messaging_configurations')
       .where('application_id', '=', applicationId).where('account_id', '=', accountId).where('country', '=', country).executeTakeFirst();
     return Number(deleted.numDeletedRows) > 0;
+  }
+
+  async insertWebhook(row: TwilioWebhookRow): Promise<void> {
+    await this.db.insertInto('twilio_webhooks').values({
+      sid: row.sid, account_id: row.accountId, application_id: row.applicationId, friendly_name: row.friendlyName, event_types: row.eventTypes.join(' '),
+      webhook_url: row.webhookUrl, status: row.status, version: row.version, created_at: row.createdAt, updated_at: row.updatedAt,
+    }).execute();
+  }
+
+  async getWebhook(accountId: string, applicationId: string, sid: string): Promise<TwilioWebhookRow | undefined> {
+    const row = await this.db.selectFrom('twilio_webhooks').selectAll()
+      .where('sid', '=', sid).where('application_id', '=', applicationId).where('account_id', '=', accountId).executeTakeFirst();
+    return row ? webhookFromRow(row) : undefined;
+  }
+
+  async listWebhooks(accountId: string, applicationId: string): Promise<TwilioWebhookRow[]> {
+    const rows = await this.db.selectFrom('twilio_webhooks').selectAll()
+      .where('application_id', '=', applicationId).where('account_id', '=', accountId).orderBy('created_at').orderBy('sid').execute();
+    return rows.map(webhookFromRow);
+  }
+
+  async updateWebhook(row: TwilioWebhookRow): Promise<void> {
+    await this.db.updateTable('twilio_webhooks').set({
+      friendly_name: row.friendlyName, event_types: row.eventTypes.join(' '), webhook_url: row.webhookUrl, status: row.status, version: row.version, updated_at: row.updatedAt,
+    }).where('sid', '=', row.sid).where('account_id', '=', row.accountId).execute();
+  }
+
+  async deleteWebhook(accountId: string, applicationId: string, sid: string): Promise<boolean> {
+    return this.db.transaction().execute(async (trx) => {
+      const deleted = await trx.deleteFrom('twilio_webhooks').where('sid', '=', sid).where('application_id', '=', applicationId).where('account_id', '=', accountId).executeTakeFirst();
+      if (Number(deleted.numDeletedRows) === 0) return false;
+      await trx.deleteFrom('event_outbox').where('subscription_id', '=', sid).where('state', '=', 'pending').execute();
+      return true;
+    });
+  }
+
+  async getAuthToken(accountId: string): Promise<string | undefined> {
+    const row = await this.db.selectFrom('twilio_auth_tokens').select('token_ciphertext').where('account_id', '=', accountId).executeTakeFirst();
+    return row?.token_ciphertext;
+  }
+
+  async ensureAuthToken(accountId: string, tokenCiphertext: string, now: number): Promise<string> {
+    await this.db.insertInto('twilio_auth_tokens').values({ account_id: accountId, token_ciphertext: tokenCiphertext, created_at: now, updated_at: now })
+      .onConflict((oc) => oc.column('account_id').doNothing()).execute();
+    return (await this.getAuthToken(accountId)) ?? tokenCiphertext;
+  }
+
+  async replaceAuthToken(accountId: string, tokenCiphertext: string, now: number, previous?: string): Promise<void> {
+    if (previous !== undefined) {
+      await this.db.updateTable('twilio_auth_tokens').set({ token_ciphertext: tokenCiphertext })
+        .where('account_id', '=', accountId).where('token_ciphertext', '=', previous).execute();
+      return;
+    }
+    await this.db.insertInto('twilio_auth_tokens').values({ account_id: accountId, token_ciphertext: tokenCiphertext, created_at: now, updated_at: now })
+      .onConflict((oc) => oc.column('account_id').doUpdateSet({ token_ciphertext: tokenCiphertext, updated_at: now })).execute();
+  }
+
+  async lockStart(key: string, now: number, until: number): Promise<boolean> {
+    // Race gate: the insert, or the takeover of a lock left by a start that died, succeeds for one request only.
+    const taken = await this.db.insertInto('twilio_start_locks').values({ key, expires_at: until })
+      .onConflict((oc) => oc.column('key').doUpdateSet({ expires_at: until }).where('twilio_start_locks.expires_at', '<=', now)).executeTakeFirst();
+    return Number(taken.numInsertedOrUpdatedRows ?? 0) > 0;
+  }
+
+  async unlockStart(key: string, until: number): Promise<void> {
+    await this.db.deleteFrom('twilio_start_locks').where('key', '=', key).where('expires_at', '=', until).execute();
+  }
+
+  async listAuthTokens(): Promise<Array<{ accountId: string; tokenCiphertext: string }>> {
+    const rows = await this.db.selectFrom('twilio_auth_tokens').select(['account_id', 'token_ciphertext']).execute();
+    return rows.map((r) => ({ accountId: r.account_id, tokenCiphertext: r.token_ciphertext }));
   }
 }

@@ -169,6 +169,7 @@ describe('OpenAPI document', () => {
     const verification = await h.request('POST', `/v2/Services/${service.body.sid}/Verifications`, { rawBody: 'To=%2B41793026727&Channel=sms', headers: form });
     const rateLimit = await h.request('POST', `/v2/Services/${service.body.sid}/RateLimits`, { rawBody: 'UniqueName=ip', headers: form });
     const bucket = await h.request('POST', `/v2/Services/${service.body.sid}/RateLimits/${rateLimit.body.sid}/Buckets`, { rawBody: 'Max=5&Interval=60', headers: form });
+    const twilioWebhook = await h.request('POST', `/v2/Services/${service.body.sid}/Webhooks`, { rawBody: 'FriendlyName=crm&EventTypes=*&WebhookUrl=https%3A%2F%2Fhooks.example.com%2Ftwofa', headers: form });
     const ids: Record<string, string> = { appId: applicationId, pinId: smsPin.body.pinId, id: String(emailTemplate.body.id), webhookId: webhook.body.id, ServiceSid: service.body.sid, RateLimitSid: rateLimit.body.sid };
     const optional: string[] = [];
     for (const [where, operation] of operationsOf(doc)) {
@@ -180,6 +181,7 @@ describe('OpenAPI document', () => {
         name === 'msgId' ? (template.includes('/email/') ? emailMessage.body.messageId : messageId)
           : name === 'pinId' && template.endsWith('/email') ? emailPin.body.pinId
             : name === 'Sid' ? (template.includes('/Verifications/') ? verification.body.sid : template.includes('/Buckets/') ? bucket.body.sid
+              : template.includes('/Webhooks/') ? twilioWebhook.body.sid
               : template.includes('/RateLimits/') ? rateLimit.body.sid : service.body.sid) : ids[name]!);
       // No body at all, not even a content type.
       const response = await h.request(method, url);
@@ -193,8 +195,9 @@ describe('OpenAPI document', () => {
     assert.deepEqual(optional.sort(), [
       'POST /2fa/2/pin/{pinId}/resend', 'POST /2fa/2/pin/{pinId}/resend/email', 'POST /2fa/2/pin/{pinId}/resend/telegram', 'POST /2fa/2/pin/{pinId}/resend/voice',
       'POST /2fa/2/pin/{pinId}/resend/whatsapp',
-      // Twilio's updates of a Service, a Rate Limit and a Bucket take every parameter as optional.
+      // Twilio's updates of a Service, a Rate Limit, a Bucket and a Webhook take every parameter as optional.
       'POST /v2/Services/{ServiceSid}/RateLimits/{RateLimitSid}/Buckets/{Sid}', 'POST /v2/Services/{ServiceSid}/RateLimits/{Sid}',
+      'POST /v2/Services/{ServiceSid}/Webhooks/{Sid}',
       'POST /v2/Services/{Sid}',
       'PUT /2fa/2/applications/{appId}/email/messages/{msgId}', 'PUT /2fa/2/applications/{appId}/messages/{msgId}',
       // An empty autofill setting turns autofill off.

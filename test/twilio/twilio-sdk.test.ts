@@ -10,36 +10,7 @@ import { authenticate } from '../../src/service/api-keys.js';
 import { createHarness, deliveredPin, type Harness } from '../support/harness.js';
 import { freshEmail, freshPhone } from '../support/http-assertions.js';
 import { assertDocumentedFields, assertTwilioError } from './documented-fields.js';
-
-interface Recorded { method: string; uri: string; statusCode: number; body: unknown }
-
-/** The SDK's own HTTP client, recording every answer it parses. */
-class RecordingClient extends twilio.RequestClient {
-  readonly answers: Recorded[] = [];
-  override async request<TData>(opts: RequestClient.RequestOptions<TData>) {
-    const response = await super.request<TData>(opts);
-    const raw = response.body as unknown;
-    const body = typeof raw === 'string' && raw !== '' ? JSON.parse(raw) as unknown : raw;
-    this.answers.push({ method: String(opts.method).toUpperCase(), uri: opts.uri, statusCode: response.statusCode, body });
-    return response;
-  }
-}
-
-type RestError = Error & { status: number; code: number; moreInfo: string };
-
-async function rejectsWith(promise: Promise<unknown>, status: number, code: number): Promise<RestError> {
-  try {
-    await promise;
-  } catch (err) {
-    assert.ok(err instanceof twilio.RestException, `a RestException, not ${String(err)}`);
-    const e = err as unknown as RestError;
-    assert.equal(e.status, status, e.message);
-    assert.equal(e.code, code, e.message);
-    assert.equal(e.moreInfo, `https://www.twilio.com/docs/errors/${code}`);
-    return e;
-  }
-  assert.fail(`expected a ${status} ${code}`);
-}
+import { RecordingClient, rejectsWith } from './sdk-support.js';
 
 const pinIdOf = (verificationSid: string) => verificationSid.slice(2).toUpperCase();
 

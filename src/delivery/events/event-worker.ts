@@ -1,4 +1,5 @@
-// Delivers PIN events (pin.sent, pin.delivered, ...) to the accounts' webhook subscriptions: claims
+// Delivers PIN events (pin.sent, pin.delivered, ...) to the accounts' webhook subscriptions, and
+// verification events to Twilio Verify Webhooks (signed as Twilio signs): claims
 // due rows of the event outbox under a lease, POSTs each body signed the Standard Webhooks way with
 // the subscription's secret, and records the outcome. Like the PIN outbox it is at least once: a
 // worker that dies mid-request leaves its lease to expire and the event is sent again with the same
@@ -8,6 +9,7 @@ import { randomInt } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import type { Logger } from 'pino';
+import { isTwilioVerificationEvent, twilioAuthTokenContext, twilioSignature } from '../../domain/twilio-events.js';
 import type { PinKeyring } from '../../domain/pin-secrets.js';
 import type { EventOutboxRecord, EventStore } from '../../store/event-store.js';
 import { ADDRESS_REFUSED_CODE, guardedLookup, refusedLiteral, systemResolver, type WebhookAddressPolicy } from '../webhook/webhook-address-guard.js';
@@ -46,7 +48,10 @@ export interface EventWorkerStats {
   cancelled: number;
 }
 
-type Outcome = { ok: true } | { ok: false; error: string; final?: 'failed' | 'cancelled' };
+type Failed = { ok: false; error: string; final?: 'failed' | 'cancelled' };
+type Outcome = { ok: true } | Failed;
+/** Where an event goes and the headers that sign it. */
+type Target = { ok: true; url: URL; headers: Record<string, string> } | Failed;
 
 const MAX_ERROR_LENGTH = 300;
 const DEFAULT_STOP_TIMEOUT_MS = 10_000;
@@ -220,6 +225,27 @@ export class EventWorker {
   }
 
   private async send(item: EventOutboxRecord): Promise<Outcome> {
+    const target = isTwilioVerificationEvent(item.type) ? await this.twilioTarget(item) : await this.standardTarget(item);
+    if (!target.ok) return target;
+    const { url, headers } = target;
+    // The lookup hook never sees an IP literal: those are judged here (the URL was checked when it
+    // was saved, but the operator may have withdrawn TWOFA_WEBHOOK_ALLOW_PRIVATE since).
+    const literal = refusedLiteral(url.hostname, this.addresses);
+    if (literal !== undefined) return { ok: false, error: literal, final: 'failed' };
+    let status: number;
+    try {
+      status = await this.post(url, item.payload, headers);
+    } catch (err) {
+      return { ok: false, error: describeRequestError(err, this.timeoutMs, url.host) };
+    }
+    if (status >= 200 && status < 300) return { ok: true };
+    // Any other answer is retried: a receiver answering 4xx is most often misconfigured (a wrong
+    // secret, a route not deployed yet), and the backoff leaves time to fix it.
+    return { ok: false, error: `${url.host} answered HTTP ${status}` };
+  }
+
+  /** A subscription of /api/v1/webhooks: JSON signed the Standard Webhooks way with its `whsec_` secret. */
+  private async standardTarget(item: EventOutboxRecord): Promise<Target> {
     const [subscription] = await this.events.findSubscriptions([item.subscriptionId]);
     if (subscription === undefined) return { ok: false, error: 'the subscription was deleted', final: 'cancelled' };
     if (!subscription.enabled) return { ok: false, error: 'the subscription is disabled', final: 'cancelled' };
@@ -231,27 +257,38 @@ export class EventWorker {
     // One id per event and subscription, the same on every attempt: receivers deduplicate on it.
     const id = `msg_${item.id}`;
     const timestamp = this.wallClockSeconds();
-    const url = new URL(subscription.url);
-    // The lookup hook never sees an IP literal: those are judged here (the URL was checked when it
-    // was saved, but the operator may have withdrawn TWOFA_WEBHOOK_ALLOW_PRIVATE since).
-    const literal = refusedLiteral(url.hostname, this.addresses);
-    if (literal !== undefined) return { ok: false, error: literal, final: 'failed' };
-    let status: number;
-    try {
-      status = await this.post(url, item.payload, {
+    return {
+      ok: true, url: new URL(subscription.url), headers: {
         'content-type': 'application/json',
         'user-agent': 'twofa-webhooks',
         'webhook-id': id,
         'webhook-timestamp': timestamp.toString(),
         'webhook-signature': signWebhook(key.key, id, timestamp, item.payload),
-      });
-    } catch (err) {
-      return { ok: false, error: describeRequestError(err, this.timeoutMs, url.host) };
+      },
+    };
+  }
+
+  /**
+   * A Twilio Verify Webhook: a form signed as Twilio signs (X-Twilio-Signature with the account's
+   * Auth Token, read at each attempt so that a rotated token signs from then on).
+   */
+  private async twilioTarget(item: EventOutboxRecord): Promise<Target> {
+    const webhook = await this.events.findTwilioWebhook(item.subscriptionId);
+    if (webhook === undefined) return { ok: false, error: 'the webhook was deleted', final: 'cancelled' };
+    if (!webhook.enabled) return { ok: false, error: 'the webhook is disabled', final: 'cancelled' };
+    const token = webhook.tokenCiphertext === null ? null : this.keyring.decryptPin(twilioAuthTokenContext(webhook.accountId), webhook.tokenCiphertext);
+    if (token === null) {
+      return { ok: false, error: 'the account\'s Auth Token cannot be decrypted (made under a TWOFA_SECRET no longer configured): rotate it', final: 'failed' };
     }
-    if (status >= 200 && status < 300) return { ok: true };
-    // Any other answer is retried: a receiver answering 4xx is most often misconfigured (a wrong
-    // secret, a route not deployed yet), and the backoff leaves time to fix it.
-    return { ok: false, error: `${url.host} answered HTTP ${status}` };
+    return {
+      ok: true, url: new URL(webhook.url), headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'user-agent': 'twofa-webhooks',
+        // Twilio's header for retries of one event; the body's `uuid` names the event too.
+        'i-twilio-idempotency-token': item.id,
+        'x-twilio-signature': twilioSignature(token, webhook.url, item.payload),
+      },
+    };
   }
 
   /**

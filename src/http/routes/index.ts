@@ -53,6 +53,8 @@ import updateTemplateAutofill from './api-v1/update-template-autofill.js';
 import createTestNumber from './api-v1/create-test-number.js';
 import deleteTestNumber from './api-v1/delete-test-number.js';
 import listTestNumbers from './api-v1/list-test-numbers.js';
+import getTwilioAuthToken from './api-v1/get-twilio-auth-token.js';
+import rotateTwilioAuthToken from './api-v1/rotate-twilio-auth-token.js';
 
 export const ALL_ROUTES: RegisterRoute[] = [
   // Infobip 2FA API v2: the 18 operations
@@ -73,7 +75,7 @@ export const ALL_ROUTES: RegisterRoute[] = [
   // anti-fraud guards and the audit log
   getApplicationSecurity, updateApplicationSecurity, listAudit,
   // Twilio Verify v2 under /v2: its own plugin (form bodies, Twilio's errors and Basic auth)
-  twilioVerify,
+  twilioVerify, getTwilioAuthToken, rotateTwilioAuthToken,
   // SMS autofill lines of 2FA messages
   getTemplateAutofill, updateTemplateAutofill,
   // test numbers: fixed codes, nothing delivered (app-store review, end-to-end tests)

@@ -220,6 +220,11 @@ export const MeResponseSchema = Type.Object({
   key: ApiKeySchema,
 }, { description: 'The account and the API key of the caller.' });
 
+export const TwilioAuthTokenSchema = Type.Object({
+  accountSid: Type.String({ description: 'The account\'s SID (`AC` + 32 hex).' }),
+  authToken: Type.String({ description: '32 hex characters: the key of the X-Twilio-Signature of the account\'s Verify webhook events (HMAC-SHA1, as Twilio signs).' }),
+}, { description: 'The account\'s Twilio Auth Token.' });
+
 export function toApiKeyResponse(key: { id: string; keyPrefix: string; label: string | null; scopes: string[]; createdAt: number; revokedAt: number | null }): Static<typeof ApiKeySchema> {
   return { id: key.id, prefix: key.keyPrefix, label: key.label, scopes: key.scopes, createdAt: key.createdAt, revokedAt: key.revokedAt };
 }

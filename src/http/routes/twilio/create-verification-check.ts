@@ -16,9 +16,10 @@ const register: RegisterRoute = (app, { ctx }) => {
       response: { 200: VerificationCheckSchema, ...twilioErrorResponses(400, 401, 403, 404, 429) },
     },
   }, async (request, reply) => {
-    const { Code, To, VerificationSid } = request.body;
+    const { Code, To, VerificationSid, Amount, Payee } = request.body;
     const result = await checkVerification(ctx, request.principal, request.params.ServiceSid, {
       code: Code, ...(To !== undefined ? { to: To } : {}), ...(VerificationSid !== undefined ? { verificationSid: VerificationSid } : {}),
+      ...(Amount !== undefined ? { amount: Amount } : {}), ...(Payee !== undefined ? { payee: Payee } : {}),
     });
     return respond(reply, result, (outcome) => toVerificationCheck(outcome.verification, outcome.valid));
   });

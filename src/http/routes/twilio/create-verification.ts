@@ -15,11 +15,14 @@ const register: RegisterRoute = (app, { ctx }) => {
       response: { 201: VerificationSchema, ...twilioErrorResponses(400, 401, 403, 404, 429) },
     },
   }, async (request, reply) => {
-    const { To, Channel, CustomFriendlyName, RateLimits, Locale, TemplateSid } = request.body;
+    const { To, Channel, CustomFriendlyName, RateLimits, Locale, TemplateSid, CustomCode, AppHash, Amount, Payee, ChannelConfiguration } = request.body;
     const result = await startVerification(ctx, request.principal, request.params.ServiceSid, {
       to: To, channel: Channel, ...(CustomFriendlyName !== undefined ? { customFriendlyName: CustomFriendlyName } : {}),
       ...(RateLimits !== undefined ? { rateLimits: RateLimits } : {}),
       ...(Locale !== undefined ? { locale: Locale } : {}), ...(TemplateSid !== undefined ? { templateSid: TemplateSid } : {}),
+      ...(CustomCode !== undefined ? { customCode: CustomCode } : {}), ...(AppHash !== undefined ? { appHash: AppHash } : {}),
+      ...(Amount !== undefined ? { amount: Amount } : {}), ...(Payee !== undefined ? { payee: Payee } : {}),
+      ...(ChannelConfiguration !== undefined ? { channelConfiguration: ChannelConfiguration } : {}),
     });
     if (!result.ok) return sendFailure(reply, result.failure);
     return reply.code(201).send(toVerification(request, result.value));

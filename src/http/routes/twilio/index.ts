@@ -33,6 +33,11 @@ import updateMessagingConfiguration from './update-messaging-configuration.js';
 import updateRateLimit from './update-rate-limit.js';
 import updateService from './update-service.js';
 import updateVerification from './update-verification.js';
+import createWebhook from './create-webhook.js';
+import deleteWebhook from './delete-webhook.js';
+import fetchWebhook from './fetch-webhook.js';
+import listWebhooks from './list-webhooks.js';
+import updateWebhook from './update-webhook.js';
 
 const TWILIO_ROUTES: RegisterRoute[] = [
   createService, listServices, fetchService, updateService, deleteService,
@@ -42,6 +47,7 @@ const TWILIO_ROUTES: RegisterRoute[] = [
   listAttempts, fetchAttempt, fetchAttemptsSummary, listTemplates,
   createSafeListNumber, fetchSafeListNumber, deleteSafeListNumber,
   createMessagingConfiguration, listMessagingConfigurations, fetchMessagingConfiguration, updateMessagingConfiguration, deleteMessagingConfiguration,
+  createWebhook, listWebhooks, fetchWebhook, updateWebhook, deleteWebhook,
 ];
 
 /** Form bodies as the SDKs send them: a repeated key becomes an array of its values. */

@@ -9,6 +9,7 @@ import type { Verification } from '../../../service/twilio-verifications.js';
 import type { BucketInService, RateLimitInService } from '../../../service/twilio-rate-limits.js';
 import type { SafeListEntry } from '../../../service/twilio-safe-list.js';
 import type { MessagingConfigurationInService } from '../../../service/twilio-messaging-configurations.js';
+import type { WebhookInService } from '../../../service/twilio-webhooks.js';
 import { SERVICE_SETTINGS } from './schemas.js';
 
 /** 2015-07-30T20:00:00Z: seconds, as Twilio writes them. */
@@ -73,8 +74,8 @@ function verificationFields(v: Verification, valid: boolean) {
     channel: v.channel,
     status: v.status,
     valid,
-    amount: null,
-    payee: null,
+    amount: v.row?.amount ?? null,
+    payee: v.row?.payee ?? null,
     date_created: isoDate(v.pin.createdAt),
     date_updated: isoDate(v.updatedAt),
   };
@@ -124,6 +125,15 @@ export function toMessagingConfiguration(request: FastifyRequest, { service, con
     account_sid: accountSid(configuration.accountId), service_sid: sid, country: configuration.country, messaging_service_sid: configuration.messagingServiceSid,
     date_created: isoDate(configuration.createdAt), date_updated: isoDate(configuration.updatedAt),
     url: `${baseUrl(request)}/Services/${sid}/MessagingConfigurations/${configuration.country}`,
+  };
+}
+
+export function toWebhook(request: FastifyRequest, { service, webhook }: WebhookInService) {
+  const sid = serviceSid(service.application.id);
+  return {
+    sid: webhook.sid, service_sid: sid, account_sid: accountSid(webhook.accountId), friendly_name: webhook.friendlyName, event_types: webhook.eventTypes,
+    status: webhook.status, version: webhook.version, webhook_url: webhook.webhookUrl, webhook_method: 'POST' as const,
+    date_created: isoDate(webhook.createdAt), date_updated: isoDate(webhook.updatedAt), url: `${baseUrl(request)}/Services/${sid}/Webhooks/${webhook.sid}`,
   };
 }
 

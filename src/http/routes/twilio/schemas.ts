@@ -337,5 +337,41 @@ export const MessagingConfigurationSchema = Type.Object({
 
 export const MessagingConfigurationPageSchema = Type.Object({ messaging_configurations: Type.Array(MessagingConfigurationSchema), meta: PageMetaSchema }, { title: 'TwilioMessagingConfigurationPage', description: 'One page of Messaging Configurations.' });
 
+const WebhookSid = Type.String({ pattern: '^YW[0-9a-fA-F]{32}$', description: 'The Webhook\'s SID: YW + 32 hex.' });
+export const WebhookParams = Type.Object({ ServiceSid, Sid: WebhookSid });
+/** A repeated form key is an array; one value alone is a string. */
+const EventTypes = Type.Union([Type.String(), Type.Array(Type.String())], {
+  description: 'verification.started, verification.approved, verification.canceled, verification.expired, verification.max-attempts-reached, or * (Twilio\'s Push types factor.* and challenge.* are accepted and never sent).',
+});
+const webhookFields = {
+  FriendlyName: Type.String({ description: 'A name for the webhook (no personal data), 1 to 64 characters.' }),
+  EventTypes,
+  WebhookUrl: Type.String({ description: 'Where the events are POSTed: https:// (http:// to this machine with TWOFA_WEBHOOK_ALLOW_PRIVATE).' }),
+  Status: Type.String({ description: 'enabled (default) or disabled.' }),
+  Version: Type.String({ description: 'v2 (default) or v1: stored and answered; the events are the same.' }),
+};
+export const CreateWebhookBody = Type.Object({
+  FriendlyName: webhookFields.FriendlyName, EventTypes: webhookFields.EventTypes, WebhookUrl: webhookFields.WebhookUrl,
+  Status: Type.Optional(webhookFields.Status), Version: Type.Optional(webhookFields.Version),
+}, { additionalProperties: true });
+export const UpdateWebhookBody = Type.Object(Object.fromEntries(Object.entries(webhookFields).map(([k, v]) => [k, Type.Optional(v)])), { additionalProperties: true });
+
+export const WebhookSchema = Type.Object({
+  sid: Type.String(),
+  service_sid: Type.String(),
+  account_sid: Type.String(),
+  friendly_name: Type.String(),
+  event_types: Type.Array(Type.String()),
+  status: Type.Union([Type.Literal('enabled'), Type.Literal('disabled')]),
+  version: Type.Union([Type.Literal('v1'), Type.Literal('v2')]),
+  webhook_url: Type.String(),
+  webhook_method: Type.Literal('POST'),
+  date_created: DateTime,
+  date_updated: DateTime,
+  url: Type.String(),
+}, { title: 'TwilioWebhook', description: 'A Verify Webhook: where a Service\'s verification events go, signed with the account\'s Auth Token (X-Twilio-Signature).' });
+
+export const WebhookPageSchema = Type.Object({ webhooks: Type.Array(WebhookSchema), meta: PageMetaSchema }, { title: 'TwilioWebhookPage', description: 'One page of Webhooks.' });
+
 /** What every route of the dialect declares: its dialect, its scope, and the form body it consumes. */
 export const FORM = ['application/x-www-form-urlencoded'];

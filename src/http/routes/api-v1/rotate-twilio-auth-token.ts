@@ -1,0 +1,22 @@
+import { SCOPE_MANAGE } from '../../../service/api-keys.js';
+import { auditRequest } from '../../../service/audit-log.js';
+import { rotateAuthToken } from '../../../service/twilio-webhooks.js';
+import { accountSid } from '../../../domain/twilio-sids.js';
+import { errorResponses } from '../../error-envelope.js';
+import type { RegisterRoute } from '../../route-types.js';
+import { TwilioAuthTokenSchema } from '../../schemas/api-v1.js';
+
+const register: RegisterRoute = (app, { ctx }) => {
+  app.post('/api/v1/twilio/auth-token', {
+    config: { scope: SCOPE_MANAGE },
+    schema: {
+      operationId: 'rotate-twilio-auth-token', tags: ['Twilio Verify'], summary: 'Replace the account\'s Twilio Auth Token: events are signed with the new one from now on',
+      response: { 200: TwilioAuthTokenSchema, ...errorResponses(400, 401, 403, 413, 415) },
+    },
+  }, async (request) => {
+    const token = await rotateAuthToken(ctx, request.principal.accountId);
+    await auditRequest(ctx, request.principal, { event: 'twilio.auth_token.rotate' });
+    return { accountSid: accountSid(request.principal.accountId), authToken: token };
+  });
+};
+export default register;
