@@ -5,7 +5,6 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import twilio from 'twilio';
-import type RequestClient from 'twilio/lib/base/RequestClient.js';
 import { authenticate } from '../../src/service/api-keys.js';
 import { createHarness, deliveredPin, type Harness } from '../support/harness.js';
 import { freshEmail, freshPhone } from '../support/http-assertions.js';
