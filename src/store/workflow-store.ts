@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { WorkflowStep } from '../domain/workflows.js';
 import type { Database } from './schema.js';
-import type { Channel } from './store.js';
+import type { Channel } from '../domain/channels.js';
 
 export type WorkflowStepState = 'scheduled' | 'running' | 'sent' | 'failed' | 'skipped' | 'cancelled';
 
