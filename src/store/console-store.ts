@@ -42,6 +42,8 @@ export interface PinListRow {
   deliveredAt: number | null;
   sendCount: number;
   testNumber: boolean;
+  /** The API the PIN was asked for through: Infobip's 2FA API (`/2fa/2`, `/api/v1`) or Twilio Verify (`/v2`). */
+  dialect: 'infobip' | 'twilio';
 }
 
 export interface StatsRange {
@@ -157,10 +159,12 @@ export class KyselyConsoleStore implements ConsoleStore {
 
   async listPins(accountId: string, query: PinListQuery, now: number): Promise<PinListRow[]> {
     let q = this.db.selectFrom('pins').leftJoin('applications', 'applications.id', 'pins.application_id')
+      .leftJoin('twilio_verifications', 'twilio_verifications.pin_id', 'pins.id')
       .select([
         'pins.id', 'pins.application_id', 'applications.name as application_name', 'pins.message_id', 'pins.channel', 'pins.destination',
         'pins.country', 'pins.attempts_left', 'pins.created_at', 'pins.expires_at', 'pins.verified_at', 'pins.locked_at',
         'pins.delivery_status', 'pins.sent_at', 'pins.delivered_at', 'pins.send_count', 'pins.test_number',
+        'twilio_verifications.pin_id as twilio_pin_id',
       ])
       .where('pins.account_id', '=', accountId);
     if (query.destination !== undefined && query.destination !== '') {
@@ -200,6 +204,7 @@ export class KyselyConsoleStore implements ConsoleStore {
       destination: r.destination, country: r.country, attemptsLeft: r.attempts_left, createdAt: num(r.created_at), expiresAt: num(r.expires_at),
       verifiedAt: nullableNum(r.verified_at), lockedAt: nullableNum(r.locked_at), deliveryStatus: r.delivery_status as DeliveryStatus,
       sentAt: nullableNum(r.sent_at), deliveredAt: nullableNum(r.delivered_at), sendCount: r.send_count, testNumber: num(r.test_number) === 1,
+      dialect: r.twilio_pin_id === null ? 'infobip' : 'twilio',
     }));
   }
 

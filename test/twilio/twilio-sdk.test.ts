@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import twilio from 'twilio';
 import { authenticate } from '../../src/service/api-keys.js';
-import { createHarness, deliveredPin, type Harness } from '../support/harness.js';
+import { createAppAndTemplate, createHarness, deliveredPin, type Harness } from '../support/harness.js';
 import { freshEmail, freshPhone } from '../support/http-assertions.js';
 import { assertDocumentedFields, assertTwilioError } from './documented-fields.js';
 import { RecordingClient, rejectsWith } from './sdk-support.js';
@@ -91,6 +91,20 @@ describe('Twilio Verify v2 through the official Node SDK', () => {
       const names = all.map((s) => s.friendlyName);
       for (let i = 0; i < 4; i++) assert.ok(names.includes(`Paged ${i}`));
       assert.equal(new Set(all.map((s) => s.sid)).size, all.length, 'no service twice across pages');
+    });
+  });
+
+  describe('the console', () => {
+    it('shows which API each PIN was asked for through', async () => {
+      const to = freshPhone();
+      const started = await client.verify.v2.services(serviceSid).verifications.create({ to: `+${to}`, channel: 'sms' });
+      const app = await createAppAndTemplate(h);
+      const infobip = await h.request('POST', '/2fa/2/pin', { body: { ...app, to } });
+      assert.equal(infobip.status, 200);
+      const listed = (await h.request('GET', `/api/v1/pins?to=${to}`)).body.pins as { pinId: string; dialect: string }[];
+      const dialectOf = (pinId: string) => listed.find((p) => p.pinId === pinId)?.dialect;
+      assert.equal(dialectOf(pinIdOf(started.sid)), 'twilio');
+      assert.equal(dialectOf(infobip.body.pinId), 'infobip');
     });
   });
 

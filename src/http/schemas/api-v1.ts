@@ -140,6 +140,7 @@ export const PinSummarySchema = Type.Object({
   deliveredAt: Type.Union([Type.Integer(), Type.Null()]),
   sendCount: Type.Integer(),
   testNumber: Type.Boolean({ description: 'Sent to a test number: nothing delivered, left out of the statistics.' }),
+  dialect: Type.Union([Type.Literal('infobip'), Type.Literal('twilio')], { description: 'The API the PIN was asked for through: infobip (/2fa/2 and /api/v1) or twilio (Twilio Verify, /v2).' }),
 });
 
 export const PinListResponseSchema = Type.Object({

@@ -80,7 +80,7 @@ export function Verifications() {
                 <table class="pins">
                   <caption class="visually-hidden">PINs, newest first</caption>
                   <thead>
-                    <tr><th scope="col">Sent</th><th scope="col">Destination</th><th scope="col">Application</th><th scope="col">Channel</th><th scope="col">Status</th><th scope="col">Delivery</th><th scope="col">Attempts left</th></tr>
+                    <tr><th scope="col">Sent</th><th scope="col">Destination</th><th scope="col">Application</th><th scope="col">Channel</th><th scope="col">API</th><th scope="col">Status</th><th scope="col">Delivery</th><th scope="col">Attempts left</th></tr>
                   </thead>
                   <tbody>
                     {page.pins.map((p) => (
@@ -89,6 +89,7 @@ export function Verifications() {
                         <td>{p.to}{p.country ? <span class="muted"> ({p.country})</span> : null}</td>
                         <td>{p.applicationName ?? <code class="id">{p.applicationId}</code>}</td>
                         <td>{p.channel}</td>
+                        <td>{p.dialect === 'twilio' ? 'Twilio Verify' : 'Infobip'}</td>
                         <td><StateBadge state={p.state} /></td>
                         <td>{p.deliveryStatus}{p.sendCount > 1 ? <span class="muted"> ({p.sendCount} sends)</span> : null}</td>
                         <td>{p.attemptsRemaining}</td>

@@ -28,7 +28,7 @@ const register: RegisterRoute = (app, { ctx }) => {
         pinId: p.id, applicationId: p.applicationId, applicationName: p.applicationName, messageId: p.messageId, channel: p.channel,
         to: p.destination, country: p.country, state: p.state, attemptsRemaining: p.attemptsLeft, createdAt: p.createdAt,
         expiresAt: p.expiresAt, verifiedAt: p.verifiedAt, deliveryStatus: p.deliveryStatus, sentAt: p.sentAt, deliveredAt: p.deliveredAt,
-        sendCount: p.sendCount, testNumber: p.testNumber,
+        sendCount: p.sendCount, testNumber: p.testNumber, dialect: p.dialect,
       })),
       nextCursor: page.nextCursor,
     }));
