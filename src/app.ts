@@ -1,6 +1,7 @@
 // buildApp builds the Fastify instance and never listens: main.ts listens, tests use inject().
 import Fastify, { LogController, type FastifyHttpOptions, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -126,6 +127,16 @@ export function buildApp(options: BuildAppOptions): App {
     reply.raw.once('finish', () => clearTimeout(timer));
     done();
   });
+  // A refused body (413, a parse error) is answered while the client may still be sending it, and
+  // Fastify closes such a connection. Closed with the client's data unread, the socket would send a
+  // TCP reset, on which the client's system may drop the answer before the client reads it: linger
+  // instead, discarding what still arrives, until the client hangs up or LINGER_MS pass (nginx's
+  // lingering_close).
+  app.addHook('onResponse', (request, _reply, done) => {
+    const socket = request.raw.socket as Socket | undefined;
+    if (!request.raw.complete && socket && typeof socket.destroy === 'function' && !socket.destroyed) lingerBeforeClosing(socket);
+    done();
+  });
   app.addHook('onRequest', authHook(options.ctx, new AuthFailureThrottle(options.authFailureLimit ?? DEFAULT_AUTH_FAILURE_LIMIT)));
   // Its onSend stores the answer with a query that waits for durability itself, before the answer leaves.
   // A request outliving its lease may be run again by a repeat: the lease is well beyond the request timeout.
@@ -151,4 +162,17 @@ export function buildApp(options: BuildAppOptions): App {
     for (const register of ALL_ROUTES) register(scoped as App, options);
   });
   return app;
+}
+
+const LINGER_MS = 2000;
+
+/** Delays the close Node scheduled after the answer until the client stops sending (see the onResponse hook). */
+function lingerBeforeClosing(socket: Socket): void {
+  // Node's server ends the socket and destroys it once the answer is flushed ('finish').
+  if (!socket.listeners('finish').includes(socket.destroy)) return;
+  socket.removeListener('finish', socket.destroy);
+  const close = () => socket.destroy();
+  socket.once('end', close);
+  setTimeout(close, LINGER_MS).unref();
+  socket.resume();
 }
