@@ -4,7 +4,7 @@
 import { errorFromResponse, TwofaApiError } from './errors.js';
 import { resolveOperation, type OperationName, type OperationParams } from './operations.js';
 import type {
-  Application, ApplicationRequest, CreatedWebhook, Webhook, WebhookRequest, WebhookUpdateRequest, TestNumber, TestNumberRequest, EmailMessage, EmailMessageRequest, EmailTemplate, EmailTemplateRequest, InboxMessage, InboxQuery,
+  Application, ApplicationRequest, CreatedWebhook, Webhook, WebhookRequest, WebhookUpdateRequest, TestNumber, TestNumberRequest, TwilioAuthToken, EmailMessage, EmailMessageRequest, EmailTemplate, EmailTemplateRequest, InboxMessage, InboxQuery,
   Message, MessageAutofill, MessageAutofillRequest, PinDetails, ResendEmailPinRequest, ResendPinRequest, SendEmailPinRequest, SendEmailPinResponse, SendPinRequest, SendPinResponse,
   SmsVoiceMessage, SmsVoiceMessageRequest, VerificationStatusQuery, VerificationStatusResponse, VerifyPinResponse,
 } from './types.js';
@@ -96,6 +96,12 @@ export interface TwofaClient {
     /** Sends to `destination` then deliver nothing and `code` verifies; 409 when it is listed already. */
     create(body: TestNumberRequest): Promise<TestNumber>;
     delete(id: string): Promise<void>;
+  };
+  twilio: {
+    /** The Auth Token that signs the account's Twilio Verify webhook events (made at first use). */
+    getAuthToken(): Promise<TwilioAuthToken>;
+    /** A new Auth Token; events are signed with it from now on. */
+    rotateAuthToken(): Promise<TwilioAuthToken>;
   };
   inbox: {
     /** What the `log://` transport delivered, newest first (development and tests). */
@@ -257,6 +263,10 @@ export function createTwofaClient(options: TwofaClientOptions): TwofaClient {
       list: () => call('testNumbers.list', none),
       create: (body) => call('testNumbers.create', none, { body }),
       delete: async (id) => { await call<undefined>('testNumbers.delete', { id }); },
+    },
+    twilio: {
+      getAuthToken: () => call('twilio.getAuthToken', none),
+      rotateAuthToken: () => call('twilio.rotateAuthToken', none),
     },
     inbox: {
       list: async (query = {}) => {

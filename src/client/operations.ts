@@ -50,6 +50,9 @@ const OPERATIONS = {
   'testNumbers.create': { method: 'POST', path: '/api/v1/test-numbers' },
   'testNumbers.delete': { method: 'DELETE', path: '/api/v1/test-numbers/{id}' },
 
+  'twilio.getAuthToken': { method: 'GET', path: '/api/v1/twilio/auth-token' },
+  'twilio.rotateAuthToken': { method: 'POST', path: '/api/v1/twilio/auth-token' },
+
   'pins.list': { method: 'GET', path: '/api/v1/pins' },
   'stats.get': { method: 'GET', path: '/api/v1/stats' },
   'keys.list': { method: 'GET', path: '/api/v1/keys' },

@@ -3,7 +3,7 @@
 // the server is loaded at run time (type-only imports are erased by the compiler).
 import type { Static } from 'typebox';
 import type {
-  AuditEntrySchema, AuditPageSchema, AutofillRequestSchema, AutofillResponseSchema, SecurityResponseSchema, SecuritySettingsRequestSchema, WorkflowSchema,
+  AuditEntrySchema, AuditPageSchema, AutofillRequestSchema, AutofillResponseSchema, SecurityResponseSchema, SecuritySettingsRequestSchema, WorkflowSchema, TwilioAuthTokenSchema,
 } from '../http/schemas/api-v1.js';
 import type {
   CreatedWebhookResponseSchema, CreateWebhookRequestSchema, EmailTemplateRequestSchema, EmailTemplateResponseSchema, InboxMessageSchema,
@@ -88,6 +88,9 @@ export type CreatedWebhook = Static<typeof CreatedWebhookResponseSchema>;
 export type TestNumberRequest = Static<typeof CreateTestNumberRequestSchema>;
 /** A test number of the account (never its code). */
 export type TestNumber = Static<typeof TestNumberSchema>;
+
+/** The account's SID and the Auth Token that signs its Twilio Verify webhook events. */
+export type TwilioAuthToken = Static<typeof TwilioAuthTokenSchema>;
 
 /** Filters and paging of the PIN search; times are UNIX milliseconds. */
 export interface PinListQuery {
