@@ -124,6 +124,7 @@ function worker(overrides: Partial<OutboxWorkerDeps> = {}): OutboxWorker {
     keyring,
     audit: (entry) => appendAudit({ store: f.store, keyring, metrics: noopMetrics }, entry),
     transports: { sms: new LogTransport(f.inbox, f.logger), voice: new LogTransport(f.inbox, f.logger), email: new LogTransport(f.inbox, f.logger) },
+    nodeId: 'node-a',
     clock: () => f.now,
     logger: f.logger,
     maxAttempts: 5,
