@@ -45,7 +45,7 @@ export interface LoopSettings {
 }
 
 export interface LeasedWorkerOptions<Item> extends LoopSettings {
-  /** Names the items in log lines: "could not claim <what> messages". */
+  /** The items, plural, in log lines: "could not claim <what>". */
   what: string;
   queue: LeaseQueue<Item>;
   /** Delivers one item and records its outcome. Must not throw: one bad item must not stop the loop. */
@@ -129,7 +129,7 @@ export class LeasedWorker<Item> {
     clearInterval(this.heartbeat);
     this.heartbeat = undefined;
     if (!finished) {
-      this.logger.warn({ timeoutMs, inFlight: this.inFlight.size }, `${this.what} worker stopped with deliveries still in flight; they are retried when their lease expires`);
+      this.logger.warn({ timeoutMs, inFlight: this.inFlight.size }, `worker of ${this.what} stopped with deliveries still in flight; they are retried when their lease expires`);
     }
   }
 
@@ -198,7 +198,7 @@ export class LeasedWorker<Item> {
       } catch (err) {
         // Wait for the next poll rather than hammer a failing database.
         this.moreMayBeDue = false;
-        this.logger.error({ err: errorMessage(err) }, `could not claim ${this.what} messages; trying again at the next poll`);
+        this.logger.error({ err: errorMessage(err) }, `could not claim ${this.what}; trying again at the next poll`);
       }
       if (items === undefined) {
         // The claim failed: nothing to start or give back.
@@ -228,7 +228,7 @@ export class LeasedWorker<Item> {
   private async recover(): Promise<void> {
     const released = await this.queue.releaseHeld(this.holder, this.clock());
     this.recovered = true;
-    if (released > 0) this.logger.info({ released, holder: this.holder }, `took back ${this.what} messages this node held when it stopped`);
+    if (released > 0) this.logger.info({ released, holder: this.holder }, `took back ${this.what} this node held when it stopped`);
   }
 
   private startDelivery(item: Item): void {
@@ -254,10 +254,10 @@ export class LeasedWorker<Item> {
       const renewed = await this.queue.renew(items, this.holder, this.clock() + this.leaseMs);
       if (renewed < items.length) {
         // Finished meanwhile (nothing to renew any more), or claimed by another node after this one stalled.
-        this.logger.debug({ inFlight: items.length, renewed }, `some ${this.what} leases were not renewed`);
+        this.logger.debug({ inFlight: items.length, renewed }, `some leases of ${this.what} were not renewed`);
       }
     } catch (err) {
-      this.logger.warn({ inFlight: items.length, err: errorMessage(err) }, `could not renew the leases of ${this.what} messages in flight; another node takes them over if this goes on past the lease`);
+      this.logger.warn({ inFlight: items.length, err: errorMessage(err) }, `could not renew the leases of ${this.what} in flight; another node takes them over if this goes on past the lease`);
     } finally {
       this.renewing = false;
     }
@@ -284,7 +284,7 @@ export class LeasedWorker<Item> {
     try {
       await this.queue.release(items, this.clock());
     } catch (err) {
-      this.logger.error({ count: items.length, err: errorMessage(err) }, `could not release claimed ${this.what} messages; they are retried when their lease expires`);
+      this.logger.error({ count: items.length, err: errorMessage(err) }, `could not release claimed ${this.what}; they are retried when their lease expires`);
     }
   }
 }

@@ -83,7 +83,7 @@ export class OutboxWorker {
     const store = deps.store;
     this.loop = new LeasedWorker<OutboxRecord>({
       ...deps,
-      what: 'outbox',
+      what: 'outbox messages',
       queue: {
         claim: (now, leaseUntil, max, holder) => store.claimOutbox(now, leaseUntil, max, holder),
         renew: (items, holder, leaseUntil) => store.renewOutbox(items.map(({ id, pinId, attempts }) => ({ id, pinId, attempts })), holder, leaseUntil),

@@ -317,10 +317,11 @@ export class KyselyEventStore implements EventStore {
 
   async renew(events: { id: string; attempts: number }[], holder: string, leaseUntil: number): Promise<number> {
     if (events.length === 0) return 0;
-    // A claim since (anyone's) counted one attempt more: its lease is not ours to extend.
+    // A claim since (anyone's) counted one attempt more: its lease is not ours to extend. A lease of 0
+    // was given back (a retry scheduled, a release): it stays given back.
     const renewed = await this.db.updateTable('event_outbox').set({ lease_until: leaseUntil })
       .where((eb) => eb.or(events.map((e) => eb.and([eb('id', '=', e.id), eb('attempts', '=', e.attempts)]))))
-      .where('lease_holder', '=', holder).where('state', '=', 'pending').executeTakeFirst();
+      .where('lease_holder', '=', holder).where('state', '=', 'pending').where('lease_until', '>', 0).executeTakeFirst();
     return Number(renewed.numUpdatedRows);
   }
 

@@ -763,13 +763,14 @@ export class KyselyStore implements Store, RateLimiter {
   async renewOutbox(messages: { id: string; pinId: string; attempts: number }[], holder: string, leaseUntil: number): Promise<number> {
     if (messages.length === 0) return 0;
     // The holder and the attempt count together name the claim: a message claimed since (by another
-    // node, or again by a node of the same name) counted one attempt more, so its new lease is not touched.
+    // node, or again by a node of the same name) counted one attempt more, so its new lease is not
+    // touched. A lease of 0 was given back (a retry scheduled, a release): it stays given back.
     const own = await this.db.updateTable('pins').set({ message_lease_until: leaseUntil })
       .where((eb) => eb.or(messages.map((m) => eb.and([eb('id', '=', m.pinId), eb('delivery_id', '=', m.id), eb('message_attempts', '=', m.attempts)]))))
-      .where('message_lease_holder', '=', holder).where('message_state', '=', sql.lit('pending')).executeTakeFirst();
+      .where('message_lease_holder', '=', holder).where('message_state', '=', sql.lit('pending')).where('message_lease_until', '>', 0).executeTakeFirst();
     const later = await this.db.updateTable('outbox').set({ lease_until: leaseUntil })
       .where((eb) => eb.or(messages.map((m) => eb.and([eb('id', '=', m.id), eb('attempts', '=', m.attempts)]))))
-      .where('lease_holder', '=', holder).where('state', '=', 'pending').executeTakeFirst();
+      .where('lease_holder', '=', holder).where('state', '=', 'pending').where('lease_until', '>', 0).executeTakeFirst();
     return Number(own.numUpdatedRows) + Number(later.numUpdatedRows);
   }
 

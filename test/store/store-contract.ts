@@ -137,14 +137,19 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       await store.releaseHeldOutbox(b, T0 + 5000);
       assert.deepEqual(ours(await store.claimOutbox(T0 + 5000, T0 + 6000, 1000, b)), [], 'a node takes back only what it holds');
 
-      assert.equal(await store.releaseHeldOutbox(a, T0 + 5000), 2, 'node a, restarting, takes back both');
+      // (Claims take whatever is due, other tests' messages too: counts are at least ours.)
+      assert.ok(await store.releaseHeldOutbox(a, T0 + 5000) >= 2, 'node a, restarting, takes back both');
       const taken = ours(await store.claimOutbox(T0 + 5000, T0 + 15_000, 1000, b));
       assert.deepEqual(taken.map((c) => c.attempts).sort(), held.map((m) => m.attempts + 1).sort());
       assert.equal(await store.renewOutbox(held, a, T0 + 20_000), 0, 'the claim taken over is not renewed by its old holder');
       assert.equal(await store.renewOutbox(taken.map(({ id, pinId, attempts }) => ({ id, pinId, attempts })), b, T0 + 20_000), 2);
+      await store.retryOutbox(taken[0]!.id, taken[0]!.pinId, T0 + 5500, 'busy', T0 + 5001);
+      assert.equal(await store.renewOutbox(taken.map(({ id, pinId, attempts }) => ({ id, pinId, attempts })), b, T0 + 20_000), 1, 'a retry gives its lease back for good');
+      assert.equal(ours(await store.claimOutbox(T0 + 5500, T0 + 15_000, 1000, b)).length, 1, 'and is claimed when due');
       for (const item of taken) await store.completeOutbox(item.id, item.pinId, T0 + 5001);
       assert.equal(await store.renewOutbox(taken.map(({ id, pinId, attempts }) => ({ id, pinId, attempts })), b, T0 + 30_000), 0, 'nothing done is renewed');
-      assert.equal(await store.releaseHeldOutbox(b, T0 + 5002), 0, 'nothing done is given back');
+      await store.releaseHeldOutbox(b, T0 + 5002);
+      assert.deepEqual(ours(await store.claimOutbox(T0 + 5003, T0 + 6000, 1000, a)), [], 'nothing done is given back');
     });
 
     it('counts verification attempts atomically and never below zero', async () => {
@@ -460,13 +465,18 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       assert.equal(await store.events.renew([event], a, T0 + 10_000), 1);
       assert.deepEqual(await claimEvents(input.pin.id, T0 + 5000), [], 'a renewed lease holds');
       assert.equal(await store.events.releaseHeld(b, T0 + 5000), 0);
-      assert.equal(await store.events.releaseHeld(a, T0 + 5000), 1);
+      assert.ok(await store.events.releaseHeld(a, T0 + 5000) >= 1);
       const [taken] = (await store.events.claim(T0 + 5000, T0 + 15_000, 1000, b)).filter((e) => e.pinId === input.pin.id);
       assert.equal(taken?.attempts, event.attempts + 1);
       assert.equal(await store.events.renew([event], a, T0 + 20_000), 0, 'the claim taken over is not renewed by its old holder');
       assert.equal(await store.events.renew([taken!], b, T0 + 20_000), 1);
-      await store.events.complete(taken!.id, T0 + 5001);
-      assert.equal(await store.events.releaseHeld(b, T0 + 5002), 0);
+      await store.events.retry(taken!.id, T0 + 6000, 'HTTP 500', T0 + 5001);
+      assert.equal(await store.events.renew([taken!], b, T0 + 20_000), 0, 'a retry gives its lease back for good');
+      const [again] = (await store.events.claim(T0 + 6000, T0 + 16_000, 1000, b)).filter((e) => e.pinId === input.pin.id);
+      assert.equal(again?.id, taken!.id);
+      await store.events.complete(taken!.id, T0 + 6001);
+      await store.events.releaseHeld(b, T0 + 6002);
+      assert.deepEqual(await claimEvents(input.pin.id, T0 + 6003), [], 'nothing done is given back');
     });
 
     it('queues pin.failed and pin.locked, and pin.expired from the purge (once per PIN)', async () => {

@@ -70,7 +70,7 @@ export class EventWorker {
     const events = deps.events;
     this.loop = new LeasedWorker<EventOutboxRecord>({
       ...deps,
-      what: 'event',
+      what: 'events',
       queue: {
         claim: (now, leaseUntil, max, holder) => events.claim(now, leaseUntil, max, holder),
         renew: (items, holder, leaseUntil) => events.renew(items.map(({ id, attempts }) => ({ id, attempts })), holder, leaseUntil),
