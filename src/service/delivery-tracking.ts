@@ -92,7 +92,8 @@ export class DeliveryTracking {
 
   private track<T>(work: Promise<T>): Promise<T> {
     this.running.add(work);
-    void work.finally(() => this.running.delete(work));
+    const done = () => { this.running.delete(work); };
+    work.then(done, done);
     return work;
   }
 
