@@ -67,8 +67,8 @@ export class DeliveryTracking {
   }
 
   /**
-   * Applies a receipt now, or, when it matches no message yet (or the database failed), schedules
-   * its next try. Never rejects: what cannot be applied is logged.
+   * Applies a receipt now, or, when it matches no message yet, schedules its next try. Never
+   * rejects: what cannot be applied is logged.
    */
   receive(receipt: DeliveryReceipt): Promise<ReceiptOutcome> {
     return this.track(this.attempt(receipt, 0));
@@ -105,7 +105,9 @@ export class DeliveryTracking {
     try {
       if (await recordDeliveryReceipt(this.ctx, this.routes, receipt)) return 'applied';
     } catch (err) {
+      // Not tried again: part of it may have committed, and a second try would record it twice.
       this.logger.error({ err, transport: receipt.transport, providerMessageId: receipt.providerMessageId }, 'could not record a delivery receipt');
+      return 'ignored';
     }
     const delay = this.retriesMs[tried];
     if (delay === undefined) {
