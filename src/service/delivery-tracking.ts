@@ -35,8 +35,6 @@ export interface DeliveryTrackingOptions {
   /** Which members the channels' failover routes have: the port through which a failover is decided. */
   routes: FailoverRoutes;
   logger: Logger;
-  /** Default RECEIPT_RETRIES_MS. */
-  retriesMs?: readonly number[];
   /** Default unrefTimer; tests fire the retries themselves. */
   timer?: RetryTimer;
 }
@@ -52,7 +50,6 @@ export type ReceiptOutcome = 'applied' | 'retrying' | 'ignored';
 export class DeliveryTracking {
   private readonly routes: FailoverRoutes;
   private readonly logger: Logger;
-  private readonly retriesMs: readonly number[];
   private readonly timer: RetryTimer;
   /** Receipts waiting for their next try, with what cancels it. */
   private readonly waiting = new Set<{ receipt: DeliveryReceipt; cancel: () => void }>();
@@ -62,7 +59,6 @@ export class DeliveryTracking {
   constructor(private readonly ctx: ServiceContext, options: DeliveryTrackingOptions) {
     this.routes = options.routes;
     this.logger = options.logger;
-    this.retriesMs = options.retriesMs ?? RECEIPT_RETRIES_MS;
     this.timer = options.timer ?? unrefTimer;
   }
 
@@ -109,7 +105,7 @@ export class DeliveryTracking {
       this.logger.error({ err, transport: receipt.transport, providerMessageId: receipt.providerMessageId }, 'could not record a delivery receipt');
       return 'ignored';
     }
-    const delay = this.retriesMs[tried];
+    const delay = RECEIPT_RETRIES_MS[tried];
     if (delay === undefined) {
       this.giveUp(receipt, `no message matched it after ${tried + 1} tries`);
       return 'ignored';
