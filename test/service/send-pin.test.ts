@@ -5,6 +5,8 @@ import crypto from 'node:crypto';
 import { syncBuiltinESMExports } from 'node:module';
 import { describe, it, mock } from 'node:test';
 import pino from 'pino';
+import { createEmailTemplate } from '../../src/service/email-templates.js';
+import { createEmailMessageTemplate } from '../../src/service/message-templates.js';
 import { addTestNumber } from '../../src/service/test-numbers.js';
 import { resendPin, sendPin } from '../../src/service/send-pin.js';
 import { verifyPin } from '../../src/service/verify-pin.js';
@@ -185,6 +187,23 @@ describe('resendPin', () => {
     assert.ok((await resendPin(f.ctx, f.principal, sent.pinId, 'sms', {})).ok);
     const third = await resendPin(f.ctx, f.principal, sent.pinId, 'sms', {});
     assert.equal(!third.ok && third.failure.name, 'SEND_LIMIT_DESTINATION');
+  });
+
+  it('resends an email PIN only by email, and a phone PIN only to the phone', async () => {
+    const f = await serviceFixture();
+    const emailTemplate = await createEmailTemplate(f.ctx, f.principal, { name: 'code', subject: 'Your code', text: 'Code: {{pin}}' });
+    assert.ok(emailTemplate.ok);
+    const message = await createEmailMessageTemplate(f.ctx, f.principal, f.app.id, { emailTemplateId: emailTemplate.value.id, pinType: 'NUMERIC', pinLength: 6 });
+    assert.ok(message.ok);
+    const email = await sendPin(f.ctx, f.principal, 'email', { applicationId: f.app.id, messageId: message.value.id, to: 'ann@example.com' });
+    assert.ok(email.ok);
+    const bySms = await resendPin(f.ctx, f.principal, email.value.pinId, 'sms', {});
+    assert.equal(!bySms.ok && bySms.failure.name, 'RESEND_CHANNEL_MISMATCH');
+    assert.ok((await resendPin(f.ctx, f.principal, email.value.pinId, 'email', {})).ok);
+    const phone = await f.send();
+    const byEmail = await resendPin(f.ctx, f.principal, phone.pinId, 'email', {});
+    assert.equal(!byEmail.ok && byEmail.failure.name, 'RESEND_CHANNEL_MISMATCH');
+    assert.deepEqual((await f.claim()).map((m) => m.channel).sort(), ['email', 'email', 'sms']);
   });
 
   it('never copies a PIN sent through a real transport into the local inbox', async () => {

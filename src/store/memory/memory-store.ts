@@ -109,7 +109,10 @@ export class MemoryStore implements Store {
 
   async findOrCreateAccount(name: string, id: string, now: number): Promise<AccountRecord> {
     let account = [...this.accounts.values()].find((a) => a.name === name);
-    if (!account) this.accounts.set(id, (account = { id, name, createdAt: now }));
+    if (!account) {
+      if (this.accounts.has(id)) throw new Error(`duplicate account id ${id}`);
+      this.accounts.set(id, (account = { id, name, createdAt: now }));
+    }
     return copy(account);
   }
 
