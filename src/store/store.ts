@@ -221,7 +221,8 @@ export interface VerificationRow {
 }
 
 export interface Store {
-  readonly dialect: 'sqlite' | 'postgres';
+  /** `memory`: the in-memory store of the services' unit tests (src/store/memory/). */
+  readonly dialect: 'sqlite' | 'postgres' | 'memory';
   /** Webhook subscriptions and the event outbox (events are queued by the methods below, in their transactions). */
   readonly events: EventStore;
   /** Anti-fraud settings, breaker blocks and conversion counters (src/store/security-store.ts). */

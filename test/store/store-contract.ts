@@ -2,7 +2,7 @@
 // (store-sqlite.test.ts; PostgreSQL joins with its own one-line runner).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it as test } from 'node:test';
 import { DEFAULT_CONFIGURATION } from '../../src/domain/application-rules.js';
 import { PinKeyring } from '../../src/domain/pin-secrets.js';
 import type { ApplicationRecord, NewPin, PinToVerify, RateLimitCheck, Store, VerifyAttempt } from '../../src/store/store.js';
@@ -13,8 +13,23 @@ import { explain, StatementRecorder } from './query-plans.js';
 const keyring = new PinKeyring('conformance-secret-0123456789-0123456789');
 const T0 = 1_800_000_000_000;
 
-export function storeConformance(name: string, open: () => Promise<Store>): void {
+export interface ConformanceOptions {
+  /** Tests that do not apply to a store, by title, each with the reason (e.g. the in-memory store runs no SQL). */
+  notApplicable?: Record<string, string>;
+}
+
+export function storeConformance(name: string, open: () => Promise<Store>, options: ConformanceOptions = {}): void {
+  const notApplicable = new Map(Object.entries(options.notApplicable ?? {}));
+  const titles = new Set<string>();
+  const it = (title: string, fn: () => Promise<void>) => {
+    titles.add(title);
+    return test(title, notApplicable.has(title) ? { skip: notApplicable.get(title) } : {}, fn);
+  };
   describe(`Store conformance: ${name}`, () => {
+    // A title that names no test would skip nothing, and say nothing: each must name one.
+    test('skips only tests that exist', () => {
+      for (const title of notApplicable.keys()) assert.ok(titles.has(title), `no conformance test is titled '${title}'`);
+    });
     let store: Store;
     let accountId: string;
     let otherAccountId: string;
