@@ -1,12 +1,30 @@
 // Delivery receipts and a PIN's details (src/service/delivery-tracking.ts) on their own: what a
 // provider's receipt changes, what it queues again or moves on, and what an account reads back, on
 // the in-memory store, without HTTP, SQL or a provider.
+import { pino } from 'pino';
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { getPinDetails, recordDeliveryReceipt } from '../../src/service/delivery-tracking.js';
+import type { Channel } from '../../src/domain/channels.js';
+import type { DeliveryReceipt } from '../../src/delivery/transport.js';
+import { DeliveryTracking, getPinDetails } from '../../src/service/delivery-tracking.js';
 import { resendPin } from '../../src/service/send-pin.js';
 import { putWorkflow } from '../../src/service/workflows.js';
+import { ManualTimers } from '../support/manual-timers.js';
 import { serviceFixture, storedPin, T0 } from './service-fixture.js';
+
+type Fixture = Awaited<ReturnType<typeof serviceFixture>>;
+
+/** Receipts as the SMPP listener and the provider callbacks hand them over, with the channels' failover routes given; retries fire when the test says. */
+function tracking(f: Fixture, routes: Partial<Record<Channel, readonly string[]>> = {}) {
+  const timers = new ManualTimers();
+  const members = new Set(Object.values(routes).flat());
+  const service = new DeliveryTracking(f.ctx, {
+    routes: { membersOf: (channel) => routes[channel], hasMember: (transport) => members.has(transport) },
+    logger: pino({ level: 'silent' }),
+    timer: timers.timer,
+  });
+  return { timers, settled: () => service.settled(), receive: async (receipt: DeliveryReceipt) => (await service.receive(receipt)) === 'applied' };
+}
 
 /** A PIN sent under a workflow of SMS, then voice 5 minutes later; its SMS handed to `smpp`. */
 async function deliveredUnderWorkflow() {
@@ -23,7 +41,7 @@ describe('recordDeliveryReceipt', () => {
     const { pinId } = await f.send();
     const [message] = await f.deliver('smpp');
     f.clock.advance(5000);
-    assert.equal(await recordDeliveryReceipt(f.ctx, { transport: 'smpp', providerMessageId: `smpp-${message!.id}`, status: 'delivered', at: T0 + 4000 }), true);
+    assert.equal(await tracking(f).receive({ transport: 'smpp', providerMessageId: `smpp-${message!.id}`, status: 'delivered', at: T0 + 4000 }), true);
     const details = await getPinDetails(f.ctx, f.principal, pinId);
     assert.ok(details.ok);
     assert.deepEqual([details.value.pin.deliveryStatus, details.value.pin.deliveredAt, details.value.state], ['delivered', T0 + 4000, 'pending']);
@@ -37,19 +55,29 @@ describe('recordDeliveryReceipt', () => {
     const f = await serviceFixture();
     const { pinId } = await f.send();
     const [message] = await f.deliver('smpp');
-    assert.equal(await recordDeliveryReceipt(f.ctx, { transport: 'smpp', providerMessageId: 'someone-else', status: 'delivered', at: T0 }), false);
-    assert.equal(await recordDeliveryReceipt(f.ctx, { transport: 'twilio', providerMessageId: `smpp-${message!.id}`, status: 'delivered', at: T0 }), false);
+    const receipts = tracking(f);
+    assert.equal(await receipts.receive({ transport: 'smpp', providerMessageId: 'someone-else', status: 'delivered', at: T0 }), false);
+    assert.equal(await receipts.receive({ transport: 'twilio', providerMessageId: `smpp-${message!.id}`, status: 'delivered', at: T0 }), false);
+    // Each is tried again after 1 s and 5 s (the message id may not be recorded yet), then given up.
+    assert.deepEqual(receipts.timers.pending, [1000, 1000]);
+    receipts.timers.fireAll();
+    await receipts.settled();
+    assert.deepEqual(receipts.timers.pending, [5000, 5000]);
+    receipts.timers.fireAll();
+    await receipts.settled();
+    assert.deepEqual(receipts.timers.pending, []);
     assert.equal((await f.store.getPin(f.principal.accountId, pinId))?.deliveryStatus, 'sent');
     assert.deepEqual(await f.store.audit.list(f.principal.accountId, { event: 'delivery.delivered' }, 10), []);
     assert.deepEqual(f.calls.filter((c) => c.startsWith('metric:receipt')), ['metric:receipt:smpp,unmatched', 'metric:receipt:twilio,unmatched']);
   });
 
   it('queues the message again for the next member of a failover route when a member reports it undeliverable, and wakes the worker', async () => {
-    const f = await serviceFixture({ context: { receiptFailover: { sms: ['smpp', 'twilio'] } } });
+    const f = await serviceFixture();
+    const receipts = tracking(f, { sms: ['smpp', 'twilio'] });
     const { pinId } = await f.send();
     const [first] = await f.deliver('smpp');
     const queuedBefore = f.calls.filter((c) => c === 'messageQueued').length;
-    assert.equal(await recordDeliveryReceipt(f.ctx, { transport: 'smpp', providerMessageId: `smpp-${first!.id}`, status: 'undelivered', error: 'EXPIRED', at: T0 + 1 }), true);
+    assert.equal(await receipts.receive({ transport: 'smpp', providerMessageId: `smpp-${first!.id}`, status: 'undelivered', error: 'EXPIRED', at: T0 + 1 }), true);
     assert.equal(f.calls.filter((c) => c === 'messageQueued').length, queuedBefore + 1);
     const [again] = await f.claim();
     assert.deepEqual([again?.pinId, again?.channel, again?.request.skipTransports], [pinId, 'sms', ['smpp']], 'the same PIN, not by the member that failed');
@@ -59,7 +87,7 @@ describe('recordDeliveryReceipt', () => {
   it('without a failover route, an undeliverable latest message makes the workflow\'s next step due at once', async () => {
     const { f, pinId, first: message } = await deliveredUnderWorkflow();
     f.clock.advance(10_000);
-    assert.equal(await recordDeliveryReceipt(f.ctx, { transport: 'smpp', providerMessageId: `smpp-${message!.id}`, status: 'undelivered', at: T0 + 9000 }), true);
+    assert.equal(await tracking(f).receive({ transport: 'smpp', providerMessageId: `smpp-${message!.id}`, status: 'undelivered', at: T0 + 9000 }), true);
     assert.ok(f.calls.includes('workflowStepDue'), 'the scheduler is woken');
     const steps = await f.store.workflows.list(f.principal.accountId, pinId);
     assert.deepEqual(steps.map((s) => [s.channel, s.state, s.dueAt]), [['sms', 'failed', T0], ['voice', 'scheduled', T0 + 10_000]]);
@@ -70,7 +98,7 @@ describe('recordDeliveryReceipt', () => {
     const { f, pinId, first } = await deliveredUnderWorkflow();
     assert.ok((await resendPin(f.ctx, f.principal, pinId, 'sms', {})).ok);
     await f.deliver('webhook');
-    assert.equal(await recordDeliveryReceipt(f.ctx, { transport: 'smpp', providerMessageId: `smpp-${first!.id}`, status: 'undelivered', at: T0 + 1 }), true, 'recorded in the history');
+    assert.equal(await tracking(f).receive({ transport: 'smpp', providerMessageId: `smpp-${first!.id}`, status: 'undelivered', at: T0 + 1 }), true, 'recorded in the history');
     const pin = await f.store.getPin(f.principal.accountId, pinId);
     assert.deepEqual([pin?.deliveryStatus, pin?.deliveryTransport], ['sent', 'webhook']);
     assert.ok(!f.calls.includes('workflowStepDue'));

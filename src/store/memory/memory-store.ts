@@ -19,8 +19,8 @@ import type { ConsoleStore } from '../console-store.js';
 import { PURGE_LIMITS, type PurgeLimits } from '../purge-batches.js';
 import type {
   AccountRecord, ApiKeyRecord, AuditedVerifyAttempt, Channel, DeliveryEvent, DeliveryRequest, EmailTemplateFields,
-  EmailTemplateRecord, MessageTemplateRecord, NewPin, OutboxRecord, PinRecord, PinToVerify, RateLimitCheck, RateLimitOutcome, ReceiptFailover,
-  ReceiptInput, Store, VerificationRow, VerifyAttempt,
+  EmailTemplateRecord, MessageTemplateRecord, NewPin, OutboxRecord, PinRecord, PinToVerify, RateLimitCheck, RateLimitOutcome, ReceiptMessage,
+  ReceiptInput, ReceiptOptions, Store, VerificationRow, VerifyAttempt,
 } from '../store.js';
 import type { TwilioStore } from '../twilio-store.js';
 import type { WorkflowStepClaim } from '../workflow-store.js';
@@ -428,9 +428,19 @@ export class MemoryStore implements Store {
     return [...this.messages.values()].filter((m) => m.state === 'pending').length;
   }
 
-  async recordReceipt(receipt: ReceiptInput, failover?: ReceiptFailover): Promise<{ pinId: string; accountId: string; requeued: boolean } | undefined> {
+  /** The message a receipt names: a PIN's own (first) message before a later one. */
+  private messageOfReceipt(receipt: Pick<ReceiptInput, 'transport' | 'providerMessageId'>): MessageRow | undefined {
     const matching = [...this.messages.values()].filter((m) => m.providerMessageId === receipt.providerMessageId && m.transport === receipt.transport);
-    const message = matching.find((m) => m.own) ?? matching[0];
+    return matching.find((m) => m.own) ?? matching[0];
+  }
+
+  async findReceiptMessage(receipt: Pick<ReceiptInput, 'transport' | 'providerMessageId'>): Promise<ReceiptMessage | undefined> {
+    const message = this.messageOfReceipt(receipt);
+    return message && { pinId: message.pinId, accountId: message.accountId, channel: message.channel, request: copy(message.request) };
+  }
+
+  async recordReceipt(receipt: ReceiptInput, options: ReceiptOptions = {}): Promise<{ pinId: string; accountId: string; requeued: boolean } | undefined> {
+    const message = this.messageOfReceipt(receipt);
     if (!message) return undefined;
     const pin = this.pins.get(message.pinId);
     // A provider may repeat a receipt: the repetition changes the history, never the events or the route.
@@ -448,9 +458,9 @@ export class MemoryStore implements Store {
       at: receipt.at, event: receipt.status, channel: message.channel, transport: receipt.transport, providerMessageId: receipt.providerMessageId, error: receipt.error ?? null,
     });
     const current = applied && !repeated;
-    const requeued = current && receipt.status === 'undelivered' && failover !== undefined && this.requeueForFailover(message, receipt.transport, receipt.at, failover);
-    // Events follow the PIN's latest message only; an undelivered one that fails over is not a failure yet.
-    const now = failover?.now ?? receipt.at;
+    const now = options.now ?? receipt.at;
+    const requeued = current && receipt.status === 'undelivered' && options.requeue !== undefined && this.requeueMessage(message, receipt.at, options.requeue, now);
+    // Events follow the PIN's latest message only; an undelivered one that is sent again is not a failure yet.
     if (current && receipt.status === 'delivered') {
       this.events.enqueuePinEvent('pin.delivered', message.pinId, now, { status: 'delivered', transport: receipt.transport });
     } else if (current && !requeued && !this.hasPendingMessage(message.pinId)) {
@@ -460,21 +470,15 @@ export class MemoryStore implements Store {
   }
 
   /**
-   * Queues the message of an undelivered receipt again, for the members of the channel's failover
-   * route not yet tried for it: only when the receipt's transport is a member, the PIN is live and
-   * nothing else is queued for it.
+   * Queues the message of an undelivered receipt again with the request the caller chose: only while
+   * the PIN still names that message, is live and has nothing else queued.
    */
-  private requeueForFailover(message: MessageRow, transport: string, receiptAt: number, failover: ReceiptFailover): boolean {
-    const members = failover.routes[message.channel];
-    if (members === undefined || !members.includes(transport)) return false;
-    const skip = [...new Set([...(message.request.skipTransports ?? []), transport])];
-    if (!members.some((m) => !skip.includes(m))) return false;
+  private requeueMessage(message: MessageRow, receiptAt: number, request: DeliveryRequest, now: number): boolean {
     const pin = this.pins.get(message.pinId);
-    if (!pin || pin.pinCiphertext === null || pin.expiresAt <= failover.now || pin.verifiedAt !== null || pin.lockedAt !== null) return false;
+    if (!pin || pin.pinCiphertext === null || pin.expiresAt <= now || pin.verifiedAt !== null || pin.lockedAt !== null) return false;
     if (this.hasPendingMessage(message.pinId)) return false;
     // The history sorts by time: the new message follows the receipt even when the provider's clock is ahead.
-    this.queueMessage({ id: randomUUID(), request: { ...message.request, skipTransports: skip } }, message.pinId, message.accountId, message.channel,
-      failover.now, Math.max(failover.now, receiptAt), false);
+    this.queueMessage({ id: randomUUID(), request }, message.pinId, message.accountId, message.channel, now, Math.max(now, receiptAt), false);
     // The PIN no longer names the undelivered message, so a repeated or late receipt of it changes nothing.
     Object.assign(pin, { deliveryStatus: 'queued', deliveryTransport: null, providerMessageId: null });
     return true;
