@@ -16,14 +16,14 @@ import { WorkflowScheduler, workflowDeliveryFailed } from './service/workflows.j
 import type { OutboxRecord } from './store/store.js';
 import { systemResolver, type HostResolver, type WebhookAddressPolicy } from './delivery/webhook/webhook-address-guard.js';
 import { hasProviderCallback, type BoundProviderCallback } from './delivery/providers/provider-callback.js';
-import { failoverMemberNames, RoutedTransport, routeLeaves } from './delivery/routing/routed-transport.js';
+import { failoverRoutesOf, RoutedTransport, routeLeaves } from './delivery/routing/routed-transport.js';
 import type { DeliveryReceipt, Transport } from './delivery/transport.js';
 import { PinKeyring } from './domain/pin-secrets.js';
 import type { App } from './http/route-types.js';
 import { bootstrapApiKeys } from './service/api-keys.js';
 import { appendAudit } from './service/audit-log.js';
 import { recordAuditHeads } from './service/audit-heads.js';
-import { recordDeliveryReceipt } from './service/delivery-tracking.js';
+import { DeliveryTracking, type RetryTimer } from './service/delivery-tracking.js';
 import { reencryptWebhookSecrets } from './service/webhooks.js';
 import { reencryptAuthTokens } from './service/twilio-webhooks.js';
 import type { ChannelDelivery, ServiceContext } from './service/context.js';
@@ -79,17 +79,6 @@ function providerCallbacksOf(transports: (Transport | undefined)[]): BoundProvid
   return found;
 }
 
-/** The members of each channel's failover route, for failing over on an undelivered receipt. */
-function receiptFailoverRoutes(transports: Partial<Record<Channel, Transport>>): Partial<Record<Channel, readonly string[]>> {
-  const routes: Partial<Record<Channel, readonly string[]>> = {};
-  for (const channel of CHANNELS) {
-    const transport = transports[channel];
-    const members = transport === undefined ? undefined : failoverMemberNames(transport);
-    if (members !== undefined) routes[channel] = members;
-  }
-  return routes;
-}
-
 export interface TwofaNode {
   app: App;
   store: Store;
@@ -99,6 +88,8 @@ export interface TwofaNode {
   workflows: WorkflowScheduler;
   /** Delivers PIN events to the accounts' webhook subscriptions. */
   events: EventWorker;
+  /** Applies delivery receipts (SMPP and the HTTP providers' callbacks), retrying those that overtake their message. */
+  receipts: DeliveryTracking;
   /** Erases ended PINs' ciphertexts and purges old PINs now (the server also does this on a timer). */
   purge(): Promise<void>;
   /** Signs and records the head of every audit chain that grew (the server also does this on a timer and on shutdown). */
@@ -144,6 +135,8 @@ export interface NodeOptions {
   clock?: () => number;
   /** How webhook host names are resolved to check their addresses; tests map names without DNS. Default: the system resolver. */
   resolveHost?: HostResolver;
+  /** How a delivery receipt's retries are timed; tests fire them by hand. Default: unref'd timers. */
+  receiptRetryTimer?: RetryTimer;
 }
 
 function isLoopback(host: string): boolean {
@@ -159,7 +152,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
   const keyring = new PinKeyring(secret, config.previousSecrets);
   const inbox = new Inbox();
   // Receipts can arrive as soon as a transport connects; they are applied once the context exists.
-  let onReceipt: (receipt: DeliveryReceipt, attempt?: number) => void = () => {};
+  let onReceipt: (receipt: DeliveryReceipt) => void = () => {};
   const transports = await createTransports(config, { inbox, logger, clock, onReceipt: (receipt) => onReceipt(receipt) });
   const delivery = channelDelivery(transports);
   warnAboutMixedDelivery(delivery, logger);
@@ -204,7 +197,6 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
     messageQueued: () => worker.wake(),
     metrics,
     smsMaxSegments: config.smsMaxSegments,
-    receiptFailover: receiptFailoverRoutes(transports),
     channelDelivery: delivery,
     securityProfile: config.securityProfile,
     allowTestNumbers: config.allowTestNumbers,
@@ -214,18 +206,9 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
   };
   const workflows = new WorkflowScheduler(ctx, logger, { leaseMs: config.deliveryLeaseMs });
   onDeliveryFailed = (item, error) => workflowDeliveryFailed(ctx, item.pinId, `failed: ${error}`, item.channel);
-  // A fast SMSC's receipt can arrive before the worker has recorded the provider's id for the
-  // message, so an unmatched receipt is tried again a little later before it is given up.
-  const receiptRetriesMs = [1000, 5000];
-  onReceipt = (receipt, attempt = 0) => {
-    recordDeliveryReceipt(ctx, receipt).then((matched) => {
-      if (matched) return;
-      const delay = receiptRetriesMs[attempt];
-      if (delay !== undefined) setTimeout(() => onReceipt(receipt, attempt + 1), delay).unref();
-      else logger.warn({ transport: receipt.transport, providerMessageId: receipt.providerMessageId }, 'delivery receipt for an unknown message ignored');
-    }, (err: unknown) => logger.error({ err, transport: receipt.transport }, 'could not record a delivery receipt'));
-  };
-  const app = buildApp({ ctx, inbox, logger, bodyLimitBytes: config.bodyLimitBytes, trustedProxies: config.trustedProxies, requestTimeoutMs: config.requestTimeoutMs, authFailureLimit: config.authFailureLimit, idempotencyWindowMs: config.idempotencyWindowMs, isReady: () => !shuttingDown, metrics, callbacks: providerCallbacksOf(Object.values(transports)) });
+  const receipts = new DeliveryTracking(ctx, { routes: failoverRoutesOf(transports), logger, ...(options.receiptRetryTimer !== undefined && { timer: options.receiptRetryTimer }) });
+  onReceipt = (receipt) => void receipts.receive(receipt);
+  const app = buildApp({ ctx, inbox, logger, bodyLimitBytes: config.bodyLimitBytes, trustedProxies: config.trustedProxies, requestTimeoutMs: config.requestTimeoutMs, authFailureLimit: config.authFailureLimit, idempotencyWindowMs: config.idempotencyWindowMs, isReady: () => !shuttingDown, metrics, callbacks: providerCallbacksOf(Object.values(transports)), receipts });
 
   const purge = async () => {
     try {
@@ -271,12 +254,14 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
       await recordHeads();
       await notifications.close();
       for (const transport of Object.values(transports)) await transport?.close?.();
+      // No receipt comes in any more: the retries still waiting are dropped (and logged).
+      await receipts.stop();
       await store.close();
       await rateLimiter?.close();
     })();
     return stopping;
   };
-  return { app, store, inbox, worker, events, workflows, purge, recordAuditHeads: recordHeads, stop };
+  return { app, store, inbox, worker, events, workflows, receipts, purge, recordAuditHeads: recordHeads, stop };
 }
 
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {

@@ -5,6 +5,7 @@ import type { Inbox } from '../delivery/log/inbox.js';
 import type { BoundProviderCallback } from '../delivery/providers/provider-callback.js';
 import type { PrometheusMetrics } from '../observability/metrics.js';
 import type { ServiceContext } from '../service/context.js';
+import type { DeliveryTracking } from '../service/delivery-tracking.js';
 
 export type App = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
 
@@ -16,6 +17,8 @@ export interface RouteDeps {
   metrics: PrometheusMetrics;
   /** Delivery-status callbacks of the configured HTTP SMS providers. */
   callbacks: BoundProviderCallback[];
+  /** Where their receipts go: the same use case as the SMPP transport's. */
+  receipts: Pick<DeliveryTracking, 'receive'>;
 }
 
 export type RegisterRoute = (app: App, deps: RouteDeps) => void;

@@ -17,11 +17,6 @@ export interface ServiceContext {
   /** Most SMS parts a rendered SMS may take (TWOFA_SMS_MAX_SEGMENTS): each part is billed. */
   smsMaxSegments: number;
   /**
-   * The member transport names of each channel whose transport is a failover route: an undelivered
-   * receipt from one of them queues the message again for the next (see Store.recordReceipt).
-   */
-  receiptFailover?: Partial<Record<Channel, readonly string[]>>;
-  /**
    * Where each channel's transport delivers: `inbox` (log://, the local inbox that any manage key
    * reads through the API), `real` (a provider or server), `both` (a route with members of each).
    * A channel that is off is missing. Without it (unit tests), no resend is refused for it.

@@ -32,7 +32,7 @@ import { ConfigCache, UNCACHED, type ConfigReader, type ConfigVersion } from './
 import type {
   AccountRecord, ApiKeyRecord, DeliveryEvent, DeliveryEventKind, ReceiptInput, ApplicationRecord, Channel, DeliveryRequest, DeliveryStatus, EmailTemplateFields,
   EmailTemplateRecord, MessageTemplateRecord, NewPin, OutboxRecord, PinRecord, PinToVerify, RateLimitCheck, RateLimitOutcome,
-  ReceiptFailover, Store, VerificationRow, VerifyAttempt, AuditedVerifyAttempt,
+  ReceiptMessage, ReceiptOptions, Store, VerificationRow, VerifyAttempt, AuditedVerifyAttempt,
 } from './store.js';
 import type { AuditAppend } from './audit-store.js';
 
@@ -663,7 +663,12 @@ export class KyselyStore implements Store, RateLimiter {
     });
   }
 
-  async recordReceipt(receipt: ReceiptInput, failover?: ReceiptFailover): Promise<{ pinId: string; accountId: string; requeued: boolean } | undefined> {
+  async findReceiptMessage(receipt: Pick<ReceiptInput, 'transport' | 'providerMessageId'>): Promise<ReceiptMessage | undefined> {
+    const row = await this.messageOfReceipt(this.db, receipt);
+    return row && { pinId: row.pin_id, accountId: row.account_id, channel: row.channel, request: JSON.parse(row.request) as DeliveryRequest };
+  }
+
+  async recordReceipt(receipt: ReceiptInput, options: ReceiptOptions = {}): Promise<{ pinId: string; accountId: string; requeued: boolean } | undefined> {
     return this.db.transaction().execute(async (trx) => {
       const row = await this.messageOfReceipt(trx, receipt);
       if (!row) return undefined;
@@ -681,10 +686,10 @@ export class KyselyStore implements Store, RateLimiter {
         transport: receipt.transport, providerMessageId: receipt.providerMessageId, error: receipt.error ?? null,
       });
       const current = Number(applied.numUpdatedRows) > 0 && !repeated;
-      const requeued = current && receipt.status === 'undelivered' && failover !== undefined
-        && await this.requeueForFailover(trx, row, receipt.transport, receipt.at, failover);
-      // Events follow the PIN's latest message only; an undelivered one that fails over is not a failure yet.
-      const now = failover?.now ?? receipt.at;
+      const now = options.now ?? receipt.at;
+      const requeued = current && receipt.status === 'undelivered' && options.requeue !== undefined
+        && await this.requeueMessage(trx, row, receipt, options.requeue, now);
+      // Events follow the PIN's latest message only; an undelivered one that is sent again is not a failure yet.
       if (current && receipt.status === 'delivered') {
         await this.events.enqueuePinEvent(trx, 'pin.delivered', row.pin_id, now, { status: 'delivered', transport: receipt.transport });
       } else if (current && !requeued && !(await this.hasPendingMessage(trx, row.pin_id))) {
@@ -695,30 +700,29 @@ export class KyselyStore implements Store, RateLimiter {
   }
 
   /**
-   * Queues the message of an undelivered receipt again, for the members of the channel's failover
-   * route not yet tried for it: only when the receipt's transport is a member, the PIN is live (not
-   * expired, verified or locked) and nothing else is queued for it. Each member is tried at most
-   * once this way: the skip list grows by one per receipt and goes with the new row.
+   * Queues the message of an undelivered receipt again with the request the caller chose, guarded
+   * by one conditional UPDATE of the PIN: it still names the receipt's message (a resend or another
+   * requeue since has moved it on), it is live at `now` (not expired, verified, locked or erased)
+   * and nothing else of it is queued. The UPDATE holds the PIN's row (PostgreSQL) or the write lock
+   * (SQLite) to the commit, so a verify or a resend racing with the receipt is either seen here or
+   * sees the new message. The PIN then names no message, so a repeated or late receipt of the
+   * undelivered one cannot overwrite the state of the message now on its way.
    */
-  private async requeueForFailover(trx: Transaction<Database>, row: { pin_id: string; account_id: string; channel: Channel; request: string }, transport: string, receiptAt: number, failover: ReceiptFailover): Promise<boolean> {
-    const members = failover.routes[row.channel];
-    if (members === undefined || !members.includes(transport)) return false;
-    const request = JSON.parse(row.request) as DeliveryRequest;
-    const skip = [...new Set([...(request.skipTransports ?? []), transport])];
-    if (!members.some((m) => !skip.includes(m))) return false;
-    const pin = await trx.selectFrom('pins').select(['pin_ciphertext', 'expires_at', 'verified_at', 'locked_at']).where('id', '=', row.pin_id).executeTakeFirst();
-    if (!pin || pin.pin_ciphertext === null || Number(pin.expires_at) <= failover.now || pin.verified_at !== null || pin.locked_at !== null) return false;
-    if (await this.hasPendingMessage(trx, row.pin_id)) return false;
+  private async requeueMessage(trx: Transaction<Database>, message: { pin_id: string; account_id: string; channel: Channel }, receipt: ReceiptInput, request: DeliveryRequest, now: number): Promise<boolean> {
+    const moved = await trx.updateTable('pins').set({ delivery_status: 'queued', delivery_transport: null, provider_message_id: null })
+      .where('id', '=', message.pin_id).where('provider_message_id', '=', receipt.providerMessageId)
+      .where('pin_ciphertext', 'is not', null).where('expires_at', '>', now).where('verified_at', 'is', null).where('locked_at', 'is', null)
+      .where((eb) => eb.or([eb('message_state', 'is', null), eb('message_state', '!=', 'pending')]))
+      .where((eb) => eb.not(eb.exists(eb.selectFrom('outbox').select('outbox.id').whereRef('outbox.pin_id', '=', 'pins.id').where('outbox.state', '=', 'pending'))))
+      .executeTakeFirst();
+    if (Number(moved.numUpdatedRows) === 0) return false;
     // The history sorts by time: the new message follows the receipt even when the provider's clock is ahead.
-    await this.insertOutbox(trx, { id: randomUUID(), request: { ...request, skipTransports: skip } }, row.pin_id, row.account_id, row.channel, failover.now, Math.max(failover.now, receiptAt));
-    // The PIN no longer names the undelivered message, so a repeated or late receipt of it cannot
-    // overwrite the state of the message now on its way.
-    await trx.updateTable('pins').set({ delivery_status: 'queued', delivery_transport: null, provider_message_id: null }).where('id', '=', row.pin_id).execute();
+    await this.insertOutbox(trx, { id: randomUUID(), request }, message.pin_id, message.account_id, message.channel, now, Math.max(now, receipt.at));
     return true;
   }
 
   /** The message a receipt names: a PIN's own (first) message, or a later one's outbox row. */
-  private async messageOfReceipt(trx: Db, receipt: ReceiptInput): Promise<{ pin_id: string; account_id: string; channel: Channel; request: string } | undefined> {
+  private async messageOfReceipt(trx: Db, receipt: Pick<ReceiptInput, 'transport' | 'providerMessageId'>): Promise<{ pin_id: string; account_id: string; channel: Channel; request: string } | undefined> {
     const own = await trx.selectFrom('pins').select(['id as pin_id', 'account_id', 'channel', 'message_request'])
       .where('message_provider_id', '=', receipt.providerMessageId).where('message_transport', '=', receipt.transport).executeTakeFirst();
     if (own) return { pin_id: own.pin_id, account_id: own.account_id, channel: own.channel, request: own.message_request ?? '{}' };

@@ -131,12 +131,25 @@ export interface ReceiptInput {
   at: number;
 }
 
-/** Queues a message again for the next member of a failover route when a receipt says undeliverable. */
-export interface ReceiptFailover {
-  /** The member transport names of each channel's failover route (channels without one are absent). */
-  routes: Partial<Record<Channel, readonly string[]>>;
-  /** The server's time: only a PIN still live at `now` is queued again. */
-  now: number;
+/** The message a delivery receipt names: a PIN's first message, or a later one (a resend, a failover). */
+export interface ReceiptMessage {
+  pinId: string;
+  accountId: string;
+  channel: Channel;
+  /** What it was queued with, its skip list among it. */
+  request: DeliveryRequest;
+}
+
+/** How a receipt is applied (see Store.recordReceipt). */
+export interface ReceiptOptions {
+  /** The server's time: the PIN events are stamped with it, and only a PIN live at it is queued again. Default: the receipt's time. */
+  now?: number;
+  /**
+   * The caller's decision that the message of an undelivered receipt goes again, with this request
+   * (service/delivery-tracking.ts makes it from the channel's failover route: the same placeholders,
+   * the members already tried to skip). The store queues it only while its guards hold.
+   */
+  requeue?: DeliveryRequest;
 }
 
 /** What the worker needs, besides the PIN and its template, to render a message at delivery time. */
@@ -145,7 +158,8 @@ export interface DeliveryRequest {
   from?: string;
   /**
    * Members of a failover route not to try for this message: those whose earlier message for the
-   * PIN a delivery receipt reported undeliverable (see recordReceipt's `failover`).
+   * PIN a delivery receipt reported undeliverable. Written by service/delivery-tracking.ts, obeyed by
+   * delivery/routing; the store keeps it as given.
    */
   skipTransports?: string[];
 }
@@ -207,7 +221,8 @@ export interface VerificationRow {
 }
 
 export interface Store {
-  readonly dialect: 'sqlite' | 'postgres';
+  /** `memory`: the in-memory store of the services' unit tests (src/store/memory/). */
+  readonly dialect: 'sqlite' | 'postgres' | 'memory';
   /** Webhook subscriptions and the event outbox (events are queued by the methods below, in their transactions). */
   readonly events: EventStore;
   /** Anti-fraud settings, breaker blocks and conversion counters (src/store/security-store.ts). */
@@ -323,13 +338,16 @@ export interface Store {
   /** Gives leased messages back (graceful shutdown) so another worker takes them at once. */
   releaseOutbox(messages: { id: string; pinId: string }[], now: number): Promise<void>;
   countPendingOutbox(): Promise<number>;
+  /** The message a receipt names, by its transport and the provider's id for it; undefined when none (yet). */
+  findReceiptMessage(receipt: Pick<ReceiptInput, 'transport' | 'providerMessageId'>): Promise<ReceiptMessage | undefined>;
   /**
    * Applies a delivery receipt to the message it names; undefined when no message matches. With
-   * `failover`, an undelivered receipt for the PIN's latest message, from a member of its channel's
-   * failover route, queues the message again (same transaction) for the members not yet tried, while
-   * the PIN is live and nothing else is queued for it: `requeued` is then true.
+   * `requeue` (the caller decided the message goes again), an undelivered receipt queues it in the
+   * same transaction, guarded: only when the receipt is the first word on the PIN's latest message
+   * (the PIN still names that message, and the receipt is no repetition), the PIN is live at `now`
+   * and nothing else is queued for it. `requeued` says whether it was.
    */
-  recordReceipt(receipt: ReceiptInput, failover?: ReceiptFailover): Promise<{ pinId: string; accountId: string; requeued: boolean } | undefined>;
+  recordReceipt(receipt: ReceiptInput, options?: ReceiptOptions): Promise<{ pinId: string; accountId: string; requeued: boolean } | undefined>;
   /** The delivery history of one PIN of the account, oldest first. */
   listDeliveryEvents(accountId: string, pinId: string): Promise<DeliveryEvent[]>;
 

@@ -2,7 +2,7 @@
 // (store-sqlite.test.ts; PostgreSQL joins with its own one-line runner).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it as test } from 'node:test';
 import { DEFAULT_CONFIGURATION } from '../../src/domain/application-rules.js';
 import { PinKeyring } from '../../src/domain/pin-secrets.js';
 import type { ApplicationRecord, NewPin, PinToVerify, RateLimitCheck, Store, VerifyAttempt } from '../../src/store/store.js';
@@ -13,8 +13,23 @@ import { explain, StatementRecorder } from './query-plans.js';
 const keyring = new PinKeyring('conformance-secret-0123456789-0123456789');
 const T0 = 1_800_000_000_000;
 
-export function storeConformance(name: string, open: () => Promise<Store>): void {
+export interface ConformanceOptions {
+  /** Tests that do not apply to a store, by title, each with the reason (e.g. the in-memory store runs no SQL). */
+  notApplicable?: Record<string, string>;
+}
+
+export function storeConformance(name: string, open: () => Promise<Store>, options: ConformanceOptions = {}): void {
+  const notApplicable = new Map(Object.entries(options.notApplicable ?? {}));
+  const titles = new Set<string>();
+  const it = (title: string, fn: () => Promise<void>) => {
+    titles.add(title);
+    return test(title, notApplicable.has(title) ? { skip: notApplicable.get(title) } : {}, fn);
+  };
   describe(`Store conformance: ${name}`, () => {
+    // A title that names no test would skip nothing, and say nothing: each must name one.
+    test('skips only tests that exist', () => {
+      for (const title of notApplicable.keys()) assert.ok(titles.has(title), `no conformance test is titled '${title}'`);
+    });
     let store: Store;
     let accountId: string;
     let otherAccountId: string;
@@ -625,8 +640,9 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       }
     });
 
-    it('fails over on an undelivered receipt: queues the message again for the members not yet tried, while the PIN is live', async () => {
-      const routes = { sms: ['smpp', 'webhook', 'twilio'] };
+    it('queues the message of an undelivered receipt again with the request given, only while the receipt names the PIN\'s latest message and the PIN is live', async () => {
+      // The failover decision (which members to skip, whether any is left) is the caller's
+      // (service/delivery-tracking.ts); the store guards the write.
       const input = newPin({ expiresAt: T0 + 60_000 });
       await store.createPin(input, [], T0);
       const deliver = async (now: number, transport: string) => {
@@ -637,31 +653,56 @@ export function storeConformance(name: string, open: () => Promise<Store>): void
       };
       const first = await deliver(T0, 'smpp');
       assert.equal(first.request.skipTransports, undefined);
-      const undelivered = (transport: string, now: number) =>
-        store.recordReceipt({ transport, providerMessageId: `${transport}-${input.pin.id}`, status: 'undelivered', error: 'EXPIRED', at: now }, { routes, now });
-      assert.deepEqual(await undelivered('smpp', T0 + 10), { pinId: input.pin.id, accountId, requeued: true });
-      assert.equal((await undelivered('smpp', T0 + 11))?.requeued, false, 'a repeated receipt queues nothing more');
+      assert.deepEqual(await store.findReceiptMessage({ transport: 'smpp', providerMessageId: `smpp-${input.pin.id}` }),
+        { pinId: input.pin.id, accountId, channel: 'sms', request: { placeholders: { name: 'Ann' } } });
+      assert.equal(await store.findReceiptMessage({ transport: 'twilio', providerMessageId: `smpp-${input.pin.id}` }), undefined, 'another transport\'s id does not match');
+      const undelivered = (transport: string, now: number, skipTransports?: string[]) =>
+        store.recordReceipt({ transport, providerMessageId: `${transport}-${input.pin.id}`, status: 'undelivered', error: 'EXPIRED', at: now },
+          { now, ...(skipTransports !== undefined && { requeue: { placeholders: { name: 'Ann' }, skipTransports } }) });
+      assert.deepEqual(await undelivered('smpp', T0 + 10, ['smpp']), { pinId: input.pin.id, accountId, requeued: true });
+      assert.equal((await undelivered('smpp', T0 + 11, ['smpp']))?.requeued, false, 'a repeated receipt queues nothing more');
       assert.equal((await store.getPin(accountId, input.pin.id))?.deliveryStatus, 'queued');
       const second = await deliver(T0 + 20, 'webhook');
       assert.deepEqual(second.request, { placeholders: { name: 'Ann' }, skipTransports: ['smpp'] });
-      assert.equal((await undelivered('smpp', T0 + 25))?.requeued, false, 'a late receipt of the earlier message changes nothing');
-      assert.equal((await undelivered('webhook', T0 + 30))?.requeued, true);
+      assert.deepEqual((await store.findReceiptMessage({ transport: 'webhook', providerMessageId: `webhook-${input.pin.id}` }))?.request, second.request, 'a later message is found with its own request');
+      assert.equal((await undelivered('smpp', T0 + 25, ['smpp']))?.requeued, false, 'a late receipt of the earlier message changes nothing');
+      assert.equal((await undelivered('webhook', T0 + 30, ['smpp', 'webhook']))?.requeued, true);
       const third = await deliver(T0 + 40, 'twilio');
       assert.deepEqual(third.request.skipTransports, ['smpp', 'webhook']);
-      assert.equal((await undelivered('twilio', T0 + 50))?.requeued, false, 'every member was tried');
+      assert.equal((await undelivered('twilio', T0 + 50))?.requeued, false, 'every member was tried: the caller asks for no requeue');
       assert.equal((await store.getPin(accountId, input.pin.id))?.deliveryStatus, 'undelivered');
       assert.deepEqual((await store.listDeliveryEvents(accountId, input.pin.id)).map((e) => e.event),
         ['queued', 'sent', 'undelivered', 'queued', 'undelivered', 'sent', 'undelivered', 'undelivered', 'queued', 'sent', 'undelivered']);
 
-      // Not once the PIN has expired, and not without a failover route for the channel.
+      // Not once the PIN has expired, and not without the caller's decision (no failover route for the channel).
       const late = newPin({ expiresAt: T0 + 100 });
       await store.createPin(late, [], T0);
       const [row] = (await store.claimOutbox(T0, T0 + 1000, 1000)).filter((c) => c.pinId === late.pin.id);
       await store.completeOutbox(row!.id, late.pin.id, T0, { transport: 'smpp', providerMessageId: `smpp-${late.pin.id}` });
       const receipt = { transport: 'smpp', providerMessageId: `smpp-${late.pin.id}`, status: 'undelivered' as const, at: T0 + 50 };
-      assert.equal((await store.recordReceipt(receipt, { routes: { voice: ['smpp', 'webhook'] }, now: T0 + 50 }))?.requeued, false);
-      assert.equal((await store.recordReceipt(receipt, { routes, now: T0 + 100 }))?.requeued, false);
+      assert.equal((await store.recordReceipt(receipt, { now: T0 + 50 }))?.requeued, false);
+      assert.equal((await store.recordReceipt(receipt, { now: T0 + 100, requeue: { placeholders: {}, skipTransports: ['smpp'] } }))?.requeued, false);
       assert.equal((await store.claimOutbox(T0 + 200, T0 + 1000, 1000)).filter((c) => c.pinId === late.pin.id).length, 0);
+    });
+
+    it('does not queue the message of an undelivered receipt again once the PIN is verified, or while a resend is queued', async () => {
+      const requeue = { placeholders: {}, skipTransports: ['smpp'] };
+      const sentThroughSmpp = async () => {
+        const input = newPin({ expiresAt: T0 + 60_000 });
+        await store.createPin(input, [], T0);
+        const [row] = (await store.claimOutbox(T0, T0 + 1000, 1000)).filter((c) => c.pinId === input.pin.id);
+        await store.completeOutbox(row!.id, input.pin.id, T0, { transport: 'smpp', providerMessageId: `smpp-${input.pin.id}` });
+        return { input, receipt: { transport: 'smpp', providerMessageId: `smpp-${input.pin.id}`, status: 'undelivered' as const, at: T0 + 50 } };
+      };
+      const verified = await sentThroughSmpp();
+      const won = await verifyAttempt(verified.input.pin, T0 + 40, [], () => true);
+      assert.equal(won.kind === 'counted' && won.verified, true);
+      assert.equal((await store.recordReceipt(verified.receipt, { now: T0 + 50, requeue }))?.requeued, false, 'a verified PIN is not sent again');
+
+      const resent = await sentThroughSmpp();
+      await store.queueResend(resent.input.pin.id, 'sms', { id: randomUUID(), request: { placeholders: {} } }, [], T0 + 40);
+      assert.equal((await store.recordReceipt(resent.receipt, { now: T0 + 50, requeue }))?.requeued, false, 'a resend is on its way already');
+      assert.equal((await store.claimOutbox(T0 + 60, T0 + 1000, 1000)).filter((c) => c.pinId === resent.input.pin.id).length, 1, 'only the resend is queued');
     });
   });
 }

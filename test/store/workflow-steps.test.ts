@@ -1,4 +1,5 @@
-// The race gates of workflow steps, on SQLite and on PostgreSQL with two stores (as two nodes): a
+// The race gates of workflow steps, on SQLite, on PostgreSQL with two stores (as two nodes) and in
+// memory (the store of the services' unit tests): a
 // due step is claimed by exactly one claimer however many claim at once, a later step of a PIN waits
 // for the one before it, and a step whose claim was taken over cannot be marked sent by its former
 // holder (queueResend then writes nothing). The service around them: test/http and test/e2e workflows.
@@ -9,12 +10,14 @@ import path from 'node:path';
 import { after, describe, it } from 'node:test';
 import { openStore } from '../../src/store/open-store.js';
 import type { KyselyStore } from '../../src/store/kysely-store.js';
+import { MemoryStore } from '../../src/store/memory/memory-store.js';
+import type { Store } from '../../src/store/store.js';
 import { createTestDatabase, skipUnlessPostgres, type TestDatabase } from '../support/postgres.js';
 
 const pgSkip = await skipUnlessPostgres();
 const NOW = 1_800_000_000_000;
 
-async function seedPin(store: KyselyStore, pinId: string): Promise<string> {
+async function seedPin(store: Store, pinId: string): Promise<string> {
   const account = await store.findOrCreateAccount(`acct-${pinId}`, `A${pinId}`, NOW);
   await store.insertApplication({
     id: `APP${pinId}`, accountId: account.id, name: 'app', enabled: true, createdAt: NOW, updatedAt: NOW,
@@ -35,9 +38,9 @@ async function seedPin(store: KyselyStore, pinId: string): Promise<string> {
   return account.id;
 }
 
-function suite(name: string, open: () => Promise<[KyselyStore, KyselyStore]>, skip: false | string) {
+function suite(name: string, open: () => Promise<[Store, Store]>, skip: false | string) {
   describe(`workflow steps (${name})`, { skip }, () => {
-    let stores: [KyselyStore, KyselyStore] | undefined;
+    let stores: [Store, Store] | undefined;
     after(async () => {
       for (const s of new Set(stores ?? [])) await s.close();
     });
@@ -92,6 +95,10 @@ suite('PostgreSQL, two stores', async () => {
   const b = await openStore(database.url, { migrate: false }) as KyselyStore;
   return [a, b];
 }, pgSkip);
+suite('in memory', async () => {
+  const store = new MemoryStore();
+  return [store, store];
+}, false);
 after(async () => {
   await database?.drop();
 });

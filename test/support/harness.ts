@@ -9,6 +9,7 @@ import { Writable } from 'node:stream';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import type { HostResolver } from '../../src/delivery/webhook/webhook-address-guard.js';
+import type { RetryTimer } from '../../src/service/delivery-tracking.js';
 import { createNode, type TwofaNode } from '../../src/main.js';
 import { authenticate, createApiKey, SCOPE_PIN_SEND } from '../../src/service/api-keys.js';
 import { accountSid } from '../../src/domain/twilio-sids.js';
@@ -37,7 +38,7 @@ export const offlineResolver: HostResolver = async (hostname) => {
   throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
 };
 
-export async function createHarness(env: Record<string, string> = {}, options: { resolveHost?: HostResolver } = {}): Promise<Harness> {
+export async function createHarness(env: Record<string, string> = {}, options: { resolveHost?: HostResolver; receiptRetryTimer?: RetryTimer } = {}): Promise<Harness> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'twofa-test-'));
   const dbFile = path.join(dir, 'twofa.db');
   const database: TestDatabase | undefined = process.env['TWOFA_TEST_DATABASE'] === 'postgres' && env['TWOFA_DATABASE_URL'] === undefined
@@ -50,7 +51,9 @@ export async function createHarness(env: Record<string, string> = {}, options: {
   const sink = new Writable({ write(chunk, _enc, done) { logs.push(...String(chunk).split('\n').filter((l) => l.length > 0)); done(); } });
   const logger = createLogger(config.logLevel, sink);
   const clock = { now: Date.now(), advance(ms: number) { this.now += ms; } };
-  const node = await createNode(config, logger, { clock: () => clock.now, resolveHost: options.resolveHost ?? offlineResolver });
+  const node = await createNode(config, logger, {
+    clock: () => clock.now, resolveHost: options.resolveHost ?? offlineResolver, ...(options.receiptRetryTimer !== undefined && { receiptRetryTimer: options.receiptRetryTimer }),
+  });
   const now = clock.now;
   const a = (await createApiKey(node.store, { accountName: 'account-a', now })).key;
   const b = (await createApiKey(node.store, { accountName: 'account-b', now })).key;

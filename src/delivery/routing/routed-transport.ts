@@ -2,6 +2,7 @@
 // message or cannot be reached hands it to the next; one that keeps failing is skipped for a
 // cool-down (a circuit breaker), so a dead provider does not cost every message a timeout.
 import type { Logger } from 'pino';
+import { CHANNELS, type Channel } from '../../domain/channels.js';
 import type { DeliveryResult, OutgoingMessage, Transport } from '../transport.js';
 
 export interface RoutingOptions {
@@ -100,6 +101,29 @@ export class RoutedTransport implements Transport {
 export function failoverMemberNames(transport: Transport): string[] | undefined {
   if (!(transport instanceof RoutedTransport) || transport.mode !== 'failover') return undefined;
   return [...new Set(routeLeaves(transport).map((t) => t.name))];
+}
+
+/**
+ * The failover routes of a node's channels, as service/delivery-tracking.ts asks about them when a
+ * receipt says a member could not deliver a message (it decides which member is next).
+ */
+export interface FailoverRoutes {
+  /** The members of the channel's transport, in order, when it is a failover route (see failoverMemberNames); otherwise undefined. */
+  membersOf(channel: Channel): readonly string[] | undefined;
+  /** Whether the transport is a member of some channel's failover route (a receipt from any other cannot fail over). */
+  hasMember(transport: string): boolean;
+}
+
+/** The failover routes of the channels' transports. */
+export function failoverRoutesOf(transports: Partial<Record<Channel, Transport>>): FailoverRoutes {
+  const routes = new Map<Channel, readonly string[]>();
+  for (const channel of CHANNELS) {
+    const transport = transports[channel];
+    const members = transport === undefined ? undefined : failoverMemberNames(transport);
+    if (members !== undefined) routes.set(channel, members);
+  }
+  const everyMember = new Set([...routes.values()].flat());
+  return { membersOf: (channel) => routes.get(channel), hasMember: (transport) => everyMember.has(transport) };
 }
 
 /** The transports that deliver, with nested failover/roundrobin routes flattened; a plain transport is its own. */

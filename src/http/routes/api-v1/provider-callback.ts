@@ -1,6 +1,5 @@
 import { Type } from 'typebox';
 import { PROVIDER_SCHEMES, type CallbackRequest } from '../../../delivery/providers/provider-callback.js';
-import { recordDeliveryReceipt } from '../../../service/delivery-tracking.js';
 import { errorResponses, sendFailure } from '../../error-envelope.js';
 import type { RegisterRoute } from '../../route-types.js';
 
@@ -9,7 +8,7 @@ import type { RegisterRoute } from '../../route-types.js';
  * own callbacks (a signature, or a shared token in the URL), checked against every configured
  * transport of that provider. Unauthenticated or malformed callbacks are refused and logged.
  */
-const register: RegisterRoute = (app, { ctx, callbacks }) => {
+const register: RegisterRoute = (app, { ctx, callbacks, receipts }) => {
   app.register(async (scoped) => {
     // Twilio and Vonage post forms; only this route accepts them.
     scoped.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
@@ -67,7 +66,9 @@ const register: RegisterRoute = (app, { ctx, callbacks }) => {
           request.log.warn({ provider, error: parsed.error }, 'provider callback refused: malformed');
           return sendFailure(reply, { name: 'CALLBACK_MALFORMED', text: parsed.error });
         }
-        for (const receipt of parsed.receipts) await recordDeliveryReceipt(ctx, receipt);
+        // Applied before the answer when its message is known; otherwise tried again later (a callback
+        // can overtake the worker's record of the provider's id), so the provider is not asked to repeat it.
+        for (const receipt of parsed.receipts) await receipts.receive(receipt);
         return reply.code(204).send(null);
       },
     });
