@@ -234,7 +234,10 @@ export class LeasedWorker<Item> {
   private startDelivery(item: Item): void {
     this.inFlight.add(item);
     this.heartbeat ??= setInterval(() => void this.renew(), Math.max(1, Math.floor(this.leaseMs / 3))).unref();
-    void this.deliverItem(item).finally(() => {
+    // deliver() settles its own failures; a throw here is a bug, logged rather than left unhandled.
+    void this.deliverItem(item).catch((err: unknown) => {
+      this.logger.error({ err: errorMessage(err) }, `delivery of ${this.what} threw; the item is retried when its lease expires`);
+    }).finally(() => {
       this.inFlight.delete(item);
       if (this.inFlight.size === 0) {
         clearInterval(this.heartbeat);
