@@ -218,8 +218,8 @@ export const CONFIG_OPTIONS = [
   option({ key: 'pinRetentionMs', env: 'TWOFA_PIN_RETENTION', default: '30d', doc: 'How long a PIN row is kept after it expired (for verification status and history) before it is deleted.', parse: duration }),
   option({ key: 'purgeIntervalMs', env: 'TWOFA_PURGE_INTERVAL', default: '1m', doc: 'How often ended PINs are erased (their resend ciphertext) and old ones purged.', parse: duration }),
   option({
-    key: 'deliveryLeaseMs', env: 'TWOFA_DELIVERY_LEASE', default: '60s',
-    doc: 'How long a node owns a message it claimed for delivery. If the node dies mid-delivery, another node takes the message over once the lease has run out. Keep it well above the slowest transport\'s timeout, or a slow delivery may be sent twice.',
+    key: 'deliveryLeaseMs', env: 'TWOFA_DELIVERY_LEASE', default: '10s',
+    doc: 'How long a node\'s claim on a message (or webhook event, or workflow step) holds unless renewed. A node renews the claims of what it is still delivering every third of this, so a delivery may take longer (a voice call); a node that dies leaves its messages to another node after at most this, and one that restarts under the same TWOFA_NODE_ID takes its own back at once.',
     parse: duration,
   }),
   option({ key: 'deliveryMaxAttempts', env: 'TWOFA_DELIVERY_MAX_ATTEMPTS', default: '8', doc: 'Delivery attempts per message before it is recorded as failed (exponential backoff with jitter, capped at 5 minutes, never past the PIN\'s expiry).', parse: integerIn(1, 100) }),
@@ -275,7 +275,7 @@ export const CONFIG_OPTIONS = [
   option({ key: 'bodyLimitBytes', env: 'TWOFA_BODY_LIMIT', default: '65536', doc: 'Largest accepted request body in bytes; larger ones are answered 413.', parse: integerIn(1024, 10 * 1024 * 1024) }),
   option({
     key: 'nodeId', env: 'TWOFA_NODE_ID', default: undefined,
-    doc: 'Name of this node in logs and metrics (default: the host name).',
+    doc: 'Name of this node in logs and metrics (default: the host name). Claims on messages record it: give every node its own, since a node that starts takes back the messages claimed under its name.',
     parse: (raw) => {
       if (!/^[A-Za-z0-9._:-]{1,64}$/.test(raw)) throw new Error('must be 1 to 64 letters, digits, dots, dashes, colons or underscores');
       return raw;

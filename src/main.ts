@@ -182,13 +182,13 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
   // A message that failed for good moves its PIN's workflow to the next step (once the context exists).
   let onDeliveryFailed: (item: OutboxRecord, error: string) => Promise<void> = async () => undefined;
   const worker = new OutboxWorker({
-    store, keyring, audit, transports, clock, logger, metrics, maxAttempts: config.deliveryMaxAttempts, leaseMs: config.deliveryLeaseMs,
+    store, keyring, audit, transports, clock, logger, metrics, nodeId: config.nodeId, maxAttempts: config.deliveryMaxAttempts, leaseMs: config.deliveryLeaseMs,
     onFailed: (item, error) => onDeliveryFailed(item, error),
   });
   // PostgreSQL: a message queued on any node wakes this node's idle worker at once (LISTEN/NOTIFY).
   const notifications = store.listenForQueuedMessages(() => worker.wake());
   const webhookAddresses: WebhookAddressPolicy = { allowPrivate: config.webhookAllowPrivate, resolve: options.resolveHost ?? systemResolver };
-  const events = new EventWorker({ events: store.events, keyring, clock, logger, leaseMs: config.deliveryLeaseMs, addresses: webhookAddresses });
+  const events = new EventWorker({ events: store.events, keyring, clock, logger, nodeId: config.nodeId, leaseMs: config.deliveryLeaseMs, addresses: webhookAddresses });
   let shuttingDown = false;
   const revoker = createMessageRevoker(Object.values(transports), store, logger);
   const ctx: ServiceContext = {

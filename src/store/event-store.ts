@@ -76,8 +76,12 @@ export interface EventStore {
   /** Replaces an encrypted secret if it is still `previous` (another node may have done it already). */
   replaceSecretCiphertext(id: string, previous: string, next: string): Promise<void>;
 
-  /** Leases up to `max` due events to this worker until `leaseUntil` (SKIP LOCKED on PostgreSQL). */
-  claim(now: number, leaseUntil: number, max: number): Promise<EventOutboxRecord[]>;
+  /** Leases up to `max` due events to `holder` (the node's id) until `leaseUntil` (SKIP LOCKED on PostgreSQL). */
+  claim(now: number, leaseUntil: number, max: number, holder?: string): Promise<EventOutboxRecord[]>;
+  /** Extends the leases `holder` still has under the claims (`attempts`) that gave it these events; answers how many. */
+  renew(events: { id: string; attempts: number }[], holder: string, leaseUntil: number): Promise<number>;
+  /** Gives back every pending event leased to `holder` (a node taking back, as it starts, what it held when it died). */
+  releaseHeld(holder: string, now: number): Promise<number>;
   complete(id: string, now: number): Promise<void>;
   retry(id: string, nextAttemptAt: number, error: string, now: number): Promise<void>;
   /** Gives up on an event: `failed` (attempts exhausted), `cancelled` (subscription disabled or gone). */
@@ -105,7 +109,7 @@ export interface PinSubscriberRow {
 }
 
 /** The event_outbox rows of `type` about a PIN, one per subscriber that receives it. */
-export function pinEventRows(type: PinEventType, pinId: string, now: number, details: PinEventDetails, subscribers: PinSubscriberRow[]): Selectable<EventOutboxTable>[] {
+export function pinEventRows(type: PinEventType, pinId: string, now: number, details: PinEventDetails, subscribers: PinSubscriberRow[]): Omit<Selectable<EventOutboxTable>, 'lease_holder'>[] {
   const targets = subscribers.filter((r) => subscribesTo(splitEvents(r.events), type));
   const first = targets[0];
   if (first === undefined) return [];
@@ -273,9 +277,9 @@ export class KyselyEventStore implements EventStore {
 
   // --- the event outbox ---
 
-  async claim(now: number, leaseUntil: number, max: number): Promise<EventOutboxRecord[]> {
+  async claim(now: number, leaseUntil: number, max: number, holder: string | null = null): Promise<EventOutboxRecord[]> {
     const rows = await this.db.updateTable('event_outbox')
-      .set((eb) => ({ lease_until: leaseUntil, attempts: eb('attempts', '+', 1), updated_at: now }))
+      .set((eb) => ({ lease_until: leaseUntil, lease_holder: holder, attempts: eb('attempts', '+', 1), updated_at: now }))
       .where('id', 'in', (eb) => {
         let due = eb.selectFrom('event_outbox').select('id').where('state', '=', 'pending').where('next_attempt_at', '<=', now)
           .where('lease_until', '<=', now).orderBy('next_attempt_at').limit(max);
@@ -309,6 +313,22 @@ export class KyselyEventStore implements EventStore {
   async release(ids: string[], now: number): Promise<void> {
     if (ids.length === 0) return;
     await this.db.updateTable('event_outbox').set({ lease_until: 0, updated_at: now }).where('id', 'in', ids).where('state', '=', 'pending').execute();
+  }
+
+  async renew(events: { id: string; attempts: number }[], holder: string, leaseUntil: number): Promise<number> {
+    if (events.length === 0) return 0;
+    // A claim since (anyone's) counted one attempt more: its lease is not ours to extend. A lease of 0
+    // was given back (a retry scheduled, a release): it stays given back.
+    const renewed = await this.db.updateTable('event_outbox').set({ lease_until: leaseUntil })
+      .where((eb) => eb.or(events.map((e) => eb.and([eb('id', '=', e.id), eb('attempts', '=', e.attempts)]))))
+      .where('lease_holder', '=', holder).where('state', '=', 'pending').where('lease_until', '>', 0).executeTakeFirst();
+    return Number(renewed.numUpdatedRows);
+  }
+
+  async releaseHeld(holder: string, now: number): Promise<number> {
+    const released = await this.db.updateTable('event_outbox').set({ lease_until: 0, updated_at: now })
+      .where('state', '=', 'pending').where('lease_holder', '=', holder).where('lease_until', '>', now).executeTakeFirst();
+    return Number(released.numUpdatedRows);
   }
 
   async countPending(): Promise<number> {

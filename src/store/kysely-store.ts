@@ -78,7 +78,7 @@ function hotQueries() {
     lock: new PreparedQuery<{ id: string; now: number }, never>((db: Kysely<Database>, p) =>
       db.updateTable('pins').set({ locked_at: p('now'), pin_ciphertext: null })
         .where('id', '=', p('id')).where('attempts_left', '=', 0).where('locked_at', 'is', null)),
-    insertPin: new PreparedQuery<Selectable<PinsTable>, never>((db: Kysely<Database>, p) => db.insertInto('pins').values({
+    insertPin: new PreparedQuery<Omit<Selectable<PinsTable>, 'message_lease_holder'>, never>((db: Kysely<Database>, p) => db.insertInto('pins').values({
       id: p('id'), account_id: p('account_id'), application_id: p('application_id'), message_id: p('message_id'), channel: p('channel'),
       destination: p('destination'), pin_hash: p('pin_hash'), pin_ciphertext: p('pin_ciphertext'), attempts_left: p('attempts_left'),
       allow_multiple_verifications: p('allow_multiple_verifications'), created_at: p('created_at'), expires_at: p('expires_at'),
@@ -90,7 +90,7 @@ function hotQueries() {
       message_sent_at: p('message_sent_at'), message_transport: p('message_transport'), message_provider_id: p('message_provider_id'),
       message_sent_event: p('message_sent_event'), test_number: p('test_number'),
     })),
-    insertOutbox: new PreparedQuery<Selectable<Database['outbox']>, never>((db: Kysely<Database>, p) => db.insertInto('outbox').values({
+    insertOutbox: new PreparedQuery<Omit<Selectable<Database['outbox']>, 'lease_holder'>, never>((db: Kysely<Database>, p) => db.insertInto('outbox').values({
       id: p('id'), pin_id: p('pin_id'), account_id: p('account_id'), channel: p('channel'), request: p('request'), state: p('state'),
       attempts: p('attempts'), next_attempt_at: p('next_attempt_at'), lease_until: p('lease_until'), last_error: p('last_error'),
       created_at: p('created_at'), updated_at: p('updated_at'), transport: p('transport'), provider_message_id: p('provider_message_id'),
@@ -554,20 +554,20 @@ export class KyselyStore implements Store, RateLimiter {
 
   // --- outbox ---
 
-  async claimOutbox(now: number, leaseUntil: number, max: number): Promise<OutboxRecord[]> {
+  async claimOutbox(now: number, leaseUntil: number, max: number, holder: string | null = null): Promise<OutboxRecord[]> {
     // First messages (on their PINs) and later ones (outbox rows): on PostgreSQL both claims at once.
     const [own, later] = this.dialect === 'postgres'
-      ? await Promise.all([this.claimOwnMessages(now, leaseUntil, max), this.claimLaterMessages(now, leaseUntil, max)])
-      : [await this.claimOwnMessages(now, leaseUntil, max), await this.claimLaterMessages(now, leaseUntil, max)];
+      ? await Promise.all([this.claimOwnMessages(now, leaseUntil, max, holder), this.claimLaterMessages(now, leaseUntil, max, holder)])
+      : [await this.claimOwnMessages(now, leaseUntil, max, holder), await this.claimLaterMessages(now, leaseUntil, max, holder)];
     // Oldest first, so that messages queued one after the other are handed over in that order.
     return [...own, ...later].sort((x, y) => x.dueAt - y.dueAt || x.createdAt - y.createdAt).slice(0, max).map(({ dueAt, ...item }) => (void dueAt, item));
   }
 
   /** Leases PINs whose own message is due: the partial index pins_message_due is the outbox of first messages. */
-  private async claimOwnMessages(now: number, leaseUntil: number, max: number): Promise<(OutboxRecord & { dueAt: number })[]> {
+  private async claimOwnMessages(now: number, leaseUntil: number, max: number, holder: string | null): Promise<(OutboxRecord & { dueAt: number })[]> {
     const due = (db: QueryCreator<Database>) => db.selectFrom('pins').select('id').where('message_state', '=', sql.lit('pending')).where('message_due_at', '<=', now)
       .where('message_lease_until', '<=', now).orderBy('message_due_at').limit(max);
-    const lease = { message_lease_until: leaseUntil, message_attempts: sql<number>`message_attempts + 1` };
+    const lease = { message_lease_until: leaseUntil, message_lease_holder: holder, message_attempts: sql<number>`message_attempts + 1` };
     // PostgreSQL: the due PINs locked once, in a CTE (as `id in (subquery)` the planner may rescan
     // the locking subquery per row), skipping those another node is claiming right now. SQLite: by
     // primary key, the statement alone on the one connection (see claimLaterMessages).
@@ -582,9 +582,9 @@ export class KyselyStore implements Store, RateLimiter {
   }
 
   /** Leases due `outbox` rows: the messages after a PIN's first (resends, failover). */
-  private async claimLaterMessages(now: number, leaseUntil: number, max: number): Promise<(OutboxRecord & { dueAt: number })[]> {
+  private async claimLaterMessages(now: number, leaseUntil: number, max: number, holder: string | null): Promise<(OutboxRecord & { dueAt: number })[]> {
     let claim = this.db.updateTable('outbox')
-      .set((eb) => ({ lease_until: leaseUntil, attempts: eb('attempts', '+', 1), updated_at: now }))
+      .set((eb) => ({ lease_until: leaseUntil, lease_holder: holder, attempts: eb('attempts', '+', 1), updated_at: now }))
       .where('id', 'in', (eb) => {
         let due = eb.selectFrom('outbox').select('id').where('state', '=', 'pending').where('next_attempt_at', '<=', now)
           .where('lease_until', '<=', now).orderBy('next_attempt_at').limit(max);
@@ -762,6 +762,29 @@ export class KyselyStore implements Store, RateLimiter {
     await this.db.updateTable('pins').set({ message_lease_until: 0 })
       .where('id', 'in', messages.map((m) => m.pinId)).where('delivery_id', 'in', messages.map((m) => m.id)).where('message_state', '=', 'pending').execute();
     await this.db.updateTable('outbox').set({ lease_until: 0, updated_at: now }).where('id', 'in', messages.map((m) => m.id)).where('state', '=', 'pending').execute();
+  }
+
+  async renewOutbox(messages: { id: string; pinId: string; attempts: number }[], holder: string, leaseUntil: number): Promise<number> {
+    if (messages.length === 0) return 0;
+    // The holder and the attempt count together name the claim: a message claimed since (by another
+    // node, or again by a node of the same name) counted one attempt more, so its new lease is not
+    // touched. A lease of 0 was given back (a retry scheduled, a release): it stays given back.
+    const own = await this.db.updateTable('pins').set({ message_lease_until: leaseUntil })
+      .where((eb) => eb.or(messages.map((m) => eb.and([eb('id', '=', m.pinId), eb('delivery_id', '=', m.id), eb('message_attempts', '=', m.attempts)]))))
+      .where('message_lease_holder', '=', holder).where('message_state', '=', sql.lit('pending')).where('message_lease_until', '>', 0).executeTakeFirst();
+    const later = await this.db.updateTable('outbox').set({ lease_until: leaseUntil })
+      .where((eb) => eb.or(messages.map((m) => eb.and([eb('id', '=', m.id), eb('attempts', '=', m.attempts)]))))
+      .where('lease_holder', '=', holder).where('state', '=', 'pending').where('lease_until', '>', 0).executeTakeFirst();
+    return Number(own.numUpdatedRows) + Number(later.numUpdatedRows);
+  }
+
+  async releaseHeldOutbox(holder: string, now: number): Promise<number> {
+    // Through pins_message_due (only pending PINs are in it); run once, when a node starts.
+    const own = await this.db.updateTable('pins').set({ message_lease_until: 0 })
+      .where('message_state', '=', sql.lit('pending')).where('message_lease_holder', '=', holder).where('message_lease_until', '>', now).executeTakeFirst();
+    const later = await this.db.updateTable('outbox').set({ lease_until: 0, updated_at: now })
+      .where('state', '=', 'pending').where('lease_holder', '=', holder).where('lease_until', '>', now).executeTakeFirst();
+    return Number(own.numUpdatedRows) + Number(later.numUpdatedRows);
   }
 
   async countPendingOutbox(): Promise<number> {

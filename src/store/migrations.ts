@@ -543,6 +543,15 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
           .where(sql.ref('status'), '=', 'pending').execute();
       },
     },
+    '0023_lease_holders': {
+      async up(db: Kysely<unknown>) {
+        // Which node holds a leased message or event (TWOFA_NODE_ID): a node that restarts takes
+        // back at once what it held when it died, and only the holder may renew a lease.
+        await db.schema.alterTable('pins').addColumn('message_lease_holder', 'text').execute();
+        await db.schema.alterTable('outbox').addColumn('lease_holder', 'text').execute();
+        await db.schema.alterTable('event_outbox').addColumn('lease_holder', 'text').execute();
+      },
+    },
   };
 }
 

@@ -1,6 +1,6 @@
 // Table shapes as Kysely sees them. Portable across SQLite and PostgreSQL: text ids made by the
 // application, times as integer epoch milliseconds, booleans as 0/1 integers, JSON as text.
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 export interface AccountsTable {
   id: string;
@@ -76,6 +76,9 @@ export interface EmailTemplatesTable {
   updated_at: number;
 }
 
+/** A claim's node id (TWOFA_NODE_ID); written by claims only, so inserts leave it out (null: never claimed). */
+type LeaseHolder = ColumnType<string | null, string | null | undefined, string | null>;
+
 export interface PinsTable {
   id: string;
   account_id: string;
@@ -118,6 +121,8 @@ export interface PinsTable {
   message_attempts: number;
   message_due_at: number | null;
   message_lease_until: number;
+  /** The node (TWOFA_NODE_ID) that claimed the message last. */
+  message_lease_holder: LeaseHolder;
   message_error: string | null;
   message_queued_at: number | null;
   /** When a transport accepted it, which one and the provider's id for it (receipts match by these). */
@@ -142,6 +147,8 @@ export interface OutboxTable {
   attempts: number;
   next_attempt_at: number;
   lease_until: number;
+  /** The node (TWOFA_NODE_ID) that claimed the row last. */
+  lease_holder: LeaseHolder;
   last_error: string | null;
   created_at: number;
   updated_at: number;
@@ -383,6 +390,8 @@ export interface EventOutboxTable {
   attempts: number;
   next_attempt_at: number;
   lease_until: number;
+  /** The node (TWOFA_NODE_ID) that claimed the event last. */
+  lease_holder: LeaseHolder;
   last_error: string | null;
   created_at: number;
   updated_at: number;

@@ -319,8 +319,18 @@ export interface Store {
 
   // Delivery outbox. A PIN's first message is state on the PIN's row; later ones (resends, failover
   // requeues) are rows of their own. The methods below take both (a message is named by its id and its PIN's).
-  /** Leases up to `max` due messages to this worker until `leaseUntil`. */
-  claimOutbox(now: number, leaseUntil: number, max: number): Promise<OutboxRecord[]>;
+  /**
+   * Leases up to `max` due messages until `leaseUntil` to `holder` (the claiming node's TWOFA_NODE_ID),
+   * recorded so that the node can renew the leases and take them back when it restarts.
+   */
+  claimOutbox(now: number, leaseUntil: number, max: number, holder?: string): Promise<OutboxRecord[]>;
+  /**
+   * Extends to `leaseUntil` the leases `holder` still has under the claims that gave it these messages
+   * (`attempts` as claimed); a message claimed since by anyone is left alone. Answers how many were extended.
+   */
+  renewOutbox(messages: { id: string; pinId: string; attempts: number }[], holder: string, leaseUntil: number): Promise<number>;
+  /** Gives back every pending message leased to `holder`: what a node held when it died, taken back when it starts again. */
+  releaseHeldOutbox(holder: string, now: number): Promise<number>;
   /** Records that a transport accepted the message (`accepted`: which one, and the provider's id for it). */
   completeOutbox(id: string, pinId: string, now: number, accepted?: { transport: string; providerMessageId?: string | undefined }): Promise<void>;
   retryOutbox(id: string, pinId: string, nextAttemptAt: number, error: string, now: number): Promise<void>;

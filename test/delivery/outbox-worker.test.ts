@@ -124,6 +124,7 @@ function worker(overrides: Partial<OutboxWorkerDeps> = {}): OutboxWorker {
     keyring,
     audit: (entry) => appendAudit({ store: f.store, keyring, metrics: noopMetrics }, entry),
     transports: { sms: new LogTransport(f.inbox, f.logger), voice: new LogTransport(f.inbox, f.logger), email: new LogTransport(f.inbox, f.logger) },
+    nodeId: 'node-a',
     clock: () => f.now,
     logger: f.logger,
     maxAttempts: 5,
@@ -583,6 +584,61 @@ describe('OutboxWorker with the SQLite store', () => {
     await w.drain();
     assert.equal(calls, 1);
     assert.ok(f.logLines.some((l) => l.includes('could not claim outbox messages')));
+  });
+
+  it('a node that starts takes back at once what was claimed under its own id, and nothing of another node', async () => {
+    const { pinId: heldByA } = await sendPin();
+    const { pinId: heldByB } = await sendPin();
+    // Claimed by the processes before these, under an hour's lease: they died without finishing.
+    const claimed = await f.store.claimOutbox(f.now, f.now + 60 * MINUTE, 1, 'node-a');
+    assert.deepEqual(claimed.map((c) => c.pinId), [heldByA]);
+    assert.deepEqual((await f.store.claimOutbox(f.now, f.now + 60 * MINUTE, 1, 'node-b')).map((c) => c.pinId), [heldByB]);
+    const w = worker();
+    await w.drain();
+    assert.deepEqual(f.inbox.list(f.accountId).map((m) => m.pinId), [heldByA]);
+    assert.equal((await f.store.getPin(f.accountId, heldByB))?.deliveryStatus, 'queued', 'node-b\'s message waits for its lease');
+    assert.ok(f.logLines.some((l) => l.includes('took back outbox messages')));
+  });
+
+  it('renews the lease of a delivery in flight, so that no other node claims it while it runs', async () => {
+    const { pinId } = await sendPin();
+    let release: (result: DeliveryResult) => void = () => undefined;
+    let started: () => void = () => undefined;
+    const sending = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const transport: Transport = {
+      name: 'slow',
+      send: () => {
+        started();
+        return new Promise<DeliveryResult>((resolve) => {
+          release = resolve;
+        });
+      },
+    };
+    let renewals = 0;
+    const counting = Object.create(f.store) as Store;
+    counting.renewOutbox = async (...args) => {
+      const renewed = await f.store.renewOutbox(...args);
+      renewals += renewed;
+      return renewed;
+    };
+    const w = worker({ store: counting, transports: { sms: transport }, leaseMs: 300 });
+    const draining = w.drain();
+    await within(sending);
+    // Time moves on past the first lease, several times; each renewal extends it from "now".
+    for (let i = 0; i < 3; i += 1) {
+      f.now += 250;
+      const before = renewals;
+      await within((async () => {
+        while (renewals === before) await new Promise((resolve) => setTimeout(resolve, 10));
+      })());
+      assert.deepEqual((await f.store.claimOutbox(f.now, f.now + MINUTE, 10, 'node-b')).filter((c) => c.pinId === pinId), [], 'still leased to node-a');
+    }
+    release({ ok: true });
+    await within(draining);
+    assert.equal((await f.store.getPin(f.accountId, pinId))?.deliveryStatus, 'sent');
+    assert.deepEqual(w.stats(), { delivered: 1, retried: 0, failed: 0, cancelled: 0 });
   });
 
   it('refuses nonsensical options', () => {

@@ -1,6 +1,7 @@
-// A node killed (SIGKILL) mid-delivery: the messages it had claimed stay leased to it until the lease
-// (TWOFA_DELIVERY_LEASE, 3 s here) runs out, then the other nodes deliver them, once each, under the
-// same webhook-id, so a provider that deduplicates on it never sends the PIN twice.
+// A node killed (SIGKILL) mid-delivery: while it lives, it renews the leases of the messages it is
+// delivering, so no other node sends them however long the provider takes; once it is dead they stay
+// leased to it until the lease (TWOFA_DELIVERY_LEASE, 3 s here) runs out, then the other nodes deliver
+// them, once each, under the same webhook-id, so a provider that deduplicates on it never sends the PIN twice.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createAppAndTemplate, expectOk } from '../support/json-client.js';
@@ -40,6 +41,10 @@ describe('a node dies mid-delivery', { skip }, () => {
     }
     const inFlight = receiver.held();
     assert.ok(inFlight.length > 0, 'the victim had claimed messages in flight');
+    // Longer than a lease (and shorter than the webhook transport's 10 s timeout): the victim's
+    // heartbeat keeps its claims, so no other node has sent any of them meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, LEASE_MS * 1.5));
+    for (const held of receiver.held()) assert.deepEqual(receiver.acceptedFor(held.pinId), [], `PIN ${held.pinId} stays with the node delivering it`);
 
     process.kill(cluster.nodes[0]!.pid, 'SIGKILL');
     const killedAt = Date.now();

@@ -53,7 +53,7 @@ describe('PostgreSQL and scale-out settings', () => {
     assert.equal(defaults.databaseSsl, undefined);
     assert.equal(defaults.migrateOnStart, true);
     assert.equal(defaults.redisUrl, undefined);
-    assert.equal(defaults.deliveryLeaseMs, 60_000);
+    assert.equal(defaults.deliveryLeaseMs, 10_000);
 
     const set = loadConfig({
       TWOFA_DATABASE_URL: 'postgresql://twofa:pw@db:5432/twofa', TWOFA_DATABASE_POOL_SIZE: '25', TWOFA_DATABASE_SSL: 'verify-full',

@@ -130,6 +130,43 @@ export function storeConformance(name: string, open: () => Promise<Store>, optio
       assert.equal((await store.claimOutbox(T0 + 5000, T0 + 6000, 100)).filter((c) => c.pinId === input.pin.id).length, 0, 'done rows are never claimed again');
     });
 
+    it('records who claimed a message: only that claim\'s holder renews its lease, and a restarting node takes back what it held', async () => {
+      const [a, b] = [`node-a-${randomUUID()}`, `node-b-${randomUUID()}`];
+      const first = newPin();
+      const later = newPin();
+      await store.createPin(later, [], T0);
+      const [sent] = (await store.claimOutbox(T0, T0 + 1000, 1000)).filter((c) => c.pinId === later.pin.id);
+      await store.completeOutbox(sent!.id, later.pin.id, T0);
+      await store.queueResend(later.pin.id, 'sms', { id: randomUUID(), request: { placeholders: {} } }, [], T0 + 1);
+      await store.createPin(first, [], T0 + 1);
+      const ours = <T extends { pinId: string }>(items: T[]) => items.filter((c) => c.pinId === first.pin.id || c.pinId === later.pin.id);
+      // A PIN's first message (on its row) and a resend (an outbox row), both claimed by node a.
+      const claimed = ours(await store.claimOutbox(T0 + 2, T0 + 1000, 1000, a));
+      assert.equal(claimed.length, 2);
+      const held = claimed.map(({ id, pinId, attempts }) => ({ id, pinId, attempts }));
+
+      assert.equal(await store.renewOutbox(held, b, T0 + 10_000), 0, 'another node cannot renew');
+      assert.equal(await store.renewOutbox(held.map((m) => ({ ...m, attempts: m.attempts + 1 })), a, T0 + 10_000), 0, 'nor a claim that is not this one');
+      assert.equal(await store.renewOutbox(held, a, T0 + 10_000), 2);
+      assert.deepEqual(ours(await store.claimOutbox(T0 + 5000, T0 + 6000, 1000, b)), [], 'a renewed lease holds past its first end');
+      await store.releaseHeldOutbox(b, T0 + 5000);
+      assert.deepEqual(ours(await store.claimOutbox(T0 + 5000, T0 + 6000, 1000, b)), [], 'a node takes back only what it holds');
+
+      // (Claims take whatever is due, other tests' messages too: counts are at least ours.)
+      assert.ok(await store.releaseHeldOutbox(a, T0 + 5000) >= 2, 'node a, restarting, takes back both');
+      const taken = ours(await store.claimOutbox(T0 + 5000, T0 + 15_000, 1000, b));
+      assert.deepEqual(taken.map((c) => c.attempts).sort(), held.map((m) => m.attempts + 1).sort());
+      assert.equal(await store.renewOutbox(held, a, T0 + 20_000), 0, 'the claim taken over is not renewed by its old holder');
+      assert.equal(await store.renewOutbox(taken.map(({ id, pinId, attempts }) => ({ id, pinId, attempts })), b, T0 + 20_000), 2);
+      await store.retryOutbox(taken[0]!.id, taken[0]!.pinId, T0 + 5500, 'busy', T0 + 5001);
+      assert.equal(await store.renewOutbox(taken.map(({ id, pinId, attempts }) => ({ id, pinId, attempts })), b, T0 + 20_000), 1, 'a retry gives its lease back for good');
+      assert.equal(ours(await store.claimOutbox(T0 + 5500, T0 + 15_000, 1000, b)).length, 1, 'and is claimed when due');
+      for (const item of taken) await store.completeOutbox(item.id, item.pinId, T0 + 5001);
+      assert.equal(await store.renewOutbox(taken.map(({ id, pinId, attempts }) => ({ id, pinId, attempts })), b, T0 + 30_000), 0, 'nothing done is renewed');
+      await store.releaseHeldOutbox(b, T0 + 5002);
+      assert.deepEqual(ours(await store.claimOutbox(T0 + 5003, T0 + 6000, 1000, a)), [], 'nothing done is given back');
+    });
+
     it('counts verification attempts atomically and never below zero', async () => {
       const input = newPin({}, false);
       await store.createPin(input, [], T0);
@@ -427,6 +464,34 @@ export function storeConformance(name: string, open: () => Promise<Store>, optio
       await store.events.complete(events[3]!.id, T0 + 70);
       const again = await claimEvents(input.pin.id, T0 + 5000);
       assert.deepEqual(again.map((e) => [e.id, e.attempts]), [[second!.id, 2]]);
+    });
+
+    it('records who claimed an event: only that claim\'s holder renews its lease, and a restarting node takes back what it held', async () => {
+      const account = (await store.findOrCreateAccount(`events-${randomUUID()}`, randomUUID(), T0)).id;
+      await subscribe(account, ['pin.sent']);
+      const input = newPin({ accountId: account });
+      await store.createPin(input, [], T0);
+      const [item] = (await store.claimOutbox(T0, T0 + 1000, 1000)).filter((c) => c.pinId === input.pin.id);
+      await store.completeOutbox(item!.id, input.pin.id, T0 + 1);
+      const [a, b] = [`node-a-${randomUUID()}`, `node-b-${randomUUID()}`];
+      const [event] = (await store.events.claim(T0 + 2, T0 + 1000, 1000, a)).filter((e) => e.pinId === input.pin.id);
+      assert.ok(event);
+      assert.equal(await store.events.renew([event], b, T0 + 10_000), 0);
+      assert.equal(await store.events.renew([event], a, T0 + 10_000), 1);
+      assert.deepEqual(await claimEvents(input.pin.id, T0 + 5000), [], 'a renewed lease holds');
+      assert.equal(await store.events.releaseHeld(b, T0 + 5000), 0);
+      assert.ok(await store.events.releaseHeld(a, T0 + 5000) >= 1);
+      const [taken] = (await store.events.claim(T0 + 5000, T0 + 15_000, 1000, b)).filter((e) => e.pinId === input.pin.id);
+      assert.equal(taken?.attempts, event.attempts + 1);
+      assert.equal(await store.events.renew([event], a, T0 + 20_000), 0, 'the claim taken over is not renewed by its old holder');
+      assert.equal(await store.events.renew([taken!], b, T0 + 20_000), 1);
+      await store.events.retry(taken!.id, T0 + 6000, 'HTTP 500', T0 + 5001);
+      assert.equal(await store.events.renew([taken!], b, T0 + 20_000), 0, 'a retry gives its lease back for good');
+      const [again] = (await store.events.claim(T0 + 6000, T0 + 16_000, 1000, b)).filter((e) => e.pinId === input.pin.id);
+      assert.equal(again?.id, taken!.id);
+      await store.events.complete(taken!.id, T0 + 6001);
+      await store.events.releaseHeld(b, T0 + 6002);
+      assert.deepEqual(await claimEvents(input.pin.id, T0 + 6003), [], 'nothing done is given back');
     });
 
     it('queues pin.failed and pin.locked, and pin.expired from the purge (once per PIN)', async () => {

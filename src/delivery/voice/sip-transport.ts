@@ -22,9 +22,9 @@
 //   rtp_ports=       UDP port range for the audio, e.g. 20000-20999 (for firewalls)  default: any free port
 //   no_answer_retries= how many times one message that rang unanswered is tried again default 1
 //
-// Durations take ms, s or m (30s, 500ms, 1m). timeout + max_duration should stay below the outbox
-// lease (TWOFA_DELIVERY_LEASE, 60 s by default), or a slow call could be claimed again and placed
-// twice; the DSN is refused past 10 minutes together, and a warning names the lease past 55 s.
+// Durations take ms, s or m (30s, 500ms, 1m); the DSN is refused past 10 minutes of timeout +
+// max_duration together. A call may outlast TWOFA_DELIVERY_LEASE: the worker renews the lease of a
+// message while its delivery runs.
 //
 // Outcomes: answered → ok, providerMessageId = the Call-ID. `busy` (486, 600, 603) is final: the
 // callee is on another call or declined it, and ringing again within seconds helps nobody; they can
@@ -52,7 +52,6 @@ const DEFAULT_RING_TIMEOUT_MS = 30_000;
 const DEFAULT_MAX_DURATION_MS = 25_000;
 const DEFAULT_DTMF_WAIT_MS = 5_000;
 const DEFAULT_NO_ANSWER_RETRIES = 1;
-const LEASE_WARNING_MS = 55_000;
 const MAX_TOTAL_MS = 10 * 60_000;
 /** Messages whose no-answer count is remembered; the oldest are forgotten first. */
 const NO_ANSWER_MEMORY = 10_000;
@@ -249,9 +248,6 @@ export function createSipTransport(variable: string, url: URL, deps: { logger: L
   const maxDurationMs = duration(variable, params, 'max_duration', DEFAULT_MAX_DURATION_MS, 1000, 5 * 60_000);
   const dtmfWaitMs = duration(variable, params, 'dtmf_wait', DEFAULT_DTMF_WAIT_MS, 0, 60_000);
   if (ringTimeoutMs + maxDurationMs > MAX_TOTAL_MS) throw new Error(`${variable}: timeout + max_duration must not exceed 10 minutes`);
-  if (ringTimeoutMs + maxDurationMs > LEASE_WARNING_MS) {
-    deps.logger.warn({ variable, transport: 'sip', ringTimeoutMs, maxDurationMs }, 'timeout + max_duration exceeds 55 s: raise TWOFA_DELIVERY_LEASE above it, or a long call may be claimed again and placed twice');
-  }
   const repeat = integer(variable, params, 'repeat', DEFAULT_REPEAT, 1, MAX_REPEAT);
   const noAnswerRetries = integer(variable, params, 'no_answer_retries', DEFAULT_NO_ANSWER_RETRIES, 0, 10);
   const from = params.get('from');

@@ -44,6 +44,8 @@ interface MessageRow {
   attempts: number;
   dueAt: number;
   leaseUntil: number;
+  /** The node that claimed it last. */
+  leaseHolder: string | null;
   error: string | null;
   createdAt: number;
   updatedAt: number;
@@ -283,7 +285,7 @@ export class MemoryStore implements Store {
   private queueMessage(outbox: { id: string; request: DeliveryRequest }, pinId: string, accountId: string, channel: Channel, now: number, eventAt: number, own: boolean): void {
     if (this.messages.has(outbox.id)) throw new Error(`duplicate message ${outbox.id}`);
     this.messages.set(outbox.id, {
-      id: outbox.id, pinId, accountId, channel, request: copy(outbox.request), own, state: 'pending', attempts: 0, dueAt: now, leaseUntil: 0,
+      id: outbox.id, pinId, accountId, channel, request: copy(outbox.request), own, state: 'pending', attempts: 0, dueAt: now, leaseUntil: 0, leaseHolder: null,
       error: null, createdAt: now, updatedAt: now, transport: null, providerMessageId: null,
     });
     this.addHistory(pinId, accountId, own, { at: eventAt, event: 'queued', channel, transport: null, providerMessageId: null, error: null });
@@ -357,12 +359,13 @@ export class MemoryStore implements Store {
 
   // --- outbox ---
 
-  async claimOutbox(now: number, leaseUntil: number, max: number): Promise<OutboxRecord[]> {
+  async claimOutbox(now: number, leaseUntil: number, max: number, holder: string | null = null): Promise<OutboxRecord[]> {
     // Oldest first, so that messages queued one after the other are handed over in that order.
     const due = [...this.messages.values()].filter((m) => m.state === 'pending' && m.dueAt <= now && m.leaseUntil <= now)
       .sort((x, y) => x.dueAt - y.dueAt || x.createdAt - y.createdAt).slice(0, max);
     return due.map((m) => {
       m.leaseUntil = leaseUntil;
+      m.leaseHolder = holder;
       m.attempts += 1;
       if (!m.own) m.updatedAt = now;
       const pin = this.pins.get(m.pinId);
@@ -422,6 +425,29 @@ export class MemoryStore implements Store {
       message.leaseUntil = 0;
       if (!message.own) message.updatedAt = now;
     }
+  }
+
+  async renewOutbox(messages: { id: string; pinId: string; attempts: number }[], holder: string, leaseUntil: number): Promise<number> {
+    // As the database stores: the holder of this very claim (its attempt count), a lease not given back.
+    let renewed = 0;
+    for (const { id, pinId, attempts } of messages) {
+      const message = this.messageOf(id, pinId);
+      if (message?.state !== 'pending' || message.leaseHolder !== holder || message.attempts !== attempts || message.leaseUntil <= 0) continue;
+      message.leaseUntil = leaseUntil;
+      renewed += 1;
+    }
+    return renewed;
+  }
+
+  async releaseHeldOutbox(holder: string, now: number): Promise<number> {
+    let released = 0;
+    for (const message of this.messages.values()) {
+      if (message.state !== 'pending' || message.leaseHolder !== holder || message.leaseUntil <= now) continue;
+      message.leaseUntil = 0;
+      if (!message.own) message.updatedAt = now;
+      released += 1;
+    }
+    return released;
   }
 
   async countPendingOutbox(): Promise<number> {

@@ -36,6 +36,8 @@ interface EventRow extends EventOutboxRecord {
   state: 'pending' | 'done' | 'failed' | 'cancelled';
   nextAttemptAt: number;
   leaseUntil: number;
+  /** The node that claimed it last. */
+  leaseHolder: string | null;
   lastError: string | null;
   updatedAt: number;
 }
@@ -107,7 +109,7 @@ export class MemoryEventStore implements EventStore {
     for (const r of rows) {
       this.outbox.set(r.id, {
         id: r.id, accountId: r.account_id, subscriptionId: r.subscription_id, type, pinId, payload: r.payload, attempts: 0, createdAt: now,
-        state: 'pending', nextAttemptAt: now, leaseUntil: 0, lastError: null, updatedAt: now,
+        state: 'pending', nextAttemptAt: now, leaseUntil: 0, leaseHolder: null, lastError: null, updatedAt: now,
       });
     }
     return rows.length;
@@ -137,11 +139,11 @@ export class MemoryEventStore implements EventStore {
     for (const e of firstBatches(ended, limits)) this.outbox.delete(e.id);
   }
 
-  async claim(now: number, leaseUntil: number, max: number): Promise<EventOutboxRecord[]> {
+  async claim(now: number, leaseUntil: number, max: number, holder: string | null = null): Promise<EventOutboxRecord[]> {
     const due = [...this.outbox.values()].filter((e) => e.state === 'pending' && e.nextAttemptAt <= now && e.leaseUntil <= now)
       .sort((x, y) => x.nextAttemptAt - y.nextAttemptAt || x.createdAt - y.createdAt).slice(0, max);
     return due.map((e) => {
-      Object.assign(e, { leaseUntil, attempts: e.attempts + 1, updatedAt: now });
+      Object.assign(e, { leaseUntil, leaseHolder: holder, attempts: e.attempts + 1, updatedAt: now });
       return { id: e.id, accountId: e.accountId, subscriptionId: e.subscriptionId, type: e.type, pinId: e.pinId, payload: e.payload, attempts: e.attempts, createdAt: e.createdAt };
     });
   }
@@ -166,6 +168,27 @@ export class MemoryEventStore implements EventStore {
       const e = this.outbox.get(id);
       if (e?.state === 'pending') Object.assign(e, { leaseUntil: 0, updatedAt: now });
     }
+  }
+
+  async renew(events: { id: string; attempts: number }[], holder: string, leaseUntil: number): Promise<number> {
+    let renewed = 0;
+    for (const { id, attempts } of events) {
+      const e = this.outbox.get(id);
+      if (e?.state !== 'pending' || e.leaseHolder !== holder || e.attempts !== attempts || e.leaseUntil <= 0) continue;
+      e.leaseUntil = leaseUntil;
+      renewed += 1;
+    }
+    return renewed;
+  }
+
+  async releaseHeld(holder: string, now: number): Promise<number> {
+    let released = 0;
+    for (const e of this.outbox.values()) {
+      if (e.state !== 'pending' || e.leaseHolder !== holder || e.leaseUntil <= now) continue;
+      Object.assign(e, { leaseUntil: 0, updatedAt: now });
+      released += 1;
+    }
+    return released;
   }
 
   async countPending(): Promise<number> {

@@ -33,7 +33,7 @@ export class SqlitePinStatements {
   private readonly markVerified: BetterSqlite3.Statement<[number, string]>;
   private readonly lock: BetterSqlite3.Statement<[number, string]>;
   private readonly subscribersOfPin: BetterSqlite3.Statement<[string], PinSubscriberRow>;
-  private readonly insertEvent: BetterSqlite3.Statement<Selectable<EventOutboxTable>>;
+  private readonly insertEvent: BetterSqlite3.Statement<Omit<Selectable<EventOutboxTable>, 'lease_holder'>>;
 
   constructor(private readonly hot: SqliteHotPath, private readonly limits: SqliteLimitStatements, private readonly audit: SqliteAuditStatements) {
     const c = hot.connection;
