@@ -135,6 +135,9 @@ function hotQueries() {
   };
 }
 
+/** A message as a claim leased it: `own` when it is a PIN's first message (on the PIN's row), else an outbox row. */
+type ClaimedMessage = OutboxRecord & { dueAt: number; own: boolean };
+
 export class KyselyStore implements Store, RateLimiter {
   private readonly hot = hotQueries();
   /** Rate limits counted in the database (or by the external limiter). */
@@ -560,11 +563,29 @@ export class KyselyStore implements Store, RateLimiter {
       ? await Promise.all([this.claimOwnMessages(now, leaseUntil, max, holder), this.claimLaterMessages(now, leaseUntil, max, holder)])
       : [await this.claimOwnMessages(now, leaseUntil, max, holder), await this.claimLaterMessages(now, leaseUntil, max, holder)];
     // Oldest first, so that messages queued one after the other are handed over in that order.
-    return [...own, ...later].sort((x, y) => x.dueAt - y.dueAt || x.createdAt - y.createdAt).slice(0, max).map(({ dueAt, ...item }) => (void dueAt, item));
+    const claimed = [...own, ...later].sort((x, y) => x.dueAt - y.dueAt || x.createdAt - y.createdAt);
+    // Each claim leased up to `max`: what does not fit is given back at once, or it would wait out the lease.
+    await this.giveBackClaims(claimed.slice(max), leaseUntil);
+    return claimed.slice(0, max).map(({ dueAt, own, ...item }) => (void dueAt, void own, item));
+  }
+
+  /** Undoes a claim of these messages (its lease and its count of attempts), as long as no one has claimed them since. */
+  private async giveBackClaims(messages: ClaimedMessage[], leaseUntil: number): Promise<void> {
+    if (messages.length === 0) return;
+    const own = messages.filter((m) => m.own).map((m) => m.pinId);
+    const later = messages.filter((m) => !m.own).map((m) => m.id);
+    if (own.length > 0) {
+      await this.db.updateTable('pins').set({ message_lease_until: 0, message_lease_holder: null, message_attempts: sql<number>`message_attempts - 1` })
+        .where('id', 'in', own).where('message_lease_until', '=', leaseUntil).execute();
+    }
+    if (later.length > 0) {
+      await this.db.updateTable('outbox').set((eb) => ({ lease_until: 0, lease_holder: null, attempts: eb('attempts', '-', 1) }))
+        .where('id', 'in', later).where('lease_until', '=', leaseUntil).execute();
+    }
   }
 
   /** Leases PINs whose own message is due: the partial index pins_message_due is the outbox of first messages. */
-  private async claimOwnMessages(now: number, leaseUntil: number, max: number, holder: string | null): Promise<(OutboxRecord & { dueAt: number })[]> {
+  private async claimOwnMessages(now: number, leaseUntil: number, max: number, holder: string | null): Promise<ClaimedMessage[]> {
     const due = (db: QueryCreator<Database>) => db.selectFrom('pins').select('id').where('message_state', '=', sql.lit('pending')).where('message_due_at', '<=', now)
       .where('message_lease_until', '<=', now).orderBy('message_due_at').limit(max);
     const lease = { message_lease_until: leaseUntil, message_lease_holder: holder, message_attempts: sql<number>`message_attempts + 1` };
@@ -577,12 +598,12 @@ export class KyselyStore implements Store, RateLimiter {
       : await this.db.updateTable('pins').set(lease).where('id', 'in', due(this.db)).returningAll().execute();
     return rows.map((r) => ({
       id: r.delivery_id!, pinId: r.id, accountId: r.account_id, channel: r.channel, request: JSON.parse(r.message_request!) as DeliveryRequest,
-      attempts: r.message_attempts, createdAt: Number(r.message_queued_at), dueAt: Number(r.message_due_at), pin: toPin(r),
+      attempts: r.message_attempts, createdAt: Number(r.message_queued_at), dueAt: Number(r.message_due_at), own: true, pin: toPin(r),
     }));
   }
 
   /** Leases due `outbox` rows: the messages after a PIN's first (resends, failover). */
-  private async claimLaterMessages(now: number, leaseUntil: number, max: number, holder: string | null): Promise<(OutboxRecord & { dueAt: number })[]> {
+  private async claimLaterMessages(now: number, leaseUntil: number, max: number, holder: string | null): Promise<ClaimedMessage[]> {
     let claim = this.db.updateTable('outbox')
       .set((eb) => ({ lease_until: leaseUntil, lease_holder: holder, attempts: eb('attempts', '+', 1), updated_at: now }))
       .where('id', 'in', (eb) => {
@@ -601,7 +622,7 @@ export class KyselyStore implements Store, RateLimiter {
     const pins = await this.pinsOfClaim(rows);
     return rows.map((r) => ({
       id: r.id, pinId: r.pin_id, accountId: r.account_id, channel: r.channel, request: JSON.parse(r.request) as DeliveryRequest,
-      attempts: r.attempts, createdAt: Number(r.created_at), dueAt: Number(r.next_attempt_at),
+      attempts: r.attempts, createdAt: Number(r.created_at), dueAt: Number(r.next_attempt_at), own: false,
       ...(pins?.has(r.pin_id) ? { pin: pins.get(r.pin_id)! } : {}),
     }));
   }

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it as test } from 'node:test';
 import { DEFAULT_CONFIGURATION } from '../../src/domain/application-rules.js';
 import { PinKeyring } from '../../src/domain/pin-secrets.js';
-import type { ApplicationRecord, NewPin, PinToVerify, RateLimitCheck, Store, VerifyAttempt } from '../../src/store/store.js';
+import type { ApplicationRecord, NewPin, OutboxRecord, PinToVerify, RateLimitCheck, Store, VerifyAttempt } from '../../src/store/store.js';
 import { auditEntryText, type AuditAppend } from '../../src/store/audit-store.js';
 import { KyselyStore } from '../../src/store/kysely-store.js';
 import { explain, StatementRecorder } from './query-plans.js';
@@ -128,6 +128,30 @@ export function storeConformance(name: string, open: () => Promise<Store>, optio
       assert.equal(pin?.deliveryStatus, 'sent');
       assert.equal(pin?.sentAt, T0 + 20);
       assert.equal((await store.claimOutbox(T0 + 5000, T0 + 6000, 100)).filter((c) => c.pinId === input.pin.id).length, 0, 'done rows are never claimed again');
+    });
+
+    it('leases no more than a claim hands over: first messages and resends claimed max at a time all come out before their leases end', async () => {
+      const firsts = [newPin(), newPin()];
+      const resent = [newPin(), newPin()];
+      for (const input of resent) await store.createPin(input, [], T0);
+      const sent = (await store.claimOutbox(T0, T0 + 10, 1000)).filter((c) => resent.some((i) => i.pin.id === c.pinId));
+      assert.equal(sent.length, 2);
+      for (const message of sent) {
+        await store.completeOutbox(message.id, message.pinId, T0);
+        await store.queueResend(message.pinId, 'sms', { id: randomUUID(), request: { placeholders: {} } }, [], T0 + 1);
+      }
+      for (const input of firsts) await store.createPin(input, [], T0);
+      const mine = new Set([...firsts, ...resent].map((i) => i.pin.id));
+      const handed: OutboxRecord[] = [];
+      for (let claim = 0; claim < 1000; claim++) {
+        const batch = await store.claimOutbox(T0 + 100, T0 + 500, 2);
+        assert.ok(batch.length <= 2);
+        if (batch.length === 0) break;
+        handed.push(...batch.filter((c) => mine.has(c.pinId)));
+      }
+      assert.deepEqual(handed.map((c) => c.pinId).sort(), [...mine].sort(), 'each of the four handed over once, none held back by a lease nobody was given');
+      assert.ok(handed.every((c) => c.attempts === 1), 'a claim given back does not count as an attempt');
+      for (const c of handed) await store.completeOutbox(c.id, c.pinId, T0 + 101);
     });
 
     it('records who claimed a message: only that claim\'s holder renews its lease, and a restarting node takes back what it held', async () => {
