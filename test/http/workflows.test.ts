@@ -122,6 +122,8 @@ describe('workflows: a PIN follows its application\'s steps', () => {
     await h.request('PUT', `/api/v1/applications/${limited.applicationId}/workflow`, { body: THREE_STEPS });
     const sent = await h.request('POST', '/2fa/2/pin', { body: { ...limited, to: '41793026728' } });
     const pinId = sent.body.pinId as string;
+    // Delivered before the clock moves: two messages sent in the same millisecond have no order in the history.
+    assert.deepEqual(await inboxChannels(pinId), ['whatsapp']);
     h.clock.advance(30_000);
     await h.node.workflows.runDue();
     await h.node.workflows.runDue();
