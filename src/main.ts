@@ -188,7 +188,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
   // PostgreSQL: a message queued on any node wakes this node's idle worker at once (LISTEN/NOTIFY).
   const notifications = store.listenForQueuedMessages(() => worker.wake());
   const webhookAddresses: WebhookAddressPolicy = { allowPrivate: config.webhookAllowPrivate, resolve: options.resolveHost ?? systemResolver };
-  const events = new EventWorker({ events: store.events, keyring, clock, logger, nodeId: config.nodeId, leaseMs: config.deliveryLeaseMs, addresses: webhookAddresses });
+  const events = new EventWorker({ events: store.events, keyring, clock, logger, metrics, nodeId: config.nodeId, leaseMs: config.deliveryLeaseMs, addresses: webhookAddresses });
   let shuttingDown = false;
   const revoker = createMessageRevoker(Object.values(transports), store, logger);
   const ctx: ServiceContext = {

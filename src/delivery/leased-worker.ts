@@ -13,7 +13,6 @@ import type { Logger } from 'pino';
 /** How an attempt ended: the worker's counters, metric labels and log lines all use these names. */
 export type Settlement = 'delivered' | 'retried' | 'failed' | 'cancelled';
 
-export type LeasedWorkerStats = Record<Settlement, number>;
 
 /** The store side of a leased queue. */
 export interface LeaseQueue<Item> {

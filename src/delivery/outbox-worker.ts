@@ -8,7 +8,7 @@ import type { PinKeyring } from '../domain/pin-secrets.js';
 import { noopMetrics, type Metrics } from '../observability/metrics.js';
 import type { AuditEntryInput } from '../store/audit-store.js';
 import type { Channel, OutboxRecord, Store } from '../store/store.js';
-import { decide, errorMessage, LeasedWorker, logDecision, positiveInteger, type AttemptOutcome, type LeasedWorkerStats, type LoopSettings, type RetryPolicy, type Settlement } from './leased-worker.js';
+import { decide, errorMessage, LeasedWorker, logDecision, positiveInteger, type AttemptOutcome, type LoopSettings, type RetryPolicy, type Settlement } from './leased-worker.js';
 import { composeMessage, type ComposeResult } from './message-composer.js';
 import type { DeliveryResult, Transport } from './transport.js';
 
@@ -35,7 +35,6 @@ export interface OutboxWorkerDeps extends LoopSettings {
   onFailed?: (item: OutboxRecord, error: string) => Promise<void>;
 }
 
-export type OutboxWorkerStats = LeasedWorkerStats;
 
 const LOG_MESSAGES: Record<Settlement, string> = {
   delivered: 'message sent', retried: 'delivery failed; will retry', cancelled: 'delivery cancelled', failed: 'delivery failed',
@@ -64,7 +63,6 @@ export class OutboxWorker {
   private readonly metrics: Metrics;
   private readonly onFailed: OutboxWorkerDeps['onFailed'];
   private readonly loop: LeasedWorker<OutboxRecord>;
-  private readonly counters: OutboxWorkerStats = { delivered: 0, retried: 0, failed: 0, cancelled: 0 };
 
   constructor(deps: OutboxWorkerDeps) {
     this.store = deps.store;
@@ -111,10 +109,6 @@ export class OutboxWorker {
   /** Delivers until nothing is due and nothing is in flight. For tests and one-shot commands. */
   drain(): Promise<void> {
     return this.loop.drain();
-  }
-
-  stats(): OutboxWorkerStats {
-    return { ...this.counters };
   }
 
   /** Delivers one message and settles its outcome. Never throws. */
@@ -168,7 +162,6 @@ export class OutboxWorker {
       await this.record(item, () => this.store.failOutbox(item.id, item.pinId, decision.error, now, decision.state));
       if (decision.state === 'failed') await this.onFailed?.(item, decision.error);
     }
-    this.counters[state] += 1;
     this.metrics.delivery(item.channel, transport ?? 'none', state);
     if (state !== 'retried') {
       const reason = decision.state === 'delivered' ? attempt.accepted?.transport ?? 'none' : decision.error;

@@ -20,6 +20,8 @@ export interface Metrics {
   securityRefusal(guard: string): void;
   /** An audit-log entry that could not be written (the request itself was served). */
   auditFailure(): void;
+  /** An attempt to deliver an event to a webhook subscriber (or a Twilio Verify webhook), by how it ended. */
+  eventDelivery(outcome: DeliveryOutcomeLabel): void;
 }
 
 export const noopMetrics: Metrics = {
@@ -31,6 +33,7 @@ export const noopMetrics: Metrics = {
   receipt() {},
   securityRefusal() {},
   auditFailure() {},
+  eventDelivery() {},
 };
 
 export class PrometheusMetrics implements Metrics {
@@ -43,6 +46,7 @@ export class PrometheusMetrics implements Metrics {
   private readonly receipts: Counter<'transport' | 'outcome'>;
   private readonly securityRefusals: Counter<'guard'>;
   private readonly auditFailures: Counter;
+  private readonly eventDeliveries: Counter<'outcome'>;
   readonly httpSeconds: Histogram<'method' | 'route' | 'status'>;
 
   constructor(options: { outboxDepth: () => Promise<number>; nodeId: string }) {
@@ -57,6 +61,7 @@ export class PrometheusMetrics implements Metrics {
     this.receipts = new Counter({ name: 'twofa_delivery_receipts_total', help: 'Delivery receipts and provider status callbacks: delivered, undelivered, or unmatched.', labelNames: ['transport', 'outcome'], registers });
     this.securityRefusals = new Counter({ name: 'twofa_security_refusals_total', help: 'Sends refused by an application\'s anti-fraud guards, by guard: country, prefix, premium_number, ip_limit, prefix_limit, conversion_breaker.', labelNames: ['guard'], registers });
     this.auditFailures = new Counter({ name: 'twofa_audit_write_failures_total', help: 'Audit-log entries that could not be written.', registers });
+    this.eventDeliveries = new Counter({ name: 'twofa_event_deliveries_total', help: 'Event webhook deliveries by outcome: delivered, retried (another attempt follows), failed (given up), cancelled (the subscription went away).', labelNames: ['outcome'], registers });
     this.httpSeconds = new Histogram({ name: 'twofa_http_request_duration_seconds', help: 'HTTP request latency by route.', labelNames: ['method', 'route', 'status'], buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1], registers });
     new Gauge({
       name: 'twofa_outbox_pending', help: 'Messages waiting for delivery (queued or awaiting a retry).', registers,
@@ -92,6 +97,10 @@ export class PrometheusMetrics implements Metrics {
 
   auditFailure(): void {
     this.auditFailures.inc();
+  }
+
+  eventDelivery(outcome: DeliveryOutcomeLabel): void {
+    this.eventDeliveries.inc({ outcome });
   }
 
   transportLatency(channel: Channel, transport: string, durationMs: number): void {

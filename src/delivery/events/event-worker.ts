@@ -11,7 +11,8 @@ import type { Logger } from 'pino';
 import { isTwilioVerificationEvent, twilioAuthTokenContext, twilioSignature } from '../../domain/twilio-events.js';
 import type { PinKeyring } from '../../domain/pin-secrets.js';
 import type { EventOutboxRecord, EventStore } from '../../store/event-store.js';
-import { decide, errorMessage, LeasedWorker, logDecision, type AttemptOutcome, type LeasedWorkerStats, type LoopSettings, type RetryPolicy, type Settlement } from '../leased-worker.js';
+import { decide, errorMessage, LeasedWorker, logDecision, type AttemptOutcome, type LoopSettings, type RetryPolicy, type Settlement } from '../leased-worker.js';
+import { noopMetrics, type Metrics } from '../../observability/metrics.js';
 import { ADDRESS_REFUSED_CODE, guardedLookup, refusedLiteral, systemResolver, type WebhookAddressPolicy } from '../webhook/webhook-address-guard.js';
 import { parseWebhookSecret, signWebhook } from '../webhook/webhook-signature.js';
 import { WEBHOOK_TIMEOUT_MS } from '../webhook/webhook-transport.js';
@@ -30,9 +31,9 @@ export interface EventWorkerDeps extends Omit<LoopSettings, 'batchSize'> {
   wallClockSeconds?: () => number;
   /** Which addresses receivers may have (TWOFA_WEBHOOK_ALLOW_PRIVATE) and how names resolve. Default: public addresses only, system resolver. */
   addresses?: WebhookAddressPolicy;
+  /** Where each attempt's outcome is counted (twofa_event_deliveries_total). Default: nowhere. */
+  metrics?: Metrics;
 }
-
-export type EventWorkerStats = LeasedWorkerStats;
 
 const LOG_MESSAGES: Record<Settlement, string> = {
   delivered: 'event delivered', retried: 'event delivery failed; will retry', cancelled: 'event cancelled', failed: 'event delivery failed',
@@ -54,13 +55,14 @@ export class EventWorker {
   /** Connections are made through these agents so that their lookup hook sees every address connected to. */
   private readonly agents: { http: http.Agent; https: https.Agent };
   private readonly loop: LeasedWorker<EventOutboxRecord>;
-  private readonly counters: EventWorkerStats = { delivered: 0, retried: 0, failed: 0, cancelled: 0 };
+  private readonly metrics: Metrics;
 
   constructor(deps: EventWorkerDeps) {
     this.events = deps.events;
     this.keyring = deps.keyring;
     this.clock = deps.clock;
     this.logger = deps.logger;
+    this.metrics = deps.metrics ?? noopMetrics;
     this.policy = { maxAttempts: deps.maxAttempts ?? 15, backoffBaseMs: deps.backoffBaseMs ?? 5000, backoffCapMs: deps.backoffCapMs ?? 60 * 60_000 };
     this.timeoutMs = deps.timeoutMs ?? WEBHOOK_TIMEOUT_MS;
     this.wallClockSeconds = deps.wallClockSeconds ?? (() => Math.floor(Date.now() / 1000));
@@ -104,9 +106,6 @@ export class EventWorker {
     return this.loop.drain();
   }
 
-  stats(): EventWorkerStats {
-    return { ...this.counters };
-  }
 
   /** Sends one event and settles the outcome. Never throws. */
   private async deliver(item: EventOutboxRecord): Promise<void> {
@@ -119,7 +118,7 @@ export class EventWorker {
     await this.settle(item, outcome);
   }
 
-  /** The one tail of every attempt: the store write, the counter and the log line. */
+  /** The one tail of every attempt: the store write, the metric and the log line. */
   private async settle(item: EventOutboxRecord, outcome: AttemptOutcome): Promise<void> {
     const fields = { eventId: item.id, type: item.type, subscriptionId: item.subscriptionId, pinId: item.pinId, attempt: item.attempts };
     const now = this.clock();
@@ -132,7 +131,7 @@ export class EventWorker {
       this.logger.error({ ...fields, err: errorMessage(err) }, 'could not record the event outcome; it is sent again when its lease expires');
       return;
     }
-    this.counters[decision.state] += 1;
+    this.metrics.eventDelivery(decision.state);
     logDecision(this.logger, fields, decision, LOG_MESSAGES);
   }
 
