@@ -150,14 +150,19 @@ export class RtpSender {
       this.framesSinceStart = 0;
       due = 1;
     }
-    for (let i = 0; i < due; i++) this.sendFrame();
+    // A frame that ends a play() stops this round: the caller queues what follows (the next reading,
+    // a pause) in the promise's continuation, before the next timer, so a late timer sends the rest of
+    // what is due from that and not as silence padded between the two.
+    for (let i = 0; i < due; i++) if (this.sendFrame()) break;
     const next = this.startedAt + this.framesSinceStart * FRAME_MS;
     this.timer = setTimeout(() => this.tick(), Math.max(0, next - this.clock()));
   }
 
-  private sendFrame(): void {
+  /** Sends the next frame; true when it was the last of the current play(). */
+  private sendFrame(): boolean {
     let payload = this.silenceFrame;
     const current = this.current;
+    let ended = false;
     if (current !== undefined) {
       const end = current.offset + SAMPLES_PER_FRAME;
       payload = current.audio.subarray(current.offset, end);
@@ -166,6 +171,7 @@ export class RtpSender {
       if (end >= current.audio.length) {
         this.current = undefined;
         current.done();
+        ended = true;
       }
     }
     const packet = encodeRtp({ payloadType: this.payloadType, marker: this.marker, sequence: this.sequence, timestamp: this.timestamp, ssrc: this.ssrc }, payload);
@@ -180,5 +186,6 @@ export class RtpSender {
     } catch {
       this.stop(); // the socket is closed: the call is over
     }
+    return ended;
   }
 }
