@@ -2,7 +2,8 @@ import { SCOPE_MANAGE } from '../../../service/api-keys.js';
 import { createAccountKey } from '../../../service/console-keys.js';
 import { errorResponses, respond } from '../../error-envelope.js';
 import type { RegisterRoute } from '../../route-types.js';
-import { CreateApiKeyRequestSchema, CreatedApiKeySchema, toApiKeyResponse } from '../../schemas/api-v1.js';
+import { CreateApiKeyRequestSchema, CreatedApiKeySchema } from '../../schemas/api-v1.js';
+import { toApiKeyResponse } from './presenters.js';
 
 const register: RegisterRoute = (app, { ctx }) => {
   app.post('/api/v1/keys', {

@@ -3,6 +3,7 @@ import { listPins } from '../../../service/console-pins.js';
 import { errorResponses, respond } from '../../error-envelope.js';
 import type { RegisterRoute } from '../../route-types.js';
 import { PinListQuerySchema, PinListResponseSchema } from '../../schemas/api-v1.js';
+import { toPinListResponse } from './presenters.js';
 
 const register: RegisterRoute = (app, { ctx }) => {
   app.get('/api/v1/pins', {
@@ -23,15 +24,7 @@ const register: RegisterRoute = (app, { ctx }) => {
       ...(q.until !== undefined ? { until: Number(q.until) } : {}),
       ...(q.cursor !== undefined ? { cursor: q.cursor } : {}),
       ...(q.limit !== undefined ? { limit: Number(q.limit) } : {}),
-    }), (page) => ({
-      pins: page.pins.map((p) => ({
-        pinId: p.id, applicationId: p.applicationId, applicationName: p.applicationName, messageId: p.messageId, channel: p.channel,
-        to: p.destination, country: p.country, state: p.state, attemptsRemaining: p.attemptsLeft, createdAt: p.createdAt,
-        expiresAt: p.expiresAt, verifiedAt: p.verifiedAt, deliveryStatus: p.deliveryStatus, sentAt: p.sentAt, deliveredAt: p.deliveredAt,
-        sendCount: p.sendCount, testNumber: p.testNumber, dialect: p.dialect,
-      })),
-      nextCursor: page.nextCursor,
-    }));
+    }), toPinListResponse);
   });
 };
 export default register;

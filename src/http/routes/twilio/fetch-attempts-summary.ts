@@ -2,7 +2,7 @@ import { SCOPE_MANAGE } from '../../../service/api-keys.js';
 import { summarizeAttempts } from '../../../service/twilio-attempts.js';
 import { respond, twilioErrorResponses } from '../../error-envelope.js';
 import type { RegisterRoute } from '../../route-types.js';
-import { baseUrl } from './presenters.js';
+import { toAttemptsSummary } from './presenters.js';
 import { AttemptSummaryQuery, AttemptSummarySchema } from './schemas.js';
 
 const register: RegisterRoute = (app, { ctx }) => {
@@ -21,10 +21,7 @@ const register: RegisterRoute = (app, { ctx }) => {
       ...(q.Country !== undefined ? { country: q.Country } : {}), ...(q.Channel !== undefined ? { channel: q.Channel } : {}),
       ...(q.VerifyServiceSid !== undefined ? { verifyServiceSid: q.VerifyServiceSid } : {}), ...(q.DestinationPrefix !== undefined ? { destinationPrefix: q.DestinationPrefix } : {}),
     });
-    return respond(reply, result, (s) => ({
-      total_attempts: s.totalAttempts, total_converted: s.totalConverted, total_unconverted: s.totalUnconverted,
-      conversion_rate_percentage: s.conversionRatePercentage, url: `${baseUrl(request)}/Attempts/Summary`,
-    }));
+    return respond(reply, result, (summary) => toAttemptsSummary(request, summary));
   });
 };
 export default register;

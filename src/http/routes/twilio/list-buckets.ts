@@ -2,7 +2,7 @@ import { SCOPE_MANAGE } from '../../../service/api-keys.js';
 import { listBuckets } from '../../../service/twilio-rate-limits.js';
 import { respond, twilioErrorResponses } from '../../error-envelope.js';
 import type { RegisterRoute } from '../../route-types.js';
-import { page, toBucket } from './presenters.js';
+import { listPage, toBucket } from './presenters.js';
 import { BucketPageSchema, BucketsParams, PageQuery } from './schemas.js';
 
 const register: RegisterRoute = (app, { ctx }) => {
@@ -15,10 +15,7 @@ const register: RegisterRoute = (app, { ctx }) => {
     },
   }, async (request, reply) => {
     const { ServiceSid, RateLimitSid } = request.params;
-    return respond(reply, await listBuckets(ctx, request.principal, ServiceSid, RateLimitSid), (all) => {
-      const { items, meta } = page(request, `/Services/${ServiceSid}/RateLimits/${RateLimitSid}/Buckets`, 'buckets', all, request.query);
-      return { buckets: items.map((b) => toBucket(request, b)), meta };
-    });
+    return respond(reply, await listBuckets(ctx, request.principal, ServiceSid, RateLimitSid), (all) => listPage(request, `/Services/${ServiceSid}/RateLimits/${RateLimitSid}/Buckets`, 'buckets', all, (b) => toBucket(request, b)));
   });
 };
 export default register;

@@ -2,7 +2,7 @@ import { SCOPE_MANAGE } from '../../../service/api-keys.js';
 import { listMessagingConfigurations } from '../../../service/twilio-messaging-configurations.js';
 import { respond, twilioErrorResponses } from '../../error-envelope.js';
 import type { RegisterRoute } from '../../route-types.js';
-import { page, toMessagingConfiguration } from './presenters.js';
+import { listPage, toMessagingConfiguration } from './presenters.js';
 import { MessagingConfigurationPageSchema, PageQuery, ServiceSidParams } from './schemas.js';
 
 const register: RegisterRoute = (app, { ctx }) => {
@@ -13,9 +13,8 @@ const register: RegisterRoute = (app, { ctx }) => {
       params: ServiceSidParams, querystring: PageQuery,
       response: { 200: MessagingConfigurationPageSchema, ...twilioErrorResponses(400, 401, 403, 404) },
     },
-  }, async (request, reply) => respond(reply, await listMessagingConfigurations(ctx, request.principal, request.params.ServiceSid), (all) => {
-    const { items, meta } = page(request, `/Services/${request.params.ServiceSid}/MessagingConfigurations`, 'messaging_configurations', all, request.query);
-    return { messaging_configurations: items.map((c) => toMessagingConfiguration(request, c)), meta };
-  }));
+  }, async (request, reply) => respond(reply, await listMessagingConfigurations(ctx, request.principal, request.params.ServiceSid), (all) => (
+    listPage(request, `/Services/${request.params.ServiceSid}/MessagingConfigurations`, 'messaging_configurations', all, (c) => toMessagingConfiguration(request, c))
+  )));
 };
 export default register;

@@ -2,7 +2,7 @@ import { SCOPE_MANAGE } from '../../../service/api-keys.js';
 import { listRateLimits } from '../../../service/twilio-rate-limits.js';
 import { respond, twilioErrorResponses } from '../../error-envelope.js';
 import type { RegisterRoute } from '../../route-types.js';
-import { page, toRateLimit } from './presenters.js';
+import { listPage, toRateLimit } from './presenters.js';
 import { PageQuery, RateLimitPageSchema, ServiceSidParams } from './schemas.js';
 
 const register: RegisterRoute = (app, { ctx }) => {
@@ -13,9 +13,8 @@ const register: RegisterRoute = (app, { ctx }) => {
       params: ServiceSidParams, querystring: PageQuery,
       response: { 200: RateLimitPageSchema, ...twilioErrorResponses(400, 401, 403, 404) },
     },
-  }, async (request, reply) => respond(reply, await listRateLimits(ctx, request.principal, request.params.ServiceSid), (all) => {
-    const { items, meta } = page(request, `/Services/${request.params.ServiceSid}/RateLimits`, 'rate_limits', all, request.query);
-    return { rate_limits: items.map((r) => toRateLimit(request, r)), meta };
-  }));
+  }, async (request, reply) => respond(reply, await listRateLimits(ctx, request.principal, request.params.ServiceSid), (all) => (
+    listPage(request, `/Services/${request.params.ServiceSid}/RateLimits`, 'rate_limits', all, (r) => toRateLimit(request, r))
+  )));
 };
 export default register;

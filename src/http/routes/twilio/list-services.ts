@@ -2,7 +2,7 @@ import { SCOPE_MANAGE } from '../../../service/api-keys.js';
 import { listServices } from '../../../service/twilio-services.js';
 import { twilioErrorResponses } from '../../error-envelope.js';
 import type { RegisterRoute } from '../../route-types.js';
-import { page, toService } from './presenters.js';
+import { listPage, toService } from './presenters.js';
 import { PageQuery, ServicePageSchema } from './schemas.js';
 
 const register: RegisterRoute = (app, { ctx }) => {
@@ -14,9 +14,7 @@ const register: RegisterRoute = (app, { ctx }) => {
       response: { 200: ServicePageSchema, ...twilioErrorResponses(400, 401, 403) },
     },
   }, async (request) => {
-    const services = await listServices(ctx, request.principal);
-    const { items, meta } = page(request, '/Services', 'services', services, request.query);
-    return { services: items.map((s) => toService(request, s)), meta };
+    return listPage(request, '/Services', 'services', await listServices(ctx, request.principal), (s) => toService(request, s));
   });
 };
 export default register;
