@@ -1,6 +1,7 @@
 import { SCOPE_MANAGE } from '../../../service/api-keys.js';
 import { listAudit } from '../../../service/audit-log.js';
 import { errorResponses } from '../../error-envelope.js';
+import { definedFields, numberOrUndefined } from '../../request-fields.js';
 import type { RegisterRoute } from '../../route-types.js';
 import { AuditPageSchema, AuditQuerySchema } from '../../schemas/api-v1.js';
 import { toAuditPageResponse } from './presenters.js';
@@ -16,10 +17,7 @@ const register: RegisterRoute = (app, { ctx }) => {
     },
   }, async (request) => {
     const { applicationId, pinId, event, after, limit } = request.query;
-    return toAuditPageResponse(await listAudit(ctx, request.principal, {
-      ...(applicationId !== undefined ? { applicationId } : {}), ...(pinId !== undefined ? { pinId } : {}),
-      ...(event !== undefined ? { event } : {}), ...(after !== undefined ? { afterSeq: Number(after) } : {}),
-    }, limit !== undefined ? Number(limit) : 100));
+    return toAuditPageResponse(await listAudit(ctx, request.principal, definedFields({ applicationId, pinId, event, afterSeq: numberOrUndefined(after) }), limit !== undefined ? Number(limit) : 100));
   });
 };
 export default register;

@@ -12,6 +12,7 @@ import type { BucketInService, RateLimitInService } from '../../../service/twili
 import type { SafeListEntry } from '../../../service/twilio-safe-list.js';
 import type { MessagingConfigurationInService } from '../../../service/twilio-messaging-configurations.js';
 import type { WebhookInService } from '../../../service/twilio-webhooks.js';
+import { definedFields, numberOrUndefined } from '../../request-fields.js';
 import { SERVICE_SETTINGS } from './schemas.js';
 
 /** 2015-07-30T20:00:00Z: seconds, as Twilio writes them. */
@@ -50,6 +51,11 @@ export function toService(request: FastifyRequest, service: TwilioService) {
       messaging_configurations: `${url}/MessagingConfigurations`, entities: `${url}/Entities`, webhooks: `${url}/Webhooks`, access_tokens: `${url}/AccessTokens`,
     },
   };
+}
+
+/** What a form body of Services (create or update) changes: name, code length and settings. */
+export function serviceChanges(body: Record<string, string | undefined>) {
+  return { ...definedFields({ friendlyName: body['FriendlyName'], codeLength: numberOrUndefined(body['CodeLength']) }), settings: settingsPatch(body) };
 }
 
 /** The settings parameters of a form body as a (nested) settings patch. */
