@@ -8,9 +8,12 @@ import type { Principal } from '../../../service/context.js';
 import type { PinPage } from '../../../service/console-pins.js';
 import type { Me } from '../../../service/console-keys.js';
 import type { PinDetails } from '../../../service/delivery-tracking.js';
+import type { WebhookView } from '../../../service/webhooks.js';
+import type { AccountApiKey } from '../../../store/console-store.js';
 import type { EmailTemplateRecord } from '../../../store/store.js';
 import type {
-  ApiKeySchema, AuditPageSchema, EmailTemplateResponseSchema, MeResponseSchema, PinDetailsResponseSchema, PinListResponseSchema, TwilioAuthTokenSchema,
+  ApiKeySchema, AuditPageSchema, CreatedApiKeySchema, CreatedWebhookResponseSchema, EmailTemplateResponseSchema, MeResponseSchema,
+  PinDetailsResponseSchema, PinListResponseSchema, TwilioAuthTokenSchema,
 } from '../../schemas/api-v1.js';
 
 const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -23,6 +26,11 @@ export function toEmailTemplateResponse(t: EmailTemplateRecord): Static<typeof E
 
 export function toApiKeyResponse(key: { id: string; keyPrefix: string; label: string | null; scopes: string[]; createdAt: number; revokedAt: number | null }): Static<typeof ApiKeySchema> {
   return { id: key.id, prefix: key.keyPrefix, label: key.label, scopes: key.scopes, createdAt: key.createdAt, revokedAt: key.revokedAt };
+}
+
+/** POST /api/v1/keys: the key itself is in this answer only. */
+export function toCreatedApiKeyResponse({ key, record }: { key: string; record: AccountApiKey }): Static<typeof CreatedApiKeySchema> {
+  return { ...toApiKeyResponse(record), key };
 }
 
 /** GET /api/v1/me: with the SIDs the Twilio dialect's HTTP Basic takes for this account and key. */
@@ -63,6 +71,13 @@ export function toPinListResponse(page: PinPage): Static<typeof PinListResponseS
     })),
     nextCursor: page.nextCursor,
   };
+}
+
+// --- webhook subscriptions ---
+
+/** POST /api/v1/webhooks: the signing secret is in this answer only. */
+export function toCreatedWebhookResponse({ webhook, secret }: { webhook: WebhookView; secret: string }): Static<typeof CreatedWebhookResponseSchema> {
+  return { ...webhook, secret };
 }
 
 // --- audit ---

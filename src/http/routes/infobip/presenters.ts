@@ -4,10 +4,11 @@
 // here; the WhatsApp and Telegram sends (routes/messaging/) answer in the SMS send's shape.
 import type { Static } from 'typebox';
 import type { Language } from '../../../domain/languages.js';
+import type { VerifyOutcome } from '../../../service/verify-pin.js';
 import type { ApplicationRecord, EmailMessageTemplateRecord, MessageTemplateRecord, PinRecord, SmsVoiceTemplateRecord } from '../../../store/store.js';
 import type {
   ApplicationResponse, EmailMessageResponseSchema, MessageResponse, SmsVoiceMessageResponseSchema,
-  StartAuthenticationResponse, StartEmailAuthenticationResponse, VerificationResponseSchema,
+  StartAuthenticationResponse, StartEmailAuthenticationResponse, VerificationResponseSchema, VerifyPinResponseSchema,
 } from '../../schemas/infobip.js';
 
 // --- applications ---
@@ -91,5 +92,13 @@ export function toVerificationsResponse(rows: readonly Pick<PinRecord, 'destinat
       msisdn: r.destination, verified: r.verifiedAt !== null,
       ...(r.verifiedAt !== null ? { verifiedAt: r.verifiedAt } : {}), ...(r.sentAt !== null ? { sentAt: r.sentAt } : {}),
     })),
+  };
+}
+
+/** POST /2fa/2/pin/{pinId}/verify: every counted outcome is a 200; `pinError` only when not verified. */
+export function toVerifyResponse(outcome: VerifyOutcome): Static<typeof VerifyPinResponseSchema> {
+  return {
+    pinId: outcome.pinId, msisdn: outcome.msisdn, verified: outcome.verified, attemptsRemaining: outcome.attemptsRemaining,
+    ...(outcome.pinError !== undefined ? { pinError: outcome.pinError } : {}),
   };
 }
