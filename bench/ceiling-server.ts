@@ -3,7 +3,7 @@
 // bench/run.ts as its own process, exactly like the server under test.
 import os from 'node:os';
 import Fastify from 'fastify';
-import { fastifyServerOptions } from '../src/app.js';
+import { fastifyServerOptions } from '../src/http/server-options.js';
 import type { LogLevel } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 

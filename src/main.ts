@@ -1,5 +1,7 @@
-// Process entry of `twofa serve`: reads the configuration, opens the store, builds the app, starts
-// the delivery worker and the purge timer, listens, and shuts all of it down gracefully on SIGTERM.
+// The composition root of a node, called by cli/serve-command.ts (`twofa serve`): createNode opens
+// the store and wires the keyring, transports, workers and the HTTP app (buildApp of app.ts);
+// startServer listens, and its stop() drains and closes it all (serve-command calls it on SIGTERM).
+// docs/architecture.md, *Entry*, draws the path from package.json's bin to app.ts.
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';

@@ -1,3 +1,6 @@
+// `twofa serve` (what npm start runs): parses the configuration once, makes the logger, and calls
+// startServer of main.ts, which builds the node (main.ts -> app.ts for HTTP); this file owns the
+// process, its signals and its exit code. Reached from cli/twofa.ts (package.json's `bin`).
 import type { Command } from 'commander';
 import { CONFIG_OPTIONS, loadConfig } from '../config.js';
 

@@ -54,7 +54,10 @@ export class PinKeyring {
     return expected.length === actual.length && timingSafeEqual(expected, actual);
   }
 
-  /** `<keyId>:<base64 iv|tag|ciphertext>`, with the pinId as associated data so a ciphertext cannot be moved to another PIN. */
+  /**
+   * `<keyId>:<base64 iv|tag|ciphertext>`, with the pinId as associated data so a ciphertext cannot be
+   * moved to another PIN. For PINs only: other secrets have their own helpers below.
+   */
   encryptPin(pinId: string, pin: string): string {
     return this.seal('encryptionKey', pinId, pin);
   }
@@ -75,6 +78,32 @@ export class PinKeyring {
   /** The secret, or null when it was encrypted under a secret no longer configured or was tampered with. */
   decryptWebhookSecret(subscriptionId: string, stored: string): string | null {
     return this.open('encryptionKey', webhookSecretContext(subscriptionId), stored);
+  }
+
+  /**
+   * An account's Twilio Auth Token (it signs the account's Verify webhook events), under the PIN
+   * encryption key with associated data bound to the account, so it cannot be moved to another.
+   */
+  encryptTwilioAuthToken(accountId: string, token: string): string {
+    return this.seal('encryptionKey', twilioAuthTokenContext(accountId), token);
+  }
+
+  /** The Auth Token, or null when it was encrypted under a secret no longer configured or was tampered with. */
+  decryptTwilioAuthToken(accountId: string, stored: string): string | null {
+    return this.open('encryptionKey', twilioAuthTokenContext(accountId), stored);
+  }
+
+  /**
+   * A test number's fixed code: readable (a send to the number makes it the PIN), so encrypted like a
+   * PIN, with associated data bound to the test-number entry.
+   */
+  encryptTestNumberCode(entryId: string, code: string): string {
+    return this.seal('encryptionKey', testNumberCodeContext(entryId), code);
+  }
+
+  /** The code, or null when it was encrypted under a secret no longer configured or was tampered with. */
+  decryptTestNumberCode(entryId: string, stored: string): string | null {
+    return this.open('encryptionKey', testNumberCodeContext(entryId), stored);
   }
 
   /**
@@ -151,6 +180,16 @@ export class PinKeyring {
   }
 }
 
+// The associated data of the other secrets kept under the PIN encryption key: each has a prefix of
+// its own, and none is ever equal to a pinId (bare upper hex), so no ciphertext opens as another kind.
 function webhookSecretContext(subscriptionId: string): string {
   return `webhook-subscription:${subscriptionId}`;
+}
+
+function twilioAuthTokenContext(accountId: string): string {
+  return `twilio-auth-token:${accountId}`;
+}
+
+function testNumberCodeContext(entryId: string): string {
+  return `test-number:${entryId}`;
 }

@@ -63,8 +63,3 @@ export function twilioSignature(authToken: string, url: string, body: string): s
   const data = url + params.map(([name, value]) => name + value).join('');
   return createHmac('sha1', authToken).update(data, 'utf8').digest('base64');
 }
-
-/** Associated data of an account's Auth Token encrypted with the PIN keyring (never equal to a pinId, which is hex). */
-export function twilioAuthTokenContext(accountId: string): string {
-  return `twilio-auth-token:${accountId}`;
-}

@@ -73,6 +73,18 @@ export function respond<T, R>(reply: FastifyReply, result: Result<T>, present: (
   return present(result.value);
 }
 
+/** The same for a route that answers 201 Created (Twilio's creates). */
+export function respondCreated<T, R>(reply: FastifyReply, result: Result<T>, present: (value: T) => R): FastifyReply {
+  if (!result.ok) return sendFailure(reply, result.failure);
+  return reply.code(201).send(present(result.value));
+}
+
+/** The same for a route that answers 204 and no body (deletes, revocations). */
+export function respondNoContent(reply: FastifyReply, result: Result<unknown>): FastifyReply {
+  if (!result.ok) return sendFailure(reply, result.failure);
+  return reply.code(204).send(null);
+}
+
 /** Response schemas of the error statuses a route can answer, for serialisation and OpenAPI. */
 export function errorResponses(...statuses: number[]) {
   const responses: Record<number, typeof ErrorEnvelopeSchema> = {};

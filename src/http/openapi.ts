@@ -72,7 +72,7 @@ function declareBodyParserAnswers(paths: DocumentedPaths) {
 const isTwilioPath = (path: string) => path.startsWith('/v2/');
 
 // Every authenticated operation (one that can answer 401) can also answer 429 before its key is looked
-// up, once a client has failed authentication too often (TWOFA_AUTH_FAILURE_LIMIT, http/auth.ts).
+// up, once a client has failed authentication too often (TWOFA_AUTH_FAILURE_LIMIT, http/plugins/auth.ts).
 function declareAuthThrottleAnswers(paths: DocumentedPaths) {
   for (const [path, item] of Object.entries(paths)) {
     const errorSchema = isTwilioPath(path) ? TwilioErrorSchema : ErrorEnvelopeSchema;

@@ -41,11 +41,6 @@ export function testNumberAuditReason(reason: string, testNumber: boolean): stri
   return testNumber ? `${reason};test-number` : reason;
 }
 
-/** Associated data of a test number's encrypted code: bound to the entry, never equal to a pinId (those are bare hex). */
-function codeContext(id: string): string {
-  return `test-number:${id}`;
-}
-
 export function testNumbersAllowed(ctx: ServiceContext): boolean {
   return profileOf(ctx) !== 'strict' || ctx.allowTestNumbers === true;
 }
@@ -78,7 +73,7 @@ export async function addTestNumber(ctx: ServiceContext, principal: Principal, i
   }
   const id = generateResourceId();
   const record: TestNumberRecord = {
-    id, accountId: principal.accountId, destination: destination.value, codeCiphertext: ctx.keyring.encryptPin(codeContext(id), input.code), createdAt: ctx.clock(),
+    id, accountId: principal.accountId, destination: destination.value, codeCiphertext: ctx.keyring.encryptTestNumberCode(id, input.code), createdAt: ctx.clock(),
   };
   if ((await ctx.store.testNumbers.add(record)) === 'duplicate') return fail('TEST_NUMBER_EXISTS', 'This destination is already a test number of the account; remove it first to change its code');
   await auditRequest(ctx, principal, { event: 'config.test-number.create', destination: record.destination, reason: id });
@@ -107,5 +102,5 @@ export async function testNumberCode(ctx: ServiceContext, accountId: string, des
   if (!testNumbersAllowed(ctx)) return undefined;
   const entry = await ctx.store.testNumbers.find(accountId, destination);
   if (!entry) return undefined;
-  return ctx.keyring.decryptPin(codeContext(entry.id), entry.codeCiphertext) ?? undefined;
+  return ctx.keyring.decryptTestNumberCode(entry.id, entry.codeCiphertext) ?? undefined;
 }

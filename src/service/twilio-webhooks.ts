@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { fail, FieldErrors, ok, type Result } from '../domain/errors.js';
 import type { PinKeyring } from '../domain/pin-secrets.js';
-import { isTwilioEventSelector, ALL_TWILIO_EVENTS, twilioAuthTokenContext } from '../domain/twilio-events.js';
+import { isTwilioEventSelector, ALL_TWILIO_EVENTS } from '../domain/twilio-events.js';
 import type { Store } from '../store/store.js';
 import type { TwilioWebhookRow } from '../store/twilio-store.js';
 import type { Principal, ServiceContext } from './context.js';
@@ -137,20 +137,19 @@ function newAuthToken(): string {
  * decrypt any more is replaced (its events could not be signed anyway).
  */
 export async function authToken(ctx: Pick<ServiceContext, 'store' | 'keyring' | 'clock'>, accountId: string): Promise<string> {
-  const context = twilioAuthTokenContext(accountId);
   const stored = await ctx.store.twilio.getAuthToken(accountId);
-  const existing = stored === undefined ? null : ctx.keyring.decryptPin(context, stored);
+  const existing = stored === undefined ? null : ctx.keyring.decryptTwilioAuthToken(accountId, stored);
   if (existing !== null) return existing;
   if (stored !== undefined) return rotateAuthToken(ctx, accountId);
   const token = newAuthToken();
-  const kept = await ctx.store.twilio.ensureAuthToken(accountId, ctx.keyring.encryptPin(context, token), ctx.clock());
-  return ctx.keyring.decryptPin(context, kept) ?? token;
+  const kept = await ctx.store.twilio.ensureAuthToken(accountId, ctx.keyring.encryptTwilioAuthToken(accountId, token), ctx.clock());
+  return ctx.keyring.decryptTwilioAuthToken(accountId, kept) ?? token;
 }
 
 /** A new Auth Token: events signed from now on use it (the worker reads it at each attempt). */
 export async function rotateAuthToken(ctx: Pick<ServiceContext, 'store' | 'keyring' | 'clock'>, accountId: string): Promise<string> {
   const token = newAuthToken();
-  await ctx.store.twilio.replaceAuthToken(accountId, ctx.keyring.encryptPin(twilioAuthTokenContext(accountId), token), ctx.clock());
+  await ctx.store.twilio.replaceAuthToken(accountId, ctx.keyring.encryptTwilioAuthToken(accountId, token), ctx.clock());
   return token;
 }
 
@@ -163,12 +162,12 @@ export async function reencryptAuthTokens(store: Store, keyring: PinKeyring, log
   let unreadable = 0;
   for (const { accountId, tokenCiphertext } of await store.twilio.listAuthTokens()) {
     if (tokenCiphertext.startsWith(current)) continue;
-    const token = keyring.decryptPin(twilioAuthTokenContext(accountId), tokenCiphertext);
+    const token = keyring.decryptTwilioAuthToken(accountId, tokenCiphertext);
     if (token === null) {
       unreadable += 1;
       continue;
     }
-    await store.twilio.replaceAuthToken(accountId, keyring.encryptPin(twilioAuthTokenContext(accountId), token), Date.now(), tokenCiphertext);
+    await store.twilio.replaceAuthToken(accountId, keyring.encryptTwilioAuthToken(accountId, token), Date.now(), tokenCiphertext);
   }
   if (unreadable > 0) logger.warn({ accounts: unreadable }, 'Twilio Auth Tokens made under a TWOFA_SECRET that is no longer configured: rotate them (POST /api/v1/twilio/auth-token) to sign Verify webhook events again');
 }

@@ -8,7 +8,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { Logger } from 'pino';
-import { isTwilioVerificationEvent, twilioAuthTokenContext, twilioSignature } from '../../domain/twilio-events.js';
+import { isTwilioVerificationEvent, twilioSignature } from '../../domain/twilio-events.js';
 import type { PinKeyring } from '../../domain/pin-secrets.js';
 import type { EventOutboxRecord, EventStore } from '../../store/event-store.js';
 import { decide, errorMessage, LeasedWorker, logDecision, type AttemptOutcome, type LoopSettings, type RetryPolicy, type Settlement } from '../leased-worker.js';
@@ -187,7 +187,7 @@ export class EventWorker {
     const webhook = await this.events.findTwilioWebhook(item.subscriptionId);
     if (webhook === undefined) return { ok: false, error: 'the webhook was deleted', final: 'cancelled' };
     if (!webhook.enabled) return { ok: false, error: 'the webhook is disabled', final: 'cancelled' };
-    const token = webhook.tokenCiphertext === null ? null : this.keyring.decryptPin(twilioAuthTokenContext(webhook.accountId), webhook.tokenCiphertext);
+    const token = webhook.tokenCiphertext === null ? null : this.keyring.decryptTwilioAuthToken(webhook.accountId, webhook.tokenCiphertext);
     if (token === null) {
       return { ok: false, error: 'the account\'s Auth Token cannot be decrypted (made under a TWOFA_SECRET no longer configured): rotate it', final: 'failed' };
     }

@@ -1,7 +1,6 @@
 // Shapes of the service's own API under /api/v1 (never mixed into Infobip-shaped bodies).
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import { PIN_EVENT_SELECTORS, type PinEventSelector } from '../../domain/pin-events.js';
-import type { EmailTemplateRecord } from '../../store/store.js';
 
 export const EmailTemplateRequestSchema = Type.Object({
   name: Type.String({ maxLength: 255, description: 'Name to tell templates apart.' }),
@@ -21,10 +20,6 @@ export const EmailTemplateResponseSchema = Type.Object({
   createdAt: Type.Integer({ description: 'UNIX time in milliseconds.' }),
   updatedAt: Type.Integer({ description: 'UNIX time in milliseconds.' }),
 }, { description: 'The email template.' });
-
-export function toEmailTemplateResponse(t: EmailTemplateRecord): Static<typeof EmailTemplateResponseSchema> {
-  return { id: t.id, name: t.name, from: t.from, subject: t.subject, html: t.html, text: t.text, createdAt: t.createdAt, updatedAt: t.updatedAt };
-}
 
 // Path parameters arrive as text and types are never coerced, so the id is checked as digits.
 export const EmailTemplateIdParamsSchema = Type.Object({ id: Type.String({ pattern: '^[1-9][0-9]{0,14}$', description: 'Email template id.' }) });
@@ -225,10 +220,6 @@ export const TwilioAuthTokenSchema = Type.Object({
   accountSid: Type.String({ description: 'The account\'s SID (`AC` + 32 hex).' }),
   authToken: Type.String({ description: '32 hex characters: the key of the X-Twilio-Signature of the account\'s Verify webhook events (HMAC-SHA1, as Twilio signs).' }),
 }, { description: 'The account\'s Twilio Auth Token.' });
-
-export function toApiKeyResponse(key: { id: string; keyPrefix: string; label: string | null; scopes: string[]; createdAt: number; revokedAt: number | null }): Static<typeof ApiKeySchema> {
-  return { id: key.id, prefix: key.keyPrefix, label: key.label, scopes: key.scopes, createdAt: key.createdAt, revokedAt: key.revokedAt };
-}
 
 // --- webhook subscriptions (PIN events) ---
 

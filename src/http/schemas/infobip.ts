@@ -3,7 +3,6 @@
 import { Type, type Static } from 'typebox';
 import { LANGUAGE_INPUTS, LANGUAGES, type Language } from '../../domain/languages.js';
 import { PIN_TYPES, type PinType } from '../../domain/pin-generation.js';
-import type { ApplicationRecord, EmailMessageTemplateRecord, MessageTemplateRecord, SmsVoiceTemplateRecord } from '../../store/store.js';
 
 const Placeholders = Type.Record(Type.String(), Type.String(), { description: 'Values for {{name}} placeholders of the message; keys without braces, never `pin`.' });
 
@@ -43,10 +42,6 @@ export const ApplicationResponseSchema = Type.Object({
   enabled: Type.Boolean(),
 }, { description: 'The 2FA application, with its full configuration.' });
 export type ApplicationResponse = Static<typeof ApplicationResponseSchema>;
-
-export function toApplicationResponse(app: ApplicationRecord): ApplicationResponse {
-  return { applicationId: app.id, name: app.name, configuration: { ...app.configuration }, enabled: app.enabled };
-}
 
 // --- message templates ---
 
@@ -126,30 +121,6 @@ export const MessageResponseSchema = Type.Object({
   landingPageId: Type.Optional(Type.String()),
 }, { description: 'The message template: SMS/voice fields or email fields, by its kind.' });
 export type MessageResponse = Static<typeof MessageResponseSchema>;
-
-function optional<K extends string, V>(key: K, value: V | null): Partial<Record<K, V>> {
-  return value === null ? {} : ({ [key]: value } as Record<K, V>);
-}
-
-export function toSmsVoiceMessageResponse(t: SmsVoiceTemplateRecord): Static<typeof SmsVoiceMessageResponseSchema> {
-  return {
-    messageId: t.id, applicationId: t.applicationId, pinPlaceholder: '{{pin}}', messageText: t.messageText, pinLength: t.pinLength,
-    pinType: t.pinType, language: t.language as Language,
-    ...optional('voiceName', t.voiceName), ...optional('senderId', t.senderId), ...optional('repeatDTMF', t.repeatDtmf),
-    ...optional('speechRate', t.speechRate), ...optional('regional', t.regional),
-  };
-}
-
-export function toEmailMessageResponse(t: EmailMessageTemplateRecord): Static<typeof EmailMessageResponseSchema> {
-  return {
-    messageId: t.id, applicationId: t.applicationId, pinLength: t.pinLength, pinType: t.pinType,
-    ...optional('from', t.from), emailTemplateId: t.emailTemplateId, ...optional('landingPageId', t.landingPageId),
-  };
-}
-
-export function toMessageResponse(t: MessageTemplateRecord): MessageResponse {
-  return t.kind === 'email' ? toEmailMessageResponse(t) : toSmsVoiceMessageResponse(t);
-}
 
 // --- sending ---
 
@@ -234,48 +205,7 @@ export const VerificationResponseSchema = Type.Object({
   })),
 }, { description: 'The newest PINs (up to 100) sent to the destination by the application, newest first.' });
 
-// --- send answers ---
-
-interface SendOutcomeView {
-  pinId: string;
-  to: string;
-  queued: boolean;
-  deliveryId: string | undefined;
-  /** Sent to a test number: nothing is queued, and the client is answered as for a message sent. */
-  testNumber?: boolean;
-}
-
-/** Whether the answer says the message went out: queued for a transport, or taken by a test number (which delivers nothing, by design). */
-const accepted = (outcome: SendOutcomeView) => outcome.queued || outcome.testNumber === true;
-
 /** `ncNeeded` defaults to true, and clients send the literal "undefined": only "false" turns it off. */
 export function ncNeededFrom(query: { ncNeeded?: string }): boolean {
   return query.ncNeeded?.trim().toLowerCase() !== 'false';
-}
-
-function tracking(outcome: SendOutcomeView, trackDelivery: boolean | undefined) {
-  return trackDelivery && outcome.deliveryId ? { externalMessageId: outcome.deliveryId } : {};
-}
-
-export function toSmsSendResponse(outcome: SendOutcomeView, options: { ncNeeded: boolean; trackDelivery?: boolean }): StartAuthenticationResponse {
-  return {
-    pinId: outcome.pinId, to: outcome.to,
-    // No number-lookup provider is configured, so a requested lookup reports exactly that.
-    ...(options.ncNeeded ? { ncStatus: 'NC_NOT_CONFIGURED' } : {}),
-    smsStatus: accepted(outcome) ? 'MESSAGE_SENT' : 'MESSAGE_NOT_SENT',
-    ...tracking(outcome, options.trackDelivery),
-  };
-}
-
-export function toVoiceSendResponse(outcome: SendOutcomeView, options: { trackDelivery?: boolean }): StartAuthenticationResponse {
-  return { pinId: outcome.pinId, to: outcome.to, callStatus: accepted(outcome) ? 'PENDING_ACCEPTED' : 'MESSAGE_NOT_SENT', ...tracking(outcome, options.trackDelivery) };
-}
-
-export function toEmailSendResponse(outcome: SendOutcomeView): StartEmailAuthenticationResponse {
-  return {
-    pinId: outcome.pinId, to: outcome.to,
-    emailStatus: accepted(outcome)
-      ? { name: 'PENDING_ACCEPTED', description: 'Message accepted, pending for delivery.' }
-      : { name: 'MESSAGE_NOT_SENT', description: 'Message not sent: no email transport is configured.' },
-  };
 }

@@ -5,8 +5,9 @@ import { useState } from 'preact/hooks';
 import type { Application, ApplicationRequest } from '../../../src/client/index.js';
 import { APPLICATION_NAME_MAX, DEFAULT_CONFIGURATION, PIN_ATTEMPTS_MAX } from '../../../src/domain/application-rules.js';
 import { ONE_DAY_MS, ONE_YEAR_MS, validateLimit, validateTimeToLive } from '../../../src/domain/durations.js';
-import { problemOf, unplacedFields, type Problem } from '../problems.js';
+import { unplacedFields } from '../problems.js';
 import { Checkbox, FormMessage, TextField } from './fields.js';
+import { useSubmission } from './submission.js';
 
 export interface ApplicationValues {
   name: string;
@@ -65,9 +66,8 @@ export function ApplicationForm({ initial, submitLabel, onSubmit, onChange }: {
   const [values, setValues] = useState(initial);
   // A field's error shows once it has been edited (or on submit), then follows every keystroke.
   const [touched, setTouched] = useState<Record<string, boolean>>({});
-  const [problem, setProblem] = useState<Problem | null>(null);
+  const { busy, problem, setProblem, run } = useSubmission();
   const [success, setSuccess] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const local = checkApplication(values);
 
   const set = <K extends keyof ApplicationValues>(key: K, field: string) => (value: ApplicationValues[K]) => {
@@ -87,15 +87,9 @@ export function ApplicationForm({ initial, submitLabel, onSubmit, onChange }: {
       setProblem({ message: 'Correct the fields marked below.', fields: {} });
       return;
     }
-    setBusy(true);
-    try {
+    await run(async () => {
       setSuccess(await onSubmit(toRequest(values)));
-      setProblem(null);
-    } catch (e) {
-      setProblem(problemOf(e));
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (

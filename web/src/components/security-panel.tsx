@@ -6,9 +6,10 @@ import type { ApplicationSecurity, ApplicationSecurityRequest } from '../../../s
 import { ONE_DAY_MS, parseDuration, validateLimit } from '../../../src/domain/durations.js';
 import { useClient } from '../context.js';
 import { dateTime } from '../format.js';
-import { problemOf, unplacedFields, type Problem } from '../problems.js';
+import { unplacedFields } from '../problems.js';
 import { Checkbox, FormMessage, TextField } from './fields.js';
 import { Loading, useLoad } from './load.js';
+import { useSubmission } from './submission.js';
 
 const list = (text: string) => text.split(/[\s,;]+/).map((v) => v.trim()).filter((v) => v !== '');
 
@@ -77,9 +78,8 @@ const PLACED = ['enabled', 'allowedCountries', 'blockedCountries', 'allowedPrefi
 function SecurityForm({ appId, security, onSaved }: { appId: string; security: ApplicationSecurity; onSaved: (s: ApplicationSecurity) => void }) {
   const client = useClient();
   const [values, setValues] = useState(valuesOf(security.settings));
-  const [problem, setProblem] = useState<Problem | null>(null);
+  const { busy, problem, setProblem, run } = useSubmission();
   const [success, setSuccess] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const local = check(values);
   const error = (field: string) => local[field] ?? problem?.fields[field];
   const set = <K extends keyof Values>(key: K) => (value: Values[K]) => { setValues({ ...values, [key]: value }); setSuccess(null); };
@@ -87,17 +87,11 @@ function SecurityForm({ appId, security, onSaved }: { appId: string; security: A
   async function submit(event: Event) {
     event.preventDefault();
     if (Object.keys(local).length > 0) return setProblem({ message: 'Correct the fields marked below.', fields: {} });
-    setBusy(true);
-    try {
+    await run(async () => {
       const saved = await client.security.update(appId, request(values));
-      setProblem(null);
       setSuccess('Anti-fraud settings saved.');
       onSaved(saved);
-    } catch (e) {
-      setProblem(problemOf(e));
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (

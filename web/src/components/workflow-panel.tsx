@@ -4,9 +4,10 @@
 import { useState } from 'preact/hooks';
 import type { Workflow } from '../../../src/client/index.js';
 import { useClient } from '../context.js';
-import { problemOf, unplacedFields, type Problem } from '../problems.js';
+import { unplacedFields } from '../problems.js';
 import { FormMessage, TextField } from './fields.js';
 import { Loading, useLoad } from './load.js';
+import { useSubmission } from './submission.js';
 
 const textOf = (w: Workflow) => w.steps.map((s) => (s.after ? `${s.channel}:${s.after}` : s.channel)).join(', ');
 
@@ -20,23 +21,16 @@ function stepsOf(text: string): Workflow['steps'] {
 function WorkflowForm({ appId, workflow, onSaved }: { appId: string; workflow: Workflow; onSaved: (w: Workflow) => void }) {
   const client = useClient();
   const [text, setText] = useState(textOf(workflow));
-  const [problem, setProblem] = useState<Problem | null>(null);
+  const { busy, problem, run: submit } = useSubmission();
   const [success, setSuccess] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
 
   async function run(work: () => Promise<Workflow>, done: string) {
-    setBusy(true);
-    try {
+    await submit(async () => {
       const saved = await work();
-      setProblem(null);
       setSuccess(done);
       setText(textOf(saved));
       onSaved(saved);
-    } catch (e) {
-      setProblem(problemOf(e));
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   const save = (event: Event) => {

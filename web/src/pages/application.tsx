@@ -9,6 +9,7 @@ import { WorkflowPanel } from '../components/workflow-panel.js';
 import { useClient } from '../context.js';
 import { bruteForceBudget, lifetime, oneIn } from '../brute-force.js';
 import { Link } from '../router.js';
+import { DataTable } from '../components/data-table.js';
 
 /** The service warns above this worst-case chance per destination and day (src/domain/security-settings.ts). */
 const WARN_ABOVE = 1 / 10_000;
@@ -78,23 +79,18 @@ export function ApplicationPage({ appId }: { appId: string }) {
                 </div>
               </div>
               {templates.length === 0 ? <p class="empty">No template yet: a PIN is sent with a template.</p> : (
-                <div class="table-wrap">
-                  <table>
-                    <thead><tr><th scope="col">Kind</th><th scope="col">Text or email template</th><th scope="col">PIN</th><th scope="col">Id</th></tr></thead>
-                    <tbody>
-                      {templates.map((t) => (
-                        <tr key={t.messageId}>
-                          <td>{t.emailTemplateId !== undefined ? 'Email' : 'SMS/voice'}</td>
-                          <th scope="row"><Link href={`/applications/${app.applicationId}/templates/${t.messageId}`}>
-                            {t.emailTemplateId !== undefined ? `Email template #${t.emailTemplateId}` : t.messageText}
-                          </Link></th>
-                          <td>{t.pinLength} × {t.pinType.toLowerCase()}</td>
-                          <td><code class="id">{t.messageId}</code></td>
-                        </tr>
-                      ))}
-                    </tbody>
-                  </table>
-                </div>
+                <DataTable columns={['Kind', 'Text or email template', 'PIN', 'Id']}>
+                  {templates.map((t) => (
+                    <tr key={t.messageId}>
+                      <td>{t.emailTemplateId !== undefined ? 'Email' : 'SMS/voice'}</td>
+                      <th scope="row"><Link href={`/applications/${app.applicationId}/templates/${t.messageId}`}>
+                        {t.emailTemplateId !== undefined ? `Email template #${t.emailTemplateId}` : t.messageText}
+                      </Link></th>
+                      <td>{t.pinLength} × {t.pinType.toLowerCase()}</td>
+                      <td><code class="id">{t.messageId}</code></td>
+                    </tr>
+                  ))}
+                </DataTable>
               )}
             </section>
             <WorkflowPanel appId={app.applicationId} />

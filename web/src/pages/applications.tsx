@@ -3,6 +3,7 @@ import { ApplicationForm, valuesOf } from '../components/application-form.js';
 import { Loading, useLoad } from '../components/load.js';
 import { useClient } from '../context.js';
 import { Link, navigate } from '../router.js';
+import { DataTable } from '../components/data-table.js';
 
 export function Applications() {
   const client = useClient();
@@ -28,24 +29,18 @@ export function Applications() {
       ) : null}
       <Loading state={state}>
         {(apps) => apps.length === 0 ? <p class="empty">No application yet. Create one to send PINs.</p> : (
-          <div class="table-wrap">
-            <table>
-              <caption class="visually-hidden">Applications</caption>
-              <thead><tr><th scope="col">Name</th><th scope="col">Status</th><th scope="col">PIN lifetime</th><th scope="col">Attempts</th><th scope="col">Sends per destination</th><th scope="col">Id</th></tr></thead>
-              <tbody>
-                {apps.map((app) => (
-                  <tr key={app.applicationId}>
-                    <th scope="row"><Link href={`/applications/${app.applicationId}`}>{app.name}</Link></th>
-                    <td>{app.enabled ? <span class="badge ok">Enabled</span> : <span class="badge">Disabled</span>}</td>
-                    <td>{app.configuration.pinTimeToLive}</td>
-                    <td>{app.configuration.pinAttempts}</td>
-                    <td>{app.configuration.sendPinPerPhoneNumberLimit}</td>
-                    <td><code class="id">{app.applicationId}</code></td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable caption="Applications" columns={['Name', 'Status', 'PIN lifetime', 'Attempts', 'Sends per destination', 'Id']}>
+            {apps.map((app) => (
+              <tr key={app.applicationId}>
+                <th scope="row"><Link href={`/applications/${app.applicationId}`}>{app.name}</Link></th>
+                <td>{app.enabled ? <span class="badge ok">Enabled</span> : <span class="badge">Disabled</span>}</td>
+                <td>{app.configuration.pinTimeToLive}</td>
+                <td>{app.configuration.pinAttempts}</td>
+                <td>{app.configuration.sendPinPerPhoneNumberLimit}</td>
+                <td><code class="id">{app.applicationId}</code></td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       </Loading>
     </section>

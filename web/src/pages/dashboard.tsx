@@ -7,6 +7,7 @@ import { SelectField } from '../components/fields.js';
 import { Loading, useLoad } from '../components/load.js';
 import { useClient } from '../context.js';
 import { count, millis, percent, shortTime } from '../format.js';
+import { DataTable } from '../components/data-table.js';
 
 const RANGES = {
   '24h': { label: 'Last 24 hours', ms: 86_400_000, bucket: 'hour' as const },
@@ -120,19 +121,14 @@ export function Dashboard() {
               <figure class="chart">
                 <figcaption>Delivery latency (send request → transport accepted)</figcaption>
                 {stats.latency.length === 0 ? <p class="muted">No message was handed to a transport in this range.</p> : (
-                  <div class="table-wrap">
-                    <table>
-                      <thead><tr><th scope="col">Channel</th><th scope="col">Messages</th><th scope="col">p50</th><th scope="col">p90</th><th scope="col">p99</th><th scope="col">Slowest</th></tr></thead>
-                      <tbody>
-                        {stats.latency.map((l) => (
-                          <tr key={l.channel}>
-                            <th scope="row">{CHANNELS.find((c) => c.channel === l.channel)?.name ?? l.channel}</th>
-                            <td>{count(l.count)}</td><td>{millis(l.p50)}</td><td>{millis(l.p90)}</td><td>{millis(l.p99)}</td><td>{millis(l.max)}</td>
-                          </tr>
-                        ))}
-                      </tbody>
-                    </table>
-                  </div>
+                  <DataTable columns={['Channel', 'Messages', 'p50', 'p90', 'p99', 'Slowest']}>
+                    {stats.latency.map((l) => (
+                      <tr key={l.channel}>
+                        <th scope="row">{CHANNELS.find((c) => c.channel === l.channel)?.name ?? l.channel}</th>
+                        <td>{count(l.count)}</td><td>{millis(l.p50)}</td><td>{millis(l.p90)}</td><td>{millis(l.p99)}</td><td>{millis(l.max)}</td>
+                      </tr>
+                    ))}
+                  </DataTable>
                 )}
               </figure>
               <BarChart id="chart-blocked" title="Refused requests by reason" empty="No request was refused in this range."

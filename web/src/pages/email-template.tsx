@@ -7,8 +7,9 @@ import { FormMessage, TextArea, TextField } from '../components/fields.js';
 import { Loading, useLoad } from '../components/load.js';
 import { useClient } from '../context.js';
 import { EmailPreview, fill, PlaceholderInputs, samplePin, samplePlaceholders } from '../preview.js';
-import { problemOf, unplacedFields, type Problem } from '../problems.js';
+import { unplacedFields } from '../problems.js';
 import { Link, navigate } from '../router.js';
+import { useSubmission } from '../components/submission.js';
 
 const STARTER_HTML = '<p>Hello {{name}},</p>\n<p>Your verification code is <strong>{{pin}}</strong>.</p>';
 
@@ -20,9 +21,8 @@ function Editor({ existing }: { existing?: EmailTemplate }) {
   const [html, setHtml] = useState(existing?.html ?? (existing ? '' : STARTER_HTML));
   const [text, setText] = useState(existing?.text ?? (existing ? '' : 'Hello {{name}}, your verification code is {{pin}}.'));
   const [samples, setSamples] = useState<Record<string, string>>({ name: 'Ann' });
-  const [problem, setProblem] = useState<Problem | null>(null);
+  const { busy, problem, setProblem, run } = useSubmission();
   const [success, setSuccess] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
 
   const local: Record<string, string> = {};
   if (name.trim() === '') local['name'] = 'must not be blank';
@@ -38,18 +38,12 @@ function Editor({ existing }: { existing?: EmailTemplate }) {
     event.preventDefault();
     setTouched(true);
     if (Object.keys(local).length > 0) return setProblem({ message: 'Correct the fields marked below.', fields: {} });
-    setBusy(true);
     const body = { name, subject, from: from === '' ? null : from, html: html === '' ? null : html, text: text === '' ? null : text };
-    try {
+    await run(async () => {
       const saved = existing ? await client.emailTemplates.update(existing.id, body) : await client.emailTemplates.create(body);
-      setProblem(null);
       setSuccess(existing ? 'Email template saved.' : `Email template created (#${saved.id}).`);
       if (!existing) navigate(`/email-templates/${saved.id}`, { replace: true });
-    } catch (e) {
-      setProblem(problemOf(e));
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (

@@ -5,7 +5,9 @@ import { Checkbox, FormMessage, TextField } from '../components/fields.js';
 import { Loading, useLoad } from '../components/load.js';
 import { SessionContext, useClient } from '../context.js';
 import { dateTime } from '../format.js';
-import { problemOf, unplacedFields, type Problem } from '../problems.js';
+import { unplacedFields } from '../problems.js';
+import { useRowActions, useSubmission } from '../components/submission.js';
+import { ACTIONS_COLUMN, DataTable } from '../components/data-table.js';
 
 const SCOPES = [
   { scope: '2fa:manage', label: '2fa:manage: everything (applications, templates, keys, statistics, the console)' },
@@ -18,37 +20,24 @@ export function ApiKeys() {
   const state = useLoad(() => client.keys.list(), [client]);
   const [label, setLabel] = useState('');
   const [scopes, setScopes] = useState<string[]>(['2fa:pin:send']);
-  const [problem, setProblem] = useState<Problem | null>(null);
+  const { busy, problem, setProblem, run } = useSubmission();
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { notice, act } = useRowActions(state.reload);
 
   async function create(event: Event) {
     event.preventDefault();
     if (scopes.length === 0) return setProblem({ message: 'Choose at least one scope.', fields: { scopes: 'choose at least one scope' } });
-    setBusy(true);
-    try {
+    await run(async () => {
       const key = await client.keys.create({ label: label.trim() === '' ? null : label.trim(), scopes: scopes as Array<'2fa:manage'> });
       setCreated(key);
-      setProblem(null);
       setLabel('');
       state.reload();
-    } catch (e) {
-      setProblem(problemOf(e));
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   async function revoke(id: string, name: string) {
     if (!window.confirm(`Revoke the key ${name}? Anything using it stops working at once.`)) return;
-    try {
-      await client.keys.revoke(id);
-      setNotice(`Revoked ${name}.`);
-      state.reload();
-    } catch (e) {
-      setNotice(problemOf(e).message);
-    }
+    await act(() => client.keys.revoke(id), `Revoked ${name}.`);
   }
 
   const scopeError = problem?.fields['scopes'] ?? Object.entries(problem?.fields ?? {}).find(([f]) => f.startsWith('scopes.'))?.[1];
@@ -85,27 +74,21 @@ export function ApiKeys() {
       <div role="status" aria-live="polite" class="notice" hidden={!notice}>{notice}</div>
       <Loading state={state}>
         {(keys) => (
-          <div class="table-wrap">
-            <table>
-              <caption class="visually-hidden">API keys of the account</caption>
-              <thead><tr><th scope="col">Key</th><th scope="col">Label</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-              <tbody>
-                {keys.map((k) => {
-                  const self = k.id === session?.me.key.id;
-                  return (
-                    <tr key={k.id}>
-                      <th scope="row"><code class="id">{k.prefix}…</code></th>
-                      <td>{k.label ?? <span class="muted">—</span>}</td>
-                      <td>{k.scopes.join(', ')}</td>
-                      <td>{dateTime(k.createdAt)}</td>
-                      <td>{k.revokedAt !== null ? <span class="badge">Revoked {dateTime(k.revokedAt)}</span> : self ? <span class="badge ok">This session</span> : <span class="badge ok">Active</span>}</td>
-                      <td>{k.revokedAt === null && !self ? <button type="button" class="danger" onClick={() => revoke(k.id, k.label ?? k.prefix)}>Revoke<span class="visually-hidden"> {k.label ?? k.prefix}</span></button> : null}</td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </div>
+          <DataTable caption="API keys of the account" columns={['Key', 'Label', 'Scopes', 'Created', 'Status', ACTIONS_COLUMN]}>
+            {keys.map((k) => {
+              const self = k.id === session?.me.key.id;
+              return (
+                <tr key={k.id}>
+                  <th scope="row"><code class="id">{k.prefix}…</code></th>
+                  <td>{k.label ?? <span class="muted">—</span>}</td>
+                  <td>{k.scopes.join(', ')}</td>
+                  <td>{dateTime(k.createdAt)}</td>
+                  <td>{k.revokedAt !== null ? <span class="badge">Revoked {dateTime(k.revokedAt)}</span> : self ? <span class="badge ok">This session</span> : <span class="badge ok">Active</span>}</td>
+                  <td>{k.revokedAt === null && !self ? <button type="button" class="danger" onClick={() => revoke(k.id, k.label ?? k.prefix)}>Revoke<span class="visually-hidden"> {k.label ?? k.prefix}</span></button> : null}</td>
+                </tr>
+              );
+            })}
+          </DataTable>
         )}
       </Loading>
     </section>

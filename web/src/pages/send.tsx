@@ -6,8 +6,9 @@ import { FormMessage, SelectField, TextField } from '../components/fields.js';
 import { Loading, useLoad } from '../components/load.js';
 import { useClient } from '../context.js';
 import { samplePlaceholders } from '../preview.js';
-import { problemOf, unplacedFields, type Problem } from '../problems.js';
+import { problemOf, unplacedFields } from '../problems.js';
 import { Link, useLocation } from '../router.js';
+import { useSubmission } from '../components/submission.js';
 
 interface Sent {
   pinId: string;
@@ -23,9 +24,8 @@ function SendForm({ apps, emailTemplates }: { apps: Application[]; emailTemplate
   const [channel, setChannel] = useState<'sms' | 'voice' | 'whatsapp' | 'telegram'>('sms');
   const [to, setTo] = useState('');
   const [values, setValues] = useState<Record<string, string>>({});
-  const [problem, setProblem] = useState<Problem | null>(null);
+  const { busy, problem, setProblem, run } = useSubmission();
   const [sent, setSent] = useState<Sent | null>(null);
-  const [busy, setBusy] = useState(false);
 
   useEffect(() => {
     if (applicationId === '') return;
@@ -46,22 +46,16 @@ function SendForm({ apps, emailTemplates }: { apps: Application[]; emailTemplate
   async function submit(event: Event) {
     event.preventDefault();
     if (!message) return setProblem({ message: 'Choose an application with a message template.', fields: {} });
-    setBusy(true);
     setSent(null);
     const placeholders = Object.fromEntries(names.map((n) => [n, values[n] ?? '']));
     const body = { applicationId, messageId, to: to.trim(), ...(names.length > 0 ? { placeholders } : {}) };
-    try {
+    await run(async () => {
       const answer = email ? await client.pins.sendEmail(body)
         : channel === 'voice' ? await client.pins.sendVoice(body)
           : channel === 'whatsapp' ? await client.pins.sendWhatsapp(body)
             : channel === 'telegram' ? await client.pins.sendTelegram(body) : await client.pins.sendSms(body);
       setSent({ pinId: answer.pinId, to: answer.to });
-      setProblem(null);
-    } catch (e) {
-      setProblem(problemOf(e));
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   if (apps.length === 0) return <p class="empty">No application yet. <Link href="/applications">Create one</Link> and give it a template.</p>;

@@ -8,8 +8,9 @@ import { FormMessage, SelectField, TextArea, TextField } from '../components/fie
 import { Loading, useLoad } from '../components/load.js';
 import { useClient } from '../context.js';
 import { EmailPreview, fill, PlaceholderInputs, samplePin, samplePlaceholders, SmsPreview } from '../preview.js';
-import { problemOf, unplacedFields, type Problem } from '../problems.js';
+import { unplacedFields } from '../problems.js';
 import { Link, navigate, useLocation } from '../router.js';
+import { useSubmission } from '../components/submission.js';
 
 const PIN_TYPES = ['NUMERIC', 'ALPHA', 'HEX', 'ALPHANUMERIC'].map((t) => ({ value: t, label: t.charAt(0) + t.slice(1).toLowerCase() }));
 
@@ -27,9 +28,8 @@ function SmsVoiceForm({ appId, existing }: { appId: string; existing?: Message }
   const [language, setLanguage] = useState<string>(existing?.language ?? 'en');
   const [repeatDTMF, setRepeatDTMF] = useState(existing?.repeatDTMF ?? '');
   const [samples, setSamples] = useState<Record<string, string>>({});
-  const [problem, setProblem] = useState<Problem | null>(null);
+  const { busy, problem, setProblem, run } = useSubmission();
   const [success, setSuccess] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
 
   const local: Record<string, string> = {};
   const lengthError = pinLengthError(pinLength);
@@ -42,21 +42,15 @@ function SmsVoiceForm({ appId, existing }: { appId: string; existing?: Message }
   async function submit(event: Event) {
     event.preventDefault();
     if (Object.keys(local).length > 0) return setProblem({ message: 'Correct the fields marked below.', fields: {} });
-    setBusy(true);
     const body = {
       pinType: pinType as 'NUMERIC', pinLength: Number(pinLength), messageText, language,
       ...(senderId !== '' ? { senderId } : {}), ...(repeatDTMF !== '' ? { repeatDTMF } : {}),
     };
-    try {
+    await run(async () => {
       const saved = existing ? await client.messages.update(appId, existing.messageId, body) : await client.messages.create(appId, body);
-      setProblem(null);
       setSuccess(existing ? 'Template saved.' : `Template created (${saved.messageId}).`);
       if (!existing) navigate(`/applications/${appId}/templates/${saved.messageId}`, { replace: true });
-    } catch (e) {
-      setProblem(problemOf(e));
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   return (
@@ -92,9 +86,8 @@ function EmailMessageForm({ appId, existing, emailTemplates }: { appId: string; 
   const [pinType, setPinType] = useState<string>(existing?.pinType ?? 'NUMERIC');
   const [pinLength, setPinLength] = useState(String(existing?.pinLength ?? 6));
   const [samples, setSamples] = useState<Record<string, string>>({});
-  const [problem, setProblem] = useState<Problem | null>(null);
+  const { busy, problem, setProblem, run } = useSubmission();
   const [success, setSuccess] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const template = emailTemplates.find((t) => String(t.id) === emailTemplateId);
   const local: Record<string, string> = {};
   const lengthError = pinLengthError(pinLength);
@@ -106,18 +99,12 @@ function EmailMessageForm({ appId, existing, emailTemplates }: { appId: string; 
   async function submit(event: Event) {
     event.preventDefault();
     if (Object.keys(local).length > 0) return setProblem({ message: 'Correct the fields marked below.', fields: {} });
-    setBusy(true);
     const body = { emailTemplateId: Number(emailTemplateId), pinType: pinType as 'NUMERIC', pinLength: Number(pinLength), ...(from !== '' ? { from } : {}) };
-    try {
+    await run(async () => {
       const saved = existing ? await client.messages.updateEmail(appId, existing.messageId, body) : await client.messages.createEmail(appId, body);
-      setProblem(null);
       setSuccess(existing ? 'Template saved.' : `Template created (${saved.messageId}).`);
       if (!existing) navigate(`/applications/${appId}/templates/${saved.messageId}`, { replace: true });
-    } catch (e) {
-      setProblem(problemOf(e));
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
   if (emailTemplates.length === 0) {

@@ -5,43 +5,30 @@ import { FormMessage, TextField } from '../components/fields.js';
 import { Loading, useLoad } from '../components/load.js';
 import { useClient } from '../context.js';
 import { dateTime } from '../format.js';
-import { problemOf, unplacedFields, type Problem } from '../problems.js';
+import { unplacedFields } from '../problems.js';
+import { useRowActions, useSubmission } from '../components/submission.js';
+import { ACTIONS_COLUMN, DataTable } from '../components/data-table.js';
 
 export function TestNumbers() {
   const client = useClient();
   const state = useLoad(() => client.testNumbers.list(), [client]);
   const [destination, setDestination] = useState('');
   const [code, setCode] = useState('');
-  const [problem, setProblem] = useState<Problem | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { busy, problem, run } = useSubmission();
+  const { notice, setNotice, act } = useRowActions(state.reload);
 
   async function add(event: Event) {
     event.preventDefault();
-    setBusy(true);
-    try {
+    await run(async () => {
       const added = await client.testNumbers.create({ destination: destination.trim(), code: code.trim() });
-      setProblem(null);
       setDestination('');
       setCode('');
       setNotice(`Added ${added.destination}.`);
       state.reload();
-    } catch (e) {
-      setProblem(problemOf(e));
-    } finally {
-      setBusy(false);
-    }
+    });
   }
 
-  async function remove(id: string, shown: string) {
-    try {
-      await client.testNumbers.delete(id);
-      setNotice(`Removed ${shown}.`);
-      state.reload();
-    } catch (e) {
-      setNotice(problemOf(e).message);
-    }
-  }
+  const remove = (id: string, shown: string) => act(() => client.testNumbers.delete(id), `Removed ${shown}.`);
 
   return (
     <section>
@@ -59,24 +46,19 @@ export function TestNumbers() {
       <div role="status" aria-live="polite" class="notice" hidden={!notice}>{notice}</div>
       <Loading state={state}>
         {(numbers) => numbers.length === 0 ? <p class="empty">No test number.</p> : (
-          <div class="table-wrap">
-            <table>
-              <thead><tr><th scope="col">Destination</th><th scope="col">Added</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-              <tbody>
-                {numbers.map((t) => (
-                  <tr key={t.id}>
-                    <th scope="row"><code class="id">{t.destination}</code></th>
-                    <td>{dateTime(t.createdAt)}</td>
-                    <td class="row-actions">
-                      <button type="button" class="danger" onClick={() => { if (window.confirm(`Remove the test number ${t.destination}? Its later sends will be delivered.`)) void remove(t.id, t.destination); }}>
-                        Remove<span class="visually-hidden"> {t.destination}</span>
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable columns={['Destination', 'Added', ACTIONS_COLUMN]}>
+            {numbers.map((t) => (
+              <tr key={t.id}>
+                <th scope="row"><code class="id">{t.destination}</code></th>
+                <td>{dateTime(t.createdAt)}</td>
+                <td class="row-actions">
+                  <button type="button" class="danger" onClick={() => { if (window.confirm(`Remove the test number ${t.destination}? Its later sends will be delivered.`)) void remove(t.id, t.destination); }}>
+                    Remove<span class="visually-hidden"> {t.destination}</span>
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       </Loading>
     </section>

@@ -6,7 +6,9 @@ import { Checkbox, FormMessage, TextField } from '../components/fields.js';
 import { Loading, useLoad } from '../components/load.js';
 import { useClient } from '../context.js';
 import { dateTime } from '../format.js';
-import { problemOf, unplacedFields, type Problem } from '../problems.js';
+import { unplacedFields } from '../problems.js';
+import { useRowActions, useSubmission } from '../components/submission.js';
+import { ACTIONS_COLUMN, DataTable } from '../components/data-table.js';
 
 type EventName = (typeof PIN_EVENT_TYPES)[number];
 
@@ -15,35 +17,18 @@ export function Webhooks() {
   const state = useLoad(() => client.webhooks.list(), [client]);
   const [url, setUrl] = useState('');
   const [events, setEvents] = useState<EventName[]>(['pin.verified', 'pin.failed']);
-  const [problem, setProblem] = useState<Problem | null>(null);
+  const { busy, problem, setProblem, run } = useSubmission();
   const [created, setCreated] = useState<CreatedWebhook | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const { notice, act } = useRowActions(state.reload);
 
   async function create(event: Event) {
     event.preventDefault();
     if (events.length === 0) return setProblem({ message: 'Choose at least one event.', fields: { events: 'choose at least one event' } });
-    setBusy(true);
-    try {
+    await run(async () => {
       setCreated(await client.webhooks.create({ url: url.trim(), events }));
-      setProblem(null);
       setUrl('');
       state.reload();
-    } catch (e) {
-      setProblem(problemOf(e));
-    } finally {
-      setBusy(false);
-    }
-  }
-
-  async function act(what: () => Promise<unknown>, done: string) {
-    try {
-      await what();
-      setNotice(done);
-      state.reload();
-    } catch (e) {
-      setNotice(problemOf(e).message);
-    }
+    });
   }
 
   const eventsError = problem?.fields['events'] ?? Object.entries(problem?.fields ?? {}).find(([f]) => f.startsWith('events.'))?.[1];
@@ -79,29 +64,24 @@ export function Webhooks() {
       <div role="status" aria-live="polite" class="notice" hidden={!notice}>{notice}</div>
       <Loading state={state}>
         {(hooks) => hooks.length === 0 ? <p class="empty">No subscription.</p> : (
-          <div class="table-wrap">
-            <table>
-              <thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Status</th><th scope="col">Created</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
-              <tbody>
-                {hooks.map((h) => (
-                  <tr key={h.id}>
-                    <th scope="row"><code class="id">{h.url}</code></th>
-                    <td>{h.events.join(', ')}</td>
-                    <td>{h.enabled ? <span class="badge ok">Enabled</span> : <span class="badge">Paused</span>}</td>
-                    <td>{dateTime(h.createdAt)}</td>
-                    <td class="row-actions">
-                      <button type="button" class="secondary" onClick={() => act(() => client.webhooks.update(h.id, { enabled: !h.enabled }), h.enabled ? 'Paused.' : 'Enabled.')}>
-                        {h.enabled ? 'Pause' : 'Enable'}<span class="visually-hidden"> {h.url}</span>
-                      </button>
-                      <button type="button" class="danger" onClick={() => { if (window.confirm(`Delete the subscription to ${h.url}?`)) void act(() => client.webhooks.delete(h.id), 'Deleted.'); }}>
-                        Delete<span class="visually-hidden"> {h.url}</span>
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable columns={['URL', 'Events', 'Status', 'Created', ACTIONS_COLUMN]}>
+            {hooks.map((h) => (
+              <tr key={h.id}>
+                <th scope="row"><code class="id">{h.url}</code></th>
+                <td>{h.events.join(', ')}</td>
+                <td>{h.enabled ? <span class="badge ok">Enabled</span> : <span class="badge">Paused</span>}</td>
+                <td>{dateTime(h.createdAt)}</td>
+                <td class="row-actions">
+                  <button type="button" class="secondary" onClick={() => act(() => client.webhooks.update(h.id, { enabled: !h.enabled }), h.enabled ? 'Paused.' : 'Enabled.')}>
+                    {h.enabled ? 'Pause' : 'Enable'}<span class="visually-hidden"> {h.url}</span>
+                  </button>
+                  <button type="button" class="danger" onClick={() => { if (window.confirm(`Delete the subscription to ${h.url}?`)) void act(() => client.webhooks.delete(h.id), 'Deleted.'); }}>
+                    Delete<span class="visually-hidden"> {h.url}</span>
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         )}
       </Loading>
     </section>

@@ -2,7 +2,8 @@ import { SCOPE_MANAGE } from '../../../service/api-keys.js';
 import { createAccountKey } from '../../../service/console-keys.js';
 import { errorResponses, respond } from '../../error-envelope.js';
 import type { RegisterRoute } from '../../route-types.js';
-import { CreateApiKeyRequestSchema, CreatedApiKeySchema, toApiKeyResponse } from '../../schemas/api-v1.js';
+import { CreateApiKeyRequestSchema, CreatedApiKeySchema } from '../../schemas/api-v1.js';
+import { toCreatedApiKeyResponse } from './presenters.js';
 
 const register: RegisterRoute = (app, { ctx }) => {
   app.post('/api/v1/keys', {
@@ -16,7 +17,7 @@ const register: RegisterRoute = (app, { ctx }) => {
     // Nobody should cache or log the one answer that holds the key.
     reply.header('cache-control', 'no-store');
     const { label, scopes } = request.body;
-    return respond(reply, await createAccountKey(ctx, request.principal, { label: label ?? null, scopes }), ({ key, record }) => ({ ...toApiKeyResponse(record), key }));
+    return respond(reply, await createAccountKey(ctx, request.principal, { label: label ?? null, scopes }), toCreatedApiKeyResponse);
   });
 };
 export default register;

@@ -3,6 +3,7 @@ import { createWebhook } from '../../../service/webhooks.js';
 import { errorResponses, respond } from '../../error-envelope.js';
 import type { RegisterRoute } from '../../route-types.js';
 import { CreatedWebhookResponseSchema, CreateWebhookRequestSchema } from '../../schemas/api-v1.js';
+import { toCreatedWebhookResponse } from './presenters.js';
 
 const register: RegisterRoute = (app, { ctx }) => {
   app.post('/api/v1/webhooks', {
@@ -13,6 +14,6 @@ const register: RegisterRoute = (app, { ctx }) => {
       body: CreateWebhookRequestSchema,
       response: { 200: CreatedWebhookResponseSchema, ...errorResponses(400, 401, 403, 409) },
     },
-  }, async (request, reply) => respond(reply, await createWebhook(ctx, request.principal, request.body), ({ webhook, secret }) => ({ ...webhook, secret })));
+  }, async (request, reply) => respond(reply, await createWebhook(ctx, request.principal, request.body), toCreatedWebhookResponse));
 };
 export default register;

@@ -1,6 +1,6 @@
 import { SCOPE_MANAGE } from '../../../service/api-keys.js';
 import { deleteWorkflow } from '../../../service/workflows.js';
-import { errorResponses, sendFailure } from '../../error-envelope.js';
+import { errorResponses, respondNoContent } from '../../error-envelope.js';
 import type { RegisterRoute } from '../../route-types.js';
 import { AppIdParamsSchema } from '../../schemas/infobip.js';
 
@@ -14,9 +14,7 @@ const register: RegisterRoute = (app, { ctx }) => {
       response: { 204: { type: 'null', description: 'Removed (or there was none); no body.' }, ...errorResponses(400, 401, 403, 404) },
     },
   }, async (request, reply) => {
-    const result = await deleteWorkflow(ctx, request.principal, request.params.appId);
-    if (!result.ok) return sendFailure(reply, result.failure);
-    return reply.code(204).send(null);
+    return respondNoContent(reply, await deleteWorkflow(ctx, request.principal, request.params.appId));
   });
 };
 export default register;

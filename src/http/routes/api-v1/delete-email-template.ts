@@ -1,6 +1,6 @@
 import { SCOPE_MANAGE } from '../../../service/api-keys.js';
 import { deleteEmailTemplate } from '../../../service/email-templates.js';
-import { errorResponses, sendFailure } from '../../error-envelope.js';
+import { errorResponses, respondNoContent } from '../../error-envelope.js';
 import type { RegisterRoute } from '../../route-types.js';
 import { EmailTemplateIdParamsSchema } from '../../schemas/api-v1.js';
 
@@ -13,9 +13,7 @@ const register: RegisterRoute = (app, { ctx }) => {
       response: { 204: { type: 'null', description: 'Deleted; no body.' }, ...errorResponses(400, 401, 403, 404, 409) },
     },
   }, async (request, reply) => {
-    const result = await deleteEmailTemplate(ctx, request.principal, Number(request.params.id));
-    if (!result.ok) return sendFailure(reply, result.failure);
-    return reply.code(204).send(null);
+    return respondNoContent(reply, await deleteEmailTemplate(ctx, request.principal, Number(request.params.id)));
   });
 };
 export default register;

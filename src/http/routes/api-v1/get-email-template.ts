@@ -2,7 +2,8 @@ import { SCOPE_MANAGE } from '../../../service/api-keys.js';
 import { getEmailTemplate } from '../../../service/email-templates.js';
 import { errorResponses, respond } from '../../error-envelope.js';
 import type { RegisterRoute } from '../../route-types.js';
-import { EmailTemplateIdParamsSchema, EmailTemplateResponseSchema, toEmailTemplateResponse } from '../../schemas/api-v1.js';
+import { EmailTemplateIdParamsSchema, EmailTemplateResponseSchema } from '../../schemas/api-v1.js';
+import { toEmailTemplateResponse } from './presenters.js';
 
 const register: RegisterRoute = (app, { ctx }) => {
   app.get('/api/v1/email-templates/:id', {

@@ -1,6 +1,7 @@
 import { SCOPE_MANAGE } from '../../../service/api-keys.js';
 import { getStats } from '../../../service/console-stats.js';
 import { errorResponses, respond } from '../../error-envelope.js';
+import { definedFields, numberOrUndefined } from '../../request-fields.js';
 import type { RegisterRoute } from '../../route-types.js';
 import { StatsQuerySchema, StatsResponseSchema } from '../../schemas/api-v1.js';
 
@@ -14,11 +15,7 @@ const register: RegisterRoute = (app, { ctx }) => {
     },
   }, async (request, reply) => {
     const q = request.query;
-    return respond(reply, await getStats(ctx, request.principal, {
-      ...(q.from !== undefined ? { from: Number(q.from) } : {}),
-      ...(q.to !== undefined ? { to: Number(q.to) } : {}),
-      ...(q.bucket !== undefined ? { bucket: q.bucket } : {}),
-    }), (stats) => stats);
+    return respond(reply, await getStats(ctx, request.principal, definedFields({ from: numberOrUndefined(q.from), to: numberOrUndefined(q.to), bucket: q.bucket })), (stats) => stats);
   });
 };
 export default register;

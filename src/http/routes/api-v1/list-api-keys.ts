@@ -2,7 +2,8 @@ import { SCOPE_MANAGE } from '../../../service/api-keys.js';
 import { listAccountKeys } from '../../../service/console-keys.js';
 import { errorResponses } from '../../error-envelope.js';
 import type { RegisterRoute } from '../../route-types.js';
-import { ApiKeyListResponseSchema, toApiKeyResponse } from '../../schemas/api-v1.js';
+import { ApiKeyListResponseSchema } from '../../schemas/api-v1.js';
+import { toApiKeyResponse } from './presenters.js';
 
 const register: RegisterRoute = (app, { ctx }) => {
   app.get('/api/v1/keys', {

@@ -1,8 +1,10 @@
 import { SCOPE_MANAGE } from '../../../service/api-keys.js';
 import { listAudit } from '../../../service/audit-log.js';
 import { errorResponses } from '../../error-envelope.js';
+import { definedFields, numberOrUndefined } from '../../request-fields.js';
 import type { RegisterRoute } from '../../route-types.js';
 import { AuditPageSchema, AuditQuerySchema } from '../../schemas/api-v1.js';
+import { toAuditPageResponse } from './presenters.js';
 
 const register: RegisterRoute = (app, { ctx }) => {
   app.get('/api/v1/audit', {
@@ -15,14 +17,7 @@ const register: RegisterRoute = (app, { ctx }) => {
     },
   }, async (request) => {
     const { applicationId, pinId, event, after, limit } = request.query;
-    const page = await listAudit(ctx, request.principal, {
-      ...(applicationId !== undefined ? { applicationId } : {}), ...(pinId !== undefined ? { pinId } : {}),
-      ...(event !== undefined ? { event } : {}), ...(after !== undefined ? { afterSeq: Number(after) } : {}),
-    }, limit !== undefined ? Number(limit) : 100);
-    return {
-      entries: page.entries.map(({ accountId, ...entry }) => { void accountId; return entry; }),
-      next: page.next,
-    };
+    return toAuditPageResponse(await listAudit(ctx, request.principal, definedFields({ applicationId, pinId, event, afterSeq: numberOrUndefined(after) }), limit !== undefined ? Number(limit) : 100));
   });
 };
 export default register;

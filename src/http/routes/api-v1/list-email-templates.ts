@@ -3,7 +3,8 @@ import { SCOPE_MANAGE } from '../../../service/api-keys.js';
 import { listEmailTemplates } from '../../../service/email-templates.js';
 import { errorResponses } from '../../error-envelope.js';
 import type { RegisterRoute } from '../../route-types.js';
-import { EmailTemplateResponseSchema, toEmailTemplateResponse } from '../../schemas/api-v1.js';
+import { EmailTemplateResponseSchema } from '../../schemas/api-v1.js';
+import { toEmailTemplateResponse } from './presenters.js';
 
 const register: RegisterRoute = (app, { ctx }) => {
   app.get('/api/v1/email-templates', {

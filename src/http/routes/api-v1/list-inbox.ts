@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { SCOPE_MANAGE } from '../../../service/api-keys.js';
 import { errorResponses } from '../../error-envelope.js';
+import { definedFields, numberOrUndefined } from '../../request-fields.js';
 import type { RegisterRoute } from '../../route-types.js';
 import { InboxMessageSchema, InboxQuerySchema } from '../../schemas/api-v1.js';
 
@@ -16,7 +17,7 @@ const register: RegisterRoute = (app, { inbox }) => {
     },
   }, async (request) => {
     const { to, limit } = request.query;
-    const messages = inbox.list(request.principal.accountId, { ...(to !== undefined ? { to } : {}), ...(limit !== undefined ? { limit: Number(limit) } : {}) });
+    const messages = inbox.list(request.principal.accountId, definedFields({ to, limit: numberOrUndefined(limit) }));
     return { messages };
   });
 };

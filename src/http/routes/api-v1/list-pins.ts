@@ -1,8 +1,10 @@
 import { SCOPE_MANAGE } from '../../../service/api-keys.js';
 import { listPins } from '../../../service/console-pins.js';
 import { errorResponses, respond } from '../../error-envelope.js';
+import { definedFields, numberOrUndefined } from '../../request-fields.js';
 import type { RegisterRoute } from '../../route-types.js';
 import { PinListQuerySchema, PinListResponseSchema } from '../../schemas/api-v1.js';
+import { toPinListResponse } from './presenters.js';
 
 const register: RegisterRoute = (app, { ctx }) => {
   app.get('/api/v1/pins', {
@@ -14,24 +16,10 @@ const register: RegisterRoute = (app, { ctx }) => {
     },
   }, async (request, reply) => {
     const q = request.query;
-    return respond(reply, await listPins(ctx, request.principal, {
-      ...(q.to !== undefined ? { to: q.to } : {}),
-      ...(q.applicationId !== undefined ? { applicationId: q.applicationId } : {}),
-      ...(q.channel !== undefined ? { channel: q.channel } : {}),
-      ...(q.status !== undefined ? { status: q.status } : {}),
-      ...(q.since !== undefined ? { since: Number(q.since) } : {}),
-      ...(q.until !== undefined ? { until: Number(q.until) } : {}),
-      ...(q.cursor !== undefined ? { cursor: q.cursor } : {}),
-      ...(q.limit !== undefined ? { limit: Number(q.limit) } : {}),
-    }), (page) => ({
-      pins: page.pins.map((p) => ({
-        pinId: p.id, applicationId: p.applicationId, applicationName: p.applicationName, messageId: p.messageId, channel: p.channel,
-        to: p.destination, country: p.country, state: p.state, attemptsRemaining: p.attemptsLeft, createdAt: p.createdAt,
-        expiresAt: p.expiresAt, verifiedAt: p.verifiedAt, deliveryStatus: p.deliveryStatus, sentAt: p.sentAt, deliveredAt: p.deliveredAt,
-        sendCount: p.sendCount, testNumber: p.testNumber, dialect: p.dialect,
-      })),
-      nextCursor: page.nextCursor,
-    }));
+    return respond(reply, await listPins(ctx, request.principal, definedFields({
+      to: q.to, applicationId: q.applicationId, channel: q.channel, status: q.status,
+      since: numberOrUndefined(q.since), until: numberOrUndefined(q.until), cursor: q.cursor, limit: numberOrUndefined(q.limit),
+    })), toPinListResponse);
   });
 };
 export default register;

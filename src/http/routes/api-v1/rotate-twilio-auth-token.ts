@@ -1,10 +1,10 @@
 import { SCOPE_MANAGE } from '../../../service/api-keys.js';
 import { auditRequest } from '../../../service/audit-log.js';
 import { rotateAuthToken } from '../../../service/twilio-webhooks.js';
-import { accountSid } from '../../../domain/twilio-sids.js';
 import { errorResponses } from '../../error-envelope.js';
 import type { RegisterRoute } from '../../route-types.js';
 import { TwilioAuthTokenSchema } from '../../schemas/api-v1.js';
+import { toTwilioAuthTokenResponse } from './presenters.js';
 
 const register: RegisterRoute = (app, { ctx }) => {
   app.post('/api/v1/twilio/auth-token', {
@@ -16,7 +16,7 @@ const register: RegisterRoute = (app, { ctx }) => {
   }, async (request) => {
     const token = await rotateAuthToken(ctx, request.principal.accountId);
     await auditRequest(ctx, request.principal, { event: 'twilio.auth_token.rotate' });
-    return { accountSid: accountSid(request.principal.accountId), authToken: token };
+    return toTwilioAuthTokenResponse(request.principal, token);
   });
 };
 export default register;

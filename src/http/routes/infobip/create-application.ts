@@ -2,7 +2,8 @@ import { createApplication } from '../../../service/applications.js';
 import { SCOPE_MANAGE } from '../../../service/api-keys.js';
 import { errorResponses, respond } from '../../error-envelope.js';
 import type { RegisterRoute } from '../../route-types.js';
-import { ApplicationRequestSchema, ApplicationResponseSchema, toApplicationResponse } from '../../schemas/infobip.js';
+import { ApplicationRequestSchema, ApplicationResponseSchema } from '../../schemas/infobip.js';
+import { toApplicationResponse } from './presenters.js';
 
 const register: RegisterRoute = (app, { ctx }) => {
   // 200, not Infobip's documented 201: every official SDK expects 200 (the Python one reads 201 as no answer).

@@ -2,7 +2,8 @@ import { SCOPE_MANAGE } from '../../../service/api-keys.js';
 import { createSmsVoiceTemplate } from '../../../service/message-templates.js';
 import { errorResponses, respond } from '../../error-envelope.js';
 import type { RegisterRoute } from '../../route-types.js';
-import { AppIdParamsSchema, CreateSmsVoiceMessageSchema, SmsVoiceMessageResponseSchema, toSmsVoiceMessageResponse } from '../../schemas/infobip.js';
+import { AppIdParamsSchema, CreateSmsVoiceMessageSchema, SmsVoiceMessageResponseSchema } from '../../schemas/infobip.js';
+import { toSmsVoiceMessageResponse } from './presenters.js';
 
 const register: RegisterRoute = (app, { ctx }) => {
   app.post('/2fa/2/applications/:appId/messages', {

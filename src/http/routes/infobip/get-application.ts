@@ -2,7 +2,8 @@ import { getApplication } from '../../../service/applications.js';
 import { SCOPE_MANAGE } from '../../../service/api-keys.js';
 import { errorResponses, respond } from '../../error-envelope.js';
 import type { RegisterRoute } from '../../route-types.js';
-import { AppIdParamsSchema, ApplicationResponseSchema, toApplicationResponse } from '../../schemas/infobip.js';
+import { AppIdParamsSchema, ApplicationResponseSchema } from '../../schemas/infobip.js';
+import { toApplicationResponse } from './presenters.js';
 
 const register: RegisterRoute = (app, { ctx }) => {
   app.get('/2fa/2/applications/:appId', {

@@ -2,7 +2,8 @@ import { SCOPE_MANAGE } from '../../../service/api-keys.js';
 import { getMessageTemplate } from '../../../service/message-templates.js';
 import { errorResponses, respond } from '../../error-envelope.js';
 import type { RegisterRoute } from '../../route-types.js';
-import { AppMessageParamsSchema, MessageResponseSchema, toMessageResponse } from '../../schemas/infobip.js';
+import { AppMessageParamsSchema, MessageResponseSchema } from '../../schemas/infobip.js';
+import { toMessageResponse } from './presenters.js';
 
 const register: RegisterRoute = (app, { ctx }) => {
   app.get('/2fa/2/applications/:appId/messages/:msgId', {

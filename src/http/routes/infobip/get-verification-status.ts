@@ -3,6 +3,7 @@ import { getVerificationStatus } from '../../../service/verification-status.js';
 import { errorResponses, respond } from '../../error-envelope.js';
 import type { RegisterRoute } from '../../route-types.js';
 import { AppIdParamsSchema, VerificationResponseSchema, VerificationStatusQuerySchema } from '../../schemas/infobip.js';
+import { toVerificationsResponse } from './presenters.js';
 
 const asBoolean = (value: 'true' | 'false' | undefined) => (value === undefined ? undefined : value === 'true');
 
@@ -19,12 +20,7 @@ const register: RegisterRoute = (app, { ctx }) => {
     const { msisdn, verified, sent } = request.query;
     const query = { msisdn, ...(verified ? { verified: asBoolean(verified) } : {}), ...(sent ? { sent: asBoolean(sent) } : {}) };
     const result = await getVerificationStatus(ctx, request.principal, request.params.appId, query);
-    return respond(reply, result, (rows) => ({
-      verifications: rows.map((r) => ({
-        msisdn: r.destination, verified: r.verifiedAt !== null,
-        ...(r.verifiedAt !== null ? { verifiedAt: r.verifiedAt } : {}), ...(r.sentAt !== null ? { sentAt: r.sentAt } : {}),
-      })),
-    }));
+    return respond(reply, result, toVerificationsResponse);
   });
 };
 export default register;

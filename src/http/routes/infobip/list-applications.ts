@@ -3,7 +3,8 @@ import { listApplications } from '../../../service/applications.js';
 import { SCOPE_MANAGE } from '../../../service/api-keys.js';
 import { errorResponses } from '../../error-envelope.js';
 import type { RegisterRoute } from '../../route-types.js';
-import { ApplicationResponseSchema, toApplicationResponse } from '../../schemas/infobip.js';
+import { ApplicationResponseSchema } from '../../schemas/infobip.js';
+import { toApplicationResponse } from './presenters.js';
 
 const register: RegisterRoute = (app, { ctx }) => {
   app.get('/2fa/2/applications', {

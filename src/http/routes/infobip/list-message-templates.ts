@@ -3,7 +3,8 @@ import { SCOPE_MANAGE } from '../../../service/api-keys.js';
 import { listMessageTemplates } from '../../../service/message-templates.js';
 import { errorResponses, respond } from '../../error-envelope.js';
 import type { RegisterRoute } from '../../route-types.js';
-import { AppIdParamsSchema, MessageResponseSchema, toMessageResponse } from '../../schemas/infobip.js';
+import { AppIdParamsSchema, MessageResponseSchema } from '../../schemas/infobip.js';
+import { toMessageResponse } from './presenters.js';
 
 const register: RegisterRoute = (app, { ctx }) => {
   app.get('/2fa/2/applications/:appId/messages', {

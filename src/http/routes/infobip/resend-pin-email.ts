@@ -3,7 +3,8 @@ import { resendPin } from '../../../service/send-pin.js';
 import { errorResponses, respond } from '../../error-envelope.js';
 import { withNextResendAt } from '../../next-resend-header.js';
 import type { RegisterRoute } from '../../route-types.js';
-import { PinIdParamsSchema, ResendPinViaEmailRequestSchema, StartEmailAuthenticationResponseSchema, toEmailSendResponse } from '../../schemas/infobip.js';
+import { PinIdParamsSchema, ResendPinViaEmailRequestSchema, StartEmailAuthenticationResponseSchema } from '../../schemas/infobip.js';
+import { toEmailSendResponse } from './presenters.js';
 
 const register: RegisterRoute = (app, { ctx }) => {
   app.post('/2fa/2/pin/:pinId/resend/email', {

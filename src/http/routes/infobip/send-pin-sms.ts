@@ -3,7 +3,8 @@ import { sendPin } from '../../../service/send-pin.js';
 import { errorResponses, respond } from '../../error-envelope.js';
 import { withNextResendAt } from '../../next-resend-header.js';
 import type { RegisterRoute } from '../../route-types.js';
-import { NcNeededQuerySchema, StartAuthenticationRequestSchema, StartAuthenticationResponseSchema, ncNeededFrom, toSmsSendResponse } from '../../schemas/infobip.js';
+import { NcNeededQuerySchema, StartAuthenticationRequestSchema, StartAuthenticationResponseSchema, ncNeededFrom } from '../../schemas/infobip.js';
+import { toSmsSendResponse } from './presenters.js';
 
 const register: RegisterRoute = (app, { ctx }) => {
   app.post('/2fa/2/pin', {

@@ -2,7 +2,8 @@ import { updateApplication } from '../../../service/applications.js';
 import { SCOPE_MANAGE } from '../../../service/api-keys.js';
 import { errorResponses, respond } from '../../error-envelope.js';
 import type { RegisterRoute } from '../../route-types.js';
-import { AppIdParamsSchema, ApplicationRequestSchema, ApplicationResponseSchema, toApplicationResponse } from '../../schemas/infobip.js';
+import { AppIdParamsSchema, ApplicationRequestSchema, ApplicationResponseSchema } from '../../schemas/infobip.js';
+import { toApplicationResponse } from './presenters.js';
 
 const register: RegisterRoute = (app, { ctx }) => {
   app.put('/2fa/2/applications/:appId', {

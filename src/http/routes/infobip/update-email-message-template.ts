@@ -2,7 +2,8 @@ import { SCOPE_MANAGE } from '../../../service/api-keys.js';
 import { updateEmailMessageTemplate } from '../../../service/message-templates.js';
 import { errorResponses, respond } from '../../error-envelope.js';
 import type { RegisterRoute } from '../../route-types.js';
-import { AppMessageParamsSchema, EmailMessageResponseSchema, UpdateEmailMessageSchema, toEmailMessageResponse } from '../../schemas/infobip.js';
+import { AppMessageParamsSchema, EmailMessageResponseSchema, UpdateEmailMessageSchema } from '../../schemas/infobip.js';
+import { toEmailMessageResponse } from './presenters.js';
 
 const register: RegisterRoute = (app, { ctx }) => {
   app.put('/2fa/2/applications/:appId/email/messages/:msgId', {

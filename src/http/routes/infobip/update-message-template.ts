@@ -2,7 +2,8 @@ import { SCOPE_MANAGE } from '../../../service/api-keys.js';
 import { updateSmsVoiceTemplate } from '../../../service/message-templates.js';
 import { errorResponses, respond } from '../../error-envelope.js';
 import type { RegisterRoute } from '../../route-types.js';
-import { AppMessageParamsSchema, SmsVoiceMessageResponseSchema, UpdateSmsVoiceMessageSchema, toSmsVoiceMessageResponse } from '../../schemas/infobip.js';
+import { AppMessageParamsSchema, SmsVoiceMessageResponseSchema, UpdateSmsVoiceMessageSchema } from '../../schemas/infobip.js';
+import { toSmsVoiceMessageResponse } from './presenters.js';
 
 const register: RegisterRoute = (app, { ctx }) => {
   app.put('/2fa/2/applications/:appId/messages/:msgId', {

@@ -3,6 +3,7 @@ import { verifyPin } from '../../../service/verify-pin.js';
 import { errorResponses, respond } from '../../error-envelope.js';
 import type { RegisterRoute } from '../../route-types.js';
 import { PinIdParamsSchema, VerifyPinRequestSchema, VerifyPinResponseSchema } from '../../schemas/infobip.js';
+import { toVerifyResponse } from './presenters.js';
 
 const register: RegisterRoute = (app, { ctx }) => {
   app.post('/2fa/2/pin/:pinId/verify', {
@@ -13,6 +14,6 @@ const register: RegisterRoute = (app, { ctx }) => {
       params: PinIdParamsSchema, body: VerifyPinRequestSchema,
       response: { 200: VerifyPinResponseSchema, ...errorResponses(400, 401, 403, 404, 429) },
     },
-  }, async (request, reply) => respond(reply, await verifyPin(ctx, request.principal, request.params.pinId, request.body.pin), (outcome) => outcome));
+  }, async (request, reply) => respond(reply, await verifyPin(ctx, request.principal, request.params.pinId, request.body.pin), toVerifyResponse));
 };
 export default register;

@@ -7,7 +7,8 @@ import { resendPin, sendPin } from '../../../service/send-pin.js';
 import { errorResponses, respond } from '../../error-envelope.js';
 import { withNextResendAt } from '../../next-resend-header.js';
 import type { RegisterRoute } from '../../route-types.js';
-import { PinIdParamsSchema, ResendPinRequestSchema, StartAuthenticationRequestSchema, StartAuthenticationResponseSchema, toSmsSendResponse } from '../../schemas/infobip.js';
+import { PinIdParamsSchema, ResendPinRequestSchema, StartAuthenticationRequestSchema, StartAuthenticationResponseSchema } from '../../schemas/infobip.js';
+import { toSmsSendResponse } from '../infobip/presenters.js';
 
 const CHANNELS = [
   { channel: 'whatsapp', name: 'WhatsApp (an authentication template: only the code travels)' },

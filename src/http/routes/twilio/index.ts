@@ -1,6 +1,6 @@
 // The Twilio Verify v2 dialect under /v2, in a plugin of its own: its routes alone parse
 // form-encoded bodies (Twilio's), and every route of it declares the dialect, so that its errors
-// are Twilio's (error-envelope.ts) and it authenticates with HTTP Basic (auth.ts).
+// are Twilio's (error-envelope.ts) and it authenticates with HTTP Basic (plugins/auth.ts).
 import type { RegisterRoute } from '../../route-types.js';
 import createBucket from './create-bucket.js';
 import createMessagingConfiguration from './create-messaging-configuration.js';

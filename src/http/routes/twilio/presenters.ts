@@ -2,14 +2,17 @@
 // at the host that was asked (the SDKs follow them verbatim), Twilio's page `meta`.
 import type { FastifyRequest } from 'fastify';
 import { accountSid, serviceSid, verificationSid } from '../../../domain/twilio-sids.js';
+import { DEFAULT_LOCALE, type BuiltInTemplate } from '../../../domain/twilio-templates.js';
 import type { DeliveryStatus } from '../../../store/store.js';
 import type { TwilioAttemptRow } from '../../../store/twilio-store.js';
 import type { TwilioService } from '../../../service/twilio-services.js';
 import type { Verification } from '../../../service/twilio-verifications.js';
+import type { AttemptsSummary } from '../../../service/twilio-attempts.js';
 import type { BucketInService, RateLimitInService } from '../../../service/twilio-rate-limits.js';
 import type { SafeListEntry } from '../../../service/twilio-safe-list.js';
 import type { MessagingConfigurationInService } from '../../../service/twilio-messaging-configurations.js';
 import type { WebhookInService } from '../../../service/twilio-webhooks.js';
+import { definedFields, numberOrUndefined } from '../../request-fields.js';
 import { SERVICE_SETTINGS } from './schemas.js';
 
 /** 2015-07-30T20:00:00Z: seconds, as Twilio writes them. */
@@ -48,6 +51,11 @@ export function toService(request: FastifyRequest, service: TwilioService) {
       messaging_configurations: `${url}/MessagingConfigurations`, entities: `${url}/Entities`, webhooks: `${url}/Webhooks`, access_tokens: `${url}/AccessTokens`,
     },
   };
+}
+
+/** What a form body of Services (create or update) changes: name, code length and settings. */
+export function serviceChanges(body: Record<string, string | undefined>) {
+  return { ...definedFields({ friendlyName: body['FriendlyName'], codeLength: numberOrUndefined(body['CodeLength']) }), settings: settingsPatch(body) };
 }
 
 /** The settings parameters of a form body as a (nested) settings patch. */
@@ -172,11 +180,30 @@ export function pageOf(query: { PageSize?: string; Page?: string }): { index: nu
   return { index: Number(query.Page ?? 0), size: Math.min(PAGE_SIZE_MAX, Math.max(1, Number(query.PageSize ?? PAGE_SIZE_DEFAULT))) };
 }
 
-/** One page of `items`, a list held whole. */
-export function page<T>(request: FastifyRequest, path: string, key: string, items: readonly T[], query: { PageSize?: string; Page?: string }) {
-  const { index, size } = pageOf(query);
+/** The page the request asks for of `all`, a list held whole, as Twilio's list answer: `{ [key]: [...], meta }`. */
+export function listPage<K extends string, T, R>(request: FastifyRequest, path: string, key: K, all: readonly T[], present: (item: T) => R) {
+  const { index, size } = pageOf(request.query as { PageSize?: string; Page?: string });
   const start = index * size;
-  return { items: items.slice(start, start + size), meta: pageMeta(request, path, key, index, size, start + size < items.length) };
+  const meta = pageMeta(request, path, key, index, size, start + size < all.length);
+  return { [key]: all.slice(start, start + size).map(present), meta } as { [P in K]: R[] } & { meta: typeof meta };
+}
+
+/** GET /v2/Attempts/Summary. */
+export function toAttemptsSummary(request: FastifyRequest, s: AttemptsSummary) {
+  return {
+    total_attempts: s.totalAttempts, total_converted: s.totalConverted, total_unconverted: s.totalUnconverted,
+    conversion_rate_percentage: s.conversionRatePercentage, url: `${baseUrl(request)}/Attempts/Summary`,
+  };
+}
+
+/** A built-in template, with its translations keyed by locale. */
+export function toTemplate(request: FastifyRequest, t: BuiltInTemplate) {
+  return {
+    sid: t.sid, account_sid: accountSid(request.principal.accountId), friendly_name: t.friendlyName, channels: [...t.channels],
+    translations: Object.fromEntries(Object.entries(t.translations).map(([locale, text]) => [locale, {
+      is_default_translation: locale === DEFAULT_LOCALE, status: 'approved', locale, text, date_updated: isoDate(t.createdAt), date_created: isoDate(t.createdAt),
+    }])),
+  };
 }
 
 const MESSAGE_STATUS: Record<DeliveryStatus, string> = {

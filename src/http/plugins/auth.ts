@@ -1,13 +1,18 @@
-// Authentication comes first, before the body is even parsed: an unauthenticated request is a 401
-// whatever else is wrong with it. Routes name the scope they need in their config.
+// Authentication comes first, in onRequest, before the body is even parsed: an unauthenticated
+// request is a 401 whatever else is wrong with it. Routes name the scope they need in their config
+// (no scope: public, such as health and the docs); the Twilio dialect's routes say `dialect: 'twilio'`
+// and authenticate with HTTP Basic. Repeated failures from one address or on one key prefix are
+// throttled (TWOFA_AUTH_FAILURE_LIMIT) before any key is looked up, so guessing costs no queries.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ipRateKey } from '../domain/client-ip.js';
-import { API_KEY_MARKER, authenticate, presentedApiKey } from '../service/api-keys.js';
-import { appendAudit } from '../service/audit-log.js';
-import type { Principal, ServiceContext } from '../service/context.js';
-import { authenticateBasic, basicCredentials } from '../service/twilio-credentials.js';
-import type { AuthFailureThrottle, Throttled } from './auth-throttle.js';
-import { sendFailure } from './error-envelope.js';
+import type { RateLimit } from '../../domain/durations.js';
+import { ipRateKey } from '../../domain/client-ip.js';
+import { API_KEY_MARKER, authenticate, presentedApiKey } from '../../service/api-keys.js';
+import { appendAudit } from '../../service/audit-log.js';
+import type { Principal, ServiceContext } from '../../service/context.js';
+import { authenticateBasic, basicCredentials } from '../../service/twilio-credentials.js';
+import { AuthFailureThrottle, type Throttled } from '../auth-throttle.js';
+import { sendFailure } from '../error-envelope.js';
+import type { App } from '../route-types.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -50,7 +55,7 @@ async function reportThrottled(ctx: ServiceContext, request: FastifyRequest, thr
   }
 }
 
-export function authHook(ctx: ServiceContext, throttle: AuthFailureThrottle) {
+function authHook(ctx: ServiceContext, throttle: AuthFailureThrottle) {
   return async function checkAuthorization(request: FastifyRequest, reply: FastifyReply) {
     const scope = request.routeOptions.config.scope;
     if (scope === undefined) return;
@@ -84,4 +89,12 @@ export function authHook(ctx: ServiceContext, throttle: AuthFailureThrottle) {
     }
     request.principal = { ...principal, ip: request.ip };
   };
+}
+
+export const DEFAULT_AUTH_FAILURE_LIMIT: RateLimit = { count: 20, windowMs: 60_000 };
+
+/** Sets `request.principal` on every route that names a scope, or answers 401/403/429. */
+export function registerAuth(app: App, options: { ctx: ServiceContext; failureLimit?: RateLimit }): void {
+  app.decorateRequest('principal', null as never);
+  app.addHook('onRequest', authHook(options.ctx, new AuthFailureThrottle(options.failureLimit ?? DEFAULT_AUTH_FAILURE_LIMIT)));
 }
