@@ -165,14 +165,15 @@ export class KyselyStore implements Store, RateLimiter {
   readonly workflows: KyselyWorkflowStore;
 
   /** SQLite's prepared statements of the verify path, prepared on first use (after the migrations). */
-  private sqliteStatements: { limits: SqliteLimitStatements; pins: SqlitePinStatements } | undefined;
+  private sqliteStatements: { limits: SqliteLimitStatements; pins: SqlitePinStatements; audit: SqliteAuditStatements } | undefined;
 
-  private get sqlite(): { limits: SqliteLimitStatements; pins: SqlitePinStatements } {
+  private get sqlite(): { limits: SqliteLimitStatements; pins: SqlitePinStatements; audit: SqliteAuditStatements } {
     if (this.sqliteStatements) return this.sqliteStatements;
     const hot = this.options.sqlite;
     if (!hot) throw new Error('this SQLite store was opened without its connection (open it with openStore)');
     const limits = new SqliteLimitStatements(hot);
-    return (this.sqliteStatements = { limits, pins: new SqlitePinStatements(hot, limits, new SqliteAuditStatements(hot.connection)) });
+    const audit = new SqliteAuditStatements(hot.connection);
+    return (this.sqliteStatements = { limits, pins: new SqlitePinStatements(hot, limits, audit), audit });
   }
 
   constructor(readonly db: Kysely<Database>, readonly dialect: 'sqlite' | 'postgres', private readonly onClose: () => Promise<void>, private readonly options: KyselyStoreOptions = {}) {
@@ -372,7 +373,7 @@ export class KyselyStore implements Store, RateLimiter {
 
   // --- PINs ---
 
-  async createPin(input: NewPin, limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome> {
+  async createPin(input: NewPin, limits: RateLimitCheck[], now: number, audit?: (outcome: RateLimitOutcome) => AuditAppend): Promise<RateLimitOutcome & { audited?: true }> {
     if (this.dialect === 'postgres') {
       const external = await this.limits.consumeExternally(limits, now);
       if (!external.allowed) return external;
@@ -386,9 +387,17 @@ export class KyselyStore implements Store, RateLimiter {
         return this.externalLimiter ? external : this.limits.allowedAfter(limits, windows, now);
       });
     }
+    // SQLite: the audit entry (of the PIN or of its refusal) in the same transaction, as verify's:
+    // one commit for the send and its entry (sqlite/audit-statements.ts; the connection is this
+    // transaction's until it ends).
+    const audited = (outcome: RateLimitOutcome): RateLimitOutcome & { audited?: true } => {
+      if (!audit) return outcome;
+      this.sqlite.audit.append(audit(outcome));
+      return { ...outcome, audited: true };
+    };
     return this.deferred((db) => db.transaction().execute(async (trx) => {
       const outcome = await this.limits.consumeWithin(trx, limits, now);
-      if (!outcome.allowed) return outcome;
+      if (!outcome.allowed) return audited(outcome);
       const p = input.pin;
       await this.hot.insertPin.execute(trx, {
         id: p.id, account_id: p.accountId, application_id: p.applicationId, message_id: p.messageId, channel: p.channel,
@@ -398,7 +407,7 @@ export class KyselyStore implements Store, RateLimiter {
         delivery_transport: null, provider_message_id: null, delivered_at: null, country: p.country ?? null, test_number: p.testNumber ? 1 : 0,
         ...ownMessageColumns(input.outbox, now),
       });
-      return outcome;
+      return audited(outcome);
     }));
   }
 
@@ -456,13 +465,9 @@ export class KyselyStore implements Store, RateLimiter {
   }
 
   async getPinToVerify(accountId: string, pinId: string): Promise<{ pin: PinRecord; application: ApplicationRecord | undefined } | undefined> {
-    if (this.dialect === 'sqlite') {
-      const pin = await this.getPin(accountId, pinId);
-      return pin && { pin, application: await this.getApplication(accountId, pin.applicationId) };
-    }
-    // PostgreSQL: configuration is read through (several nodes, no cache to trust), so the application is joined to the PIN's read.
-    const row = await pgHot.pinToVerify<Selectable<PinsTable>, Selectable<ApplicationsTable>>(this.db, accountId, pinId);
-    return row && { pin: toPin(row), application: row.application === null ? undefined : toApplication(row.application) };
+    // The application from the configuration cache (on PostgreSQL checked by the request's key read).
+    const pin = await this.getPin(accountId, pinId);
+    return pin && { pin, application: await this.getApplication(accountId, pin.applicationId) };
   }
 
   durable(): Promise<void> {

@@ -148,16 +148,6 @@ export async function countAttempt<Row>(db: Db, limits: RateLimitCheck[], now: n
   return row && row.id !== null ? row : undefined;
 }
 
-// The PIN a verification names and its application (for verifyPinLimit), in one round trip rather
-// than two; the application as JSON, whose keys are its column names.
-const PIN_TO_VERIFY = `select p.*, row_to_json(a) as application from pins p
-  left join applications a on a.id = p.application_id and a.account_id = p.account_id
-  where p.id = $1 and p.account_id = $2`;
-
-export async function pinToVerify<Row, ApplicationRow>(db: Db, accountId: string, pinId: string): Promise<(Row & { application: ApplicationRow | null }) | undefined> {
-  return (await run<Row & { application: ApplicationRow | null }>(db, PIN_TO_VERIFY, [pinId, accountId]))[0];
-}
-
 // An API key with the configuration counter (postgres/config-version.ts) in one round trip: the one
 // configuration read of a request that never comes from the cache. One row even for an unknown key.
 const API_KEY_WITH_CONFIG_VERSION = `select k.id, k.account_id, a.name as account_name, k.key_prefix, k.scopes, k.label, k.created_at, k.revoked_at,
