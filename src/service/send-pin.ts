@@ -11,7 +11,7 @@ import { validateSmsSender } from '../domain/sender-ids.js';
 import { missingPlaceholders, renderedSmsInfo, validatePlaceholderValues } from '../domain/template-rendering.js';
 import type { ApplicationRecord, Channel, DeliveryRequest, MessageTemplateRecord, PinRecord, RateLimitOutcome } from '../store/store.js';
 import { isDeliverable } from '../domain/pin-lifecycle.js';
-import { auditRequest, durably } from './audit-log.js';
+import { auditAppendOf, auditRequest, durably, type AuditEvent } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
 import { readApplication, readMessageTemplate } from './effective-records.js';
 import { refusingLimit, tooManyRequests, type NamedLimit } from './limit-refusals.js';
@@ -170,23 +170,43 @@ async function admit(
   return ok({ ...attempt, template, limits: [...sendLimits(app, to), ...guard.limits], guard });
 }
 
-/** The answer to an admitted send or resend once its write is done: a limit's refusal, or the message counted, audited and handed to the worker. */
+interface AdmittedMessage {
+  pinId: string;
+  queued: boolean;
+  deliveryId: string | undefined;
+  testNumber: boolean;
+}
+
+/** The audit entry of an admitted send's or resend's outcome: the message, or the limit that refused it. */
+function outcomeAuditEvent(admission: Admission, outcome: RateLimitOutcome, message: AdmittedMessage): AuditEvent {
+  const { kind, app, channel, to } = admission;
+  const { pinId, testNumber } = message;
+  if (!outcome.allowed) {
+    const { reason } = refusingLimit(admission.limits, outcome);
+    return { event: `pin.${kind}.refused`, applicationId: app.id, ...(admission.pinId !== undefined ? { pinId } : {}), destination: to, reason: testNumberAuditReason(SEND_LIMIT_REPORTS[reason].audit, testNumber) };
+  }
+  return { event: `pin.${kind}`, applicationId: app.id, pinId, destination: to, reason: testNumberAuditReason(channel, testNumber) };
+}
+
+/**
+ * The answer to an admitted send or resend once its write is done: a limit's refusal, or the message
+ * counted, audited (by the store in the write's own transaction where it could: `audited`) and handed to the worker.
+ */
 async function settle(
-  ctx: ServiceContext, principal: Principal, admission: Admission, outcome: RateLimitOutcome,
-  message: { pinId: string; queued: boolean; deliveryId: string | undefined; testNumber: boolean }, now: number,
+  ctx: ServiceContext, principal: Principal, admission: Admission, outcome: RateLimitOutcome & { audited?: true }, message: AdmittedMessage, now: number,
 ): Promise<Result<SendOutcome>> {
   const { kind, app, channel, to, guard } = admission;
   const { pinId, queued, deliveryId, testNumber } = message;
   if (!outcome.allowed) {
     const { reason } = refusingLimit(admission.limits, outcome);
-    await auditRequest(ctx, principal, { event: `pin.${kind}.refused`, applicationId: app.id, ...(admission.pinId !== undefined ? { pinId } : {}), destination: to, reason: testNumberAuditReason(SEND_LIMIT_REPORTS[reason].audit, testNumber) });
+    if (!outcome.audited) await auditRequest(ctx, principal, outcomeAuditEvent(admission, outcome, message));
     SEND_LIMIT_REPORTS[reason].metric(ctx);
     return tooManyRequests(reason, outcome);
   }
   ctx.metrics.pinSent(channel, kind, queued);
   // A test number's sends are never verified by a real person: counted, they would trip the conversion breaker.
   if (!testNumber && guard.breakerCountry !== undefined && guard.settings) await countBreakerSend(ctx, app, guard.breakerCountry, guard.settings, now);
-  await auditRequest(ctx, principal, { event: `pin.${kind}`, applicationId: app.id, pinId, destination: to, reason: testNumberAuditReason(channel, testNumber) });
+  if (!outcome.audited) await auditRequest(ctx, principal, outcomeAuditEvent(admission, outcome, message));
   if (queued) ctx.messageQueued();
   // From the write that consumed the limits: no query of its own.
   const destinationLimit = admission.limits.find((l) => l.reason === 'SEND_LIMIT_DESTINATION');
@@ -235,6 +255,7 @@ async function queuePin(ctx: ServiceContext, principal: Principal, requested: Ch
   const queued = !testNumber && ctx.channelConfigured(channel);
   const deliveryId = queued ? randomUUID() : undefined;
   const request: DeliveryRequest = { placeholders: input.placeholders ?? {}, ...(input.from !== undefined ? { from: input.from } : {}) };
+  const message: AdmittedMessage = { pinId, queued, deliveryId, testNumber };
   const outcome = await ctx.store.createPin({
     pin: {
       id: pinId, accountId: principal.accountId, applicationId: app.id, messageId, channel, destination: to,
@@ -244,9 +265,9 @@ async function queuePin(ctx: ServiceContext, principal: Principal, requested: Ch
       country: isPhoneChannel(channel) ? phoneCountry(to) ?? null : null, testNumber,
     },
     ...(deliveryId ? { outbox: { id: deliveryId, request } } : {}),
-  }, admission.value.limits, now);
+  }, admission.value.limits, now, (result) => auditAppendOf(ctx, principal, outcomeAuditEvent(admission.value, result, message)));
   if (workflow && !outcome.allowed) await ctx.store.workflows.discard(pinId);
-  return settle(ctx, principal, admission.value, outcome, { pinId, queued, deliveryId, testNumber }, now);
+  return settle(ctx, principal, admission.value, outcome, message, now);
 }
 
 function pinEnded(pinId: string) {

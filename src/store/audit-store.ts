@@ -1,7 +1,10 @@
 // The audit log: one hash chain per account. A write reads the account's last entry and appends the
 // next ones (seq + 1, prev_hash = its hash) in one transaction; on SQLite the single connection
 // serialises those transactions, on PostgreSQL a transaction-scoped advisory lock per account does, so
-// concurrent appends from any number of nodes still form one unbroken chain. Within a node, appends
+// concurrent appends from any number of nodes still form one unbroken chain. On PostgreSQL a node
+// that wrote a chain's last batch appends the next one after the head it remembers, in one statement
+// (the primary key (account_id, seq) refuses it when another node appended meanwhile, and the locked
+// transaction runs instead). Within a node, appends
 // that arrive while a write is under way are grouped into the next write (group commit). The hash itself is computed by the
 // caller (`seal`), keyed by a secret that never sits in the database, so that whoever can write to the
 // database cannot forge a consistent chain after editing or deleting an entry.
@@ -97,12 +100,46 @@ interface PendingAppend {
 const INSERT_ENTRIES_POSTGRES = `insert into audit_log (account_id, seq, at, event, application_id, pin_id, destination, source_ip, actor, reason, prev_hash, hash)
   select * from unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])`;
 
+// The same batch after a head this node already knows, in one statement committed on its own. It
+// takes the chain's advisory lock first (an InitPlan, evaluated before the first row is inserted), so
+// a locked write (below) never meets it halfway; a head that moved meanwhile (another node appended)
+// makes the first seq collide with the primary key, and the whole statement fails and is redone.
+const APPEND_AFTER_KNOWN_HEAD = `${INSERT_ENTRIES_POSTGRES} where (select pg_advisory_xact_lock($13::bigint) is not null)`;
+
+const UNIQUE_VIOLATION = '23505';
+
 /** Most entries written by one transaction. */
 const BATCH_MAX = 500;
+
+/** Chains whose head a node remembers (one per account); past that it starts again. */
+const MAX_KNOWN_HEADS = 10_000;
+
+/** A batch sealed as the entries after `seq` (whose hash is `prevHash`). */
+function sealBatch(batch: PendingAppend[], seq: number, prevHash: string): AuditEntry[] {
+  const entries: AuditEntry[] = [];
+  for (const { input, seal } of batch) {
+    seq += 1;
+    const entry = chainEntry(input, seq, prevHash, seal);
+    entries.push(entry);
+    prevHash = entry.hash;
+  }
+  return entries;
+}
+
+/** Every entry's fields as arrays, the first twelve parameters of the PostgreSQL inserts. */
+function entryColumns(entries: AuditEntry[]): unknown[] {
+  const column = <K extends keyof AuditEntry>(key: K) => entries.map((e) => e[key]);
+  return [
+    column('accountId'), column('seq'), column('at'), column('event'), column('applicationId'), column('pinId'), column('destination'),
+    column('sourceIp'), column('actor'), column('reason'), column('prevHash'), column('hash'),
+  ];
+}
 
 export class KyselyAuditStore implements AuditStore {
   /** Each account's chain with appends under way: those arriving meanwhile wait for its next write. */
   private readonly chains = new Map<string, WriteBatcher<PendingAppend, AuditEntry>>();
+  /** PostgreSQL: each chain's newest entry as this node last wrote it (a guess that the primary key checks). */
+  private readonly knownHeads = new Map<string, { seq: number; hash: string }>();
 
   /** The account's last entry, which the next one follows. */
   private readonly chainHead = new PreparedQuery((db: Kysely<Database>, p: ParamOf<{ accountId: string }>) =>
@@ -141,31 +178,45 @@ export class KyselyAuditStore implements AuditStore {
   }
 
   private async write(accountId: string, batch: PendingAppend[]): Promise<AuditEntry[]> {
-    return this.deferred((db) => db.transaction().execute(async (trx) => {
+    if (this.dialect === 'postgres') {
+      // This node's appends to a chain are serialised by its batcher, so the head it wrote last is
+      // the head unless another node appended since: one round trip instead of five (BEGIN, lock,
+      // head, insert, COMMIT) while that holds.
+      const known = this.knownHeads.get(accountId);
+      if (known) {
+        const entries = sealBatch(batch, known.seq, known.hash);
+        try {
+          await this.db.executeQuery(CompiledQuery.raw(APPEND_AFTER_KNOWN_HEAD, [...entryColumns(entries), advisoryLockKey(`audit:${accountId}`)]));
+          this.rememberHead(accountId, entries);
+          return entries;
+        } catch (err) {
+          this.knownHeads.delete(accountId);
+          if ((err as { code?: unknown }).code !== UNIQUE_VIOLATION) throw err;
+        }
+      }
+    }
+    const entries = await this.deferred((db) => db.transaction().execute(async (trx) => {
       if (this.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${advisoryLockKey(`audit:${accountId}`)}::bigint)`.execute(trx);
       const last = await this.chainHead.first(trx, { accountId });
-      let seq = last ? Number(last.seq) : 0;
-      let prevHash = last?.hash ?? '';
-      const entries: AuditEntry[] = [];
-      for (const { input, seal } of batch) {
-        seq += 1;
-        const entry = chainEntry(input, seq, prevHash, seal);
-        entries.push(entry);
-        prevHash = entry.hash;
-      }
+      const entries = sealBatch(batch, last ? Number(last.seq) : 0, last?.hash ?? '');
       if (this.dialect === 'postgres') {
         // One round trip for the batch: every entry's fields as arrays (the statement's text never changes).
-        const column = <K extends keyof AuditEntry>(key: K) => entries.map((e) => e[key]);
-        await trx.executeQuery(CompiledQuery.raw(INSERT_ENTRIES_POSTGRES, [
-          column('accountId'), column('seq'), column('at'), column('event'), column('applicationId'), column('pinId'), column('destination'),
-          column('sourceIp'), column('actor'), column('reason'), column('prevHash'), column('hash'),
-        ]));
+        await trx.executeQuery(CompiledQuery.raw(INSERT_ENTRIES_POSTGRES, entryColumns(entries)));
       } else {
         // SQLite: one prepared INSERT per entry (each is a synchronous call, no round trip).
         for (const entry of entries) await this.insertEntry.execute(trx, entry);
       }
       return entries;
     }));
+    if (this.dialect === 'postgres') this.rememberHead(accountId, entries);
+    return entries;
+  }
+
+  private rememberHead(accountId: string, entries: AuditEntry[]): void {
+    const last = entries.at(-1);
+    if (!last) return;
+    if (this.knownHeads.size >= MAX_KNOWN_HEADS && !this.knownHeads.has(accountId)) this.knownHeads.clear();
+    this.knownHeads.set(accountId, { seq: last.seq, hash: last.hash });
   }
 
   async list(accountId: string, filter: AuditFilter, limit: number): Promise<AuditEntry[]> {

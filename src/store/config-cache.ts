@@ -3,8 +3,9 @@
 // store hands a `version` that changes whenever configuration may have changed, by this process or any
 // other: on SQLite, PRAGMA data_version (bumped by every other connection's commit, e.g. `twofa keys
 // revoke` run beside a server) together with a counter of this connection's own writes to the
-// configuration tables. So a revoked key or an edited application is seen by the very next request,
-// as without a cache. PostgreSQL (several nodes, no such cheap signal) reads through, uncached.
+// configuration tables; on PostgreSQL, the configuration counter read with every API key, this
+// node's own writes and the notifications of other nodes' (postgres/config-version.ts). So a revoked
+// key or an edited application is seen by the very next request, as without a cache.
 
 /** Returns a value that changes whenever cached configuration may be stale. */
 export type ConfigVersion = () => string;
@@ -37,7 +38,7 @@ export class ConfigCache {
   }
 }
 
-/** A read-through stand-in where there is no version to trust (PostgreSQL). */
+/** A read-through stand-in where there is no version to trust (a store opened without one; PostgreSQL's webhook subscriptions). */
 export const UNCACHED = { get: <T>(_key: string, load: () => Promise<T>): Promise<T> => load() };
 
 export type ConfigReader = Pick<ConfigCache, 'get'>;

@@ -29,6 +29,7 @@ import { SqliteAuditStatements } from './sqlite/audit-statements.js';
 import { SqliteLimitStatements } from './sqlite/limit-statements.js';
 import { SqlitePinStatements, type AttemptRows } from './sqlite/pin-statements.js';
 import { ConfigCache, UNCACHED, type ConfigReader, type ConfigVersion } from './config-cache.js';
+import type { PostgresConfigVersion } from './postgres/config-version.js';
 import type {
   AccountRecord, ApiKeyRecord, DeliveryEvent, DeliveryEventKind, ReceiptInput, ApplicationRecord, Channel, DeliveryRequest, DeliveryStatus, EmailTemplateFields,
   EmailTemplateRecord, MessageTemplateRecord, NewPin, OutboxRecord, PinRecord, PinToVerify, RateLimitCheck, RateLimitOutcome,
@@ -57,6 +58,11 @@ export interface KyselyStoreOptions {
   configVersion?: ConfigVersion;
   /** SQLite: the connection on which the verify path runs its own prepared statements (sqlite/hot-path.ts). */
   sqlite?: SqliteHotPath;
+  /**
+   * PostgreSQL: the configuration cache's version (postgres/config-version.ts) and the LISTEN on the
+   * configuration channel that keeps it current, opened on the cache's first use.
+   */
+  postgresConfig?: { versions: PostgresConfigVersion; listen: () => Subscription };
 }
 
 /** The queries of the request paths (authenticate, send, verify), compiled once per store. */
@@ -162,21 +168,24 @@ export class KyselyStore implements Store, RateLimiter {
   readonly workflows: KyselyWorkflowStore;
 
   /** SQLite's prepared statements of the verify path, prepared on first use (after the migrations). */
-  private sqliteStatements: { limits: SqliteLimitStatements; pins: SqlitePinStatements } | undefined;
+  private sqliteStatements: { limits: SqliteLimitStatements; pins: SqlitePinStatements; audit: SqliteAuditStatements } | undefined;
 
-  private get sqlite(): { limits: SqliteLimitStatements; pins: SqlitePinStatements } {
+  private get sqlite(): { limits: SqliteLimitStatements; pins: SqlitePinStatements; audit: SqliteAuditStatements } {
     if (this.sqliteStatements) return this.sqliteStatements;
     const hot = this.options.sqlite;
     if (!hot) throw new Error('this SQLite store was opened without its connection (open it with openStore)');
     const limits = new SqliteLimitStatements(hot);
-    return (this.sqliteStatements = { limits, pins: new SqlitePinStatements(hot, limits, new SqliteAuditStatements(hot.connection)) });
+    const audit = new SqliteAuditStatements(hot.connection);
+    return (this.sqliteStatements = { limits, pins: new SqlitePinStatements(hot, limits, audit), audit });
   }
 
   constructor(readonly db: Kysely<Database>, readonly dialect: 'sqlite' | 'postgres', private readonly onClose: () => Promise<void>, private readonly options: KyselyStoreOptions = {}) {
     this.externalLimiter = options.rateLimiter;
     this.limits = new DatabaseRateLimits(db, dialect, options.rateLimiter, () => this.sqlite.limits);
-    this.config = options.configVersion ? new ConfigCache(options.configVersion) : UNCACHED;
-    this.events = new KyselyEventStore(db, dialect, this.config);
+    this.config = options.configVersion ? new ConfigCache(options.configVersion) : options.postgresConfig ? new ConfigCache(this.postgresConfigVersion(options.postgresConfig)) : UNCACHED;
+    // PostgreSQL reads webhook subscriptions through: whether an event is queued must not depend on
+    // how soon a subscription made on another node is announced to this one.
+    this.events = new KyselyEventStore(db, dialect, dialect === 'sqlite' ? this.config : UNCACHED);
     this.security = new KyselySecurityStore(db, this.config);
     this.audit = new KyselyAuditStore(db, dialect, (work) => this.deferred(work));
     this.console = new KyselyConsoleStore(db);
@@ -184,6 +193,18 @@ export class KyselyStore implements Store, RateLimiter {
     this.idempotency = new KyselyIdempotencyStore(db, dialect);
     this.testNumbers = new KyselyTestNumberStore(db, this.config);
     this.workflows = new KyselyWorkflowStore(db, dialect, (work) => this.deferred(work));
+  }
+
+  /** The PostgreSQL cache's version function, which starts listening for configuration changes on its first call. */
+  private postgresConfigVersion({ versions, listen }: NonNullable<KyselyStoreOptions['postgresConfig']>): ConfigVersion {
+    let started = false;
+    return () => {
+      if (!started) {
+        started = true;
+        this.subscriptions.add(listen());
+      }
+      return versions.current();
+    };
   }
 
   async close(): Promise<void> {
@@ -233,6 +254,13 @@ export class KyselyStore implements Store, RateLimiter {
   }
 
   async findApiKeyByHash(keyHash: string): Promise<ApiKeyRecord | undefined> {
+    const postgres = this.options.postgresConfig;
+    if (postgres) {
+      // Never from the cache: the counter read with the key is what every cached read of the request trusts (postgres/config-version.ts).
+      const { key, configVersion } = await pgHot.apiKeyWithConfigVersion<ApiKeyRow>(this.db, keyHash);
+      postgres.versions.observe(configVersion);
+      return key && toApiKey(key);
+    }
     return this.config.get(`key:${keyHash}`, async () => {
       const row = await this.hot.apiKeyByHash.first(this.db, { keyHash });
       return row && toApiKey(row);
@@ -348,23 +376,31 @@ export class KyselyStore implements Store, RateLimiter {
 
   // --- PINs ---
 
-  async createPin(input: NewPin, limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome> {
+  async createPin(input: NewPin, limits: RateLimitCheck[], now: number, audit?: (outcome: RateLimitOutcome) => AuditAppend): Promise<RateLimitOutcome & { audited?: true }> {
     if (this.dialect === 'postgres') {
       const external = await this.limits.consumeExternally(limits, now);
       if (!external.allowed) return external;
       const p = input.pin;
       return this.limits.refusable(limits, now, async () => {
-        await pgHot.createPin(this.db, this.externalLimiter ? [] : limits, now, {
+        const windows = await pgHot.createPin(this.db, this.externalLimiter ? [] : limits, now, {
           id: p.id, accountId: p.accountId, applicationId: p.applicationId, messageId: p.messageId, channel: p.channel, destination: p.destination,
           pinHash: p.pinHash, pinCiphertext: p.pinCiphertext, attemptsLeft: p.attemptsLeft, allowMultipleVerifications: p.allowMultipleVerifications,
           createdAt: p.createdAt, expiresAt: p.expiresAt, deliveryStatus: p.deliveryStatus, country: p.country ?? null, testNumber: p.testNumber === true,
         }, input.outbox && { id: input.outbox.id, request: JSON.stringify(input.outbox.request) }, OUTBOX_CHANNEL);
-        return this.externalLimiter ? external : this.limits.allowedWithNextTimes(this.db, limits, now);
+        return this.externalLimiter ? external : this.limits.allowedAfter(limits, windows, now);
       });
     }
+    // SQLite: the audit entry (of the PIN or of its refusal) in the same transaction, as verify's:
+    // one commit for the send and its entry (sqlite/audit-statements.ts; the connection is this
+    // transaction's until it ends).
+    const audited = (outcome: RateLimitOutcome): RateLimitOutcome & { audited?: true } => {
+      if (!audit) return outcome;
+      this.sqlite.audit.append(audit(outcome));
+      return { ...outcome, audited: true };
+    };
     return this.deferred((db) => db.transaction().execute(async (trx) => {
       const outcome = await this.limits.consumeWithin(trx, limits, now);
-      if (!outcome.allowed) return outcome;
+      if (!outcome.allowed) return audited(outcome);
       const p = input.pin;
       await this.hot.insertPin.execute(trx, {
         id: p.id, account_id: p.accountId, application_id: p.applicationId, message_id: p.messageId, channel: p.channel,
@@ -374,7 +410,7 @@ export class KyselyStore implements Store, RateLimiter {
         delivery_transport: null, provider_message_id: null, delivered_at: null, country: p.country ?? null, test_number: p.testNumber ? 1 : 0,
         ...ownMessageColumns(input.outbox, now),
       });
-      return outcome;
+      return audited(outcome);
     }));
   }
 
@@ -432,13 +468,9 @@ export class KyselyStore implements Store, RateLimiter {
   }
 
   async getPinToVerify(accountId: string, pinId: string): Promise<{ pin: PinRecord; application: ApplicationRecord | undefined } | undefined> {
-    if (this.dialect === 'sqlite') {
-      const pin = await this.getPin(accountId, pinId);
-      return pin && { pin, application: await this.getApplication(accountId, pin.applicationId) };
-    }
-    // PostgreSQL: configuration is read through (several nodes, no cache to trust), so the application is joined to the PIN's read.
-    const row = await pgHot.pinToVerify<Selectable<PinsTable>, Selectable<ApplicationsTable>>(this.db, accountId, pinId);
-    return row && { pin: toPin(row), application: row.application === null ? undefined : toApplication(row.application) };
+    // The application from the configuration cache (on PostgreSQL checked by the request's key read).
+    const pin = await this.getPin(accountId, pinId);
+    return pin && { pin, application: await this.getApplication(accountId, pin.applicationId) };
   }
 
   durable(): Promise<void> {
@@ -469,8 +501,7 @@ export class KyselyStore implements Store, RateLimiter {
     if (this.externalLimiter) return this.externalLimiter.consumeRateLimits(limits, now);
     if (this.dialect === 'postgres') {
       return this.limits.refusable(limits, now, async () => {
-        await pgHot.consumeLimits(this.db, limits, now);
-        return this.limits.allowedWithNextTimes(this.db, limits, now);
+        return this.limits.allowedAfter(limits, await pgHot.consumeLimits(this.db, limits, now), now);
       });
     }
     return this.db.transaction().execute((trx) => this.limits.consumeWithin(trx, limits, now));

@@ -34,10 +34,7 @@ export class DatabaseRateLimits {
   async consumeWithin(trx: Transaction<Database>, limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome> {
     if (limits.length === 0) return { allowed: true };
     if (this.externalLimiter) return this.externalLimiter.consumeRateLimits(limits, now);
-    if (this.dialect === 'postgres') {
-      await pgHot.consumeLimits(trx, limits, now);
-      return this.allowedWithNextTimes(trx, limits, now);
-    }
+    if (this.dialect === 'postgres') return this.allowedAfter(limits, await pgHot.consumeLimits(trx, limits, now), now);
     return this.sqlite().consume(limits, now);
   }
 
@@ -50,12 +47,12 @@ export class DatabaseRateLimits {
 
   /**
    * The outcome of a request PostgreSQL counted in its own statement: when each limit's next hit
-   * fits, read after it (one read per key; the statement itself returns no buckets).
+   * fits, from the windows that statement returned (no read of its own).
    */
-  async allowedWithNextTimes(db: Kysely<Database>, limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome> {
+  allowedAfter(limits: RateLimitCheck[], windows: pgHot.WindowBuckets, now: number): RateLimitOutcome {
     if (this.externalLimiter || limits.length === 0) return { allowed: true };
     const nextAllowed: Record<string, number> = {};
-    for (const check of limits) nextAllowed[check.key] = await this.peek(check, now, db);
+    for (const check of limits) nextAllowed[check.key] = nextAllowedAt(windows.get(check.key) ?? [], check.limit, check.windowMs, now);
     return { allowed: true, nextAllowedAt: nextAllowed };
   }
 

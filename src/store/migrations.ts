@@ -2,6 +2,7 @@
 // few places that differ take it as a parameter.
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { advisoryLockKey } from './postgres/advisory-lock.js';
+import { CONFIG_VERSION_SCHEMA } from './postgres/config-version.js';
 import { RATE_LIMITED_FUNCTION } from './postgres/hot-statements.js';
 
 export type SqlDialect = 'sqlite' | 'postgres';
@@ -550,6 +551,15 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         await db.schema.alterTable('pins').addColumn('message_lease_holder', 'text').execute();
         await db.schema.alterTable('outbox').addColumn('lease_holder', 'text').execute();
         await db.schema.alterTable('event_outbox').addColumn('lease_holder', 'text').execute();
+      },
+    },
+    '0024_config_version': {
+      async up(db: Kysely<unknown>) {
+        // PostgreSQL: a counter of configuration changes, bumped in the transaction of every change
+        // to a table the configuration cache holds, and announced to every node (store/config-cache.ts).
+        // SQLite has PRAGMA data_version for this.
+        if (dialect !== 'postgres') return;
+        for (const statement of CONFIG_VERSION_SCHEMA) await sql.raw(statement).execute(db);
       },
     },
   };

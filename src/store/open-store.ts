@@ -6,6 +6,7 @@ import type { Config } from '../config.js';
 import { KyselyStore, OUTBOX_CHANNEL } from './kysely-store.js';
 import { migrateToLatest } from './migrations.js';
 import { compatibilityProblem } from './postgres/compatibility.js';
+import { CONFIG_CHANNEL, ConfigWriteWatch, PostgresConfigVersion } from './postgres/config-version.js';
 import type { PostgresOptions } from './postgres/open-postgres.js';
 import { isPostgresUrl } from './postgres/postgres-url.js';
 import type { ExternalRateLimiter } from './rate-limiter.js';
@@ -43,7 +44,12 @@ export async function openStore(databaseUrl: string, options: OpenStoreOptions =
       await close();
       throw err;
     }
-    return new KyselyStore(db, 'postgres', close, { ...extras, listen: (onQueued) => listen(OUTBOX_CHANNEL, onQueued) });
+    const versions = new PostgresConfigVersion();
+    return new KyselyStore(db.withPlugin(new ConfigWriteWatch(() => versions.changed())), 'postgres', close, {
+      ...extras,
+      listen: (onQueued) => listen(OUTBOX_CHANNEL, onQueued),
+      postgresConfig: { versions, listen: () => listen(CONFIG_CHANNEL, () => versions.setListening(true), () => versions.setListening(false)) },
+    });
   }
   if (!databaseUrl.startsWith('sqlite:')) {
     throw new Error(`unsupported database URL: ${databaseUrl.split(':')[0]}: (expected sqlite:<file> or postgres://user:password@host:5432/database)`);

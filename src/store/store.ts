@@ -274,8 +274,13 @@ export interface Store {
   messagesUsingEmailTemplate(accountId: string, id: number): Promise<string[]>;
 
   // PINs
-  /** Consumes the limits and, only if all allow it, writes the PIN with its first message, in one transaction. */
-  createPin(input: NewPin, limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome>;
+  /**
+   * Consumes the limits and, only if all allow it, writes the PIN with its first message, in one
+   * transaction. `audit`: the audit entry of the outcome; a store that can append it in that same
+   * transaction (SQLite: one commit for the send and its entry) does so and answers `audited: true`,
+   * else the caller appends it.
+   */
+  createPin(input: NewPin, limits: RateLimitCheck[], now: number, audit?: (outcome: RateLimitOutcome) => AuditAppend): Promise<RateLimitOutcome & { audited?: true }>;
   /**
    * Consumes the limits and, only if all allow it, queues a resend of a PIN that has not ended, on
    * `channel` (an SMS PIN may be resent by voice). `outbox` absent: nothing to queue (channel off).

@@ -1,7 +1,7 @@
 // Each account's test numbers (`test_numbers`): destinations whose sends deliver nothing and whose
 // fixed code verifies. Every send asks whether its destination is one, so the lookup is the hot part:
-// on SQLite the account's whole (short) list is kept by the configuration cache while nothing changed
-// it; PostgreSQL reads the one row by its unique key.
+// the account's whole (short) list is kept by the configuration cache while nothing changed it; a
+// store without a cache reads the one row by its unique key.
 import type { Kysely, Selectable } from 'kysely';
 import { UNCACHED, type ConfigReader } from './config-cache.js';
 import type { Database, TestNumbersTable } from './schema.js';

@@ -1,6 +1,7 @@
-// The SQLite store keeps configuration in memory (src/store/config-cache.ts). What a user relies on:
-// a change made by another process on the same file (`twofa keys revoke`, `twofa apps ...` beside a
-// running server) or by this process is seen by the very next read, never a stale copy.
+// Both stores keep configuration in memory (src/store/config-cache.ts). What a user relies on: a
+// change made by another process on the same SQLite file (`twofa keys revoke`, `twofa apps ...` beside
+// a running server), by another node on the same PostgreSQL database, or by this process is seen by
+// the very next request, never a stale copy.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -8,9 +9,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { DEFAULT_CONFIGURATION } from '../../src/domain/application-rules.js';
-import type { KyselyStore } from '../../src/store/kysely-store.js';
+import { KyselyStore } from '../../src/store/kysely-store.js';
 import { openStore } from '../../src/store/open-store.js';
+import { ConfigWriteWatch, PostgresConfigVersion } from '../../src/store/postgres/config-version.js';
+import { openPostgres } from '../../src/store/postgres/open-postgres.js';
 import type { ApplicationRecord } from '../../src/store/store.js';
+import { createTestDatabase, skipUnlessPostgres, type TestDatabase } from '../support/postgres.js';
 
 const T0 = 1_800_000_000_000;
 
@@ -72,4 +76,102 @@ describe('configuration cache of the SQLite store', () => {
     assert.throws(() => { (cached.configuration as { pinAttempts: number }).pinAttempts = 99; }, TypeError);
     assert.equal((await server.getApplication(accountId, app.id))?.configuration.pinAttempts, 4);
   });
+});
+
+describe('configuration cache of the PostgreSQL store, two nodes on one database', { skip: await skipUnlessPostgres() }, () => {
+  let database: TestDatabase;
+  let nodeA: KyselyStore;
+  let nodeB: KyselyStore;
+  let accountId: string;
+  let app: ApplicationRecord;
+  const KEY = 'hash-pg-key';
+  const OTHER_KEY = 'hash-pg-other';
+
+  before(async () => {
+    database = await createTestDatabase('config_cache');
+    nodeB = await openStore(database.url);
+    nodeA = deafNode(database.url);
+    accountId = (await nodeA.findOrCreateAccount('acct', randomUUID(), T0)).id;
+    app = { id: 'APP1', accountId, name: 'app', enabled: true, configuration: { ...DEFAULT_CONFIGURATION }, createdAt: T0, updatedAt: T0 };
+    await nodeA.insertApplication(app);
+    for (const [id, keyHash] of [['k1', KEY], ['k2', OTHER_KEY]] as const) {
+      await nodeA.insertApiKey({ id, accountId, keyHash, keyPrefix: `pfx-${id}`, scopes: ['2fa:manage'], label: null, createdAt: T0 });
+    }
+  });
+  after(async () => {
+    await nodeA?.close();
+    await nodeB?.close();
+    await database?.drop();
+  });
+
+  /**
+   * A node whose notifications of configuration changes never arrive (the worst a slow or broken
+   * LISTEN connection can do while it still looks connected): what it serves must not depend on them.
+   */
+  function deafNode(url: string): KyselyStore {
+    const { db, close } = openPostgres(url);
+    const versions = new PostgresConfigVersion();
+    return new KyselyStore(db.withPlugin(new ConfigWriteWatch(() => versions.changed())), 'postgres', close, {
+      postgresConfig: { versions, listen: () => (versions.setListening(true), { close: async () => undefined }) },
+    });
+  }
+
+  /** What a request does first: its key is read, and with it the configuration counter. */
+  const authenticate = (store: KyselyStore, keyHash = OTHER_KEY) => store.findApiKeyByHash(keyHash);
+
+  it('refuses a key revoked on another node at the next request, with no notification awaited', async () => {
+    assert.equal((await authenticate(nodeA, KEY))?.revokedAt, null);
+    assert.equal(await nodeB.revokeApiKey('k1', T0 + 1), true);
+    assert.equal((await authenticate(nodeA, KEY))?.revokedAt, T0 + 1);
+  });
+
+  it('serves an application changed on another node to the next request, cached or not', async () => {
+    await authenticate(nodeA);
+    assert.equal((await nodeA.getApplication(accountId, app.id))?.name, 'app');
+    // The notification of the change may be slow or lost: nothing below waits for it.
+    await nodeB.updateApplication({ ...app, name: 'renamed on B', configuration: { ...app.configuration, pinAttempts: 4 } });
+    await authenticate(nodeA);
+    const seen = await nodeA.getApplication(accountId, app.id);
+    assert.equal(seen?.name, 'renamed on B');
+    assert.equal(seen?.configuration.pinAttempts, 4);
+  });
+
+  it('sees its own changes at once, within the request that made them', async () => {
+    await authenticate(nodeA);
+    assert.equal((await nodeA.getApplication(accountId, app.id))?.name, 'renamed on B');
+    await nodeA.updateApplication({ ...app, name: 'renamed on A' });
+    assert.equal((await nodeA.getApplication(accountId, app.id))?.name, 'renamed on A');
+    assert.equal(await nodeA.security.getSettings(app.id), undefined);
+    await nodeA.security.putSettings(accountId, app.id, '{"blockedCountries":["XX"]}', T0);
+    assert.equal((await nodeA.security.getSettings(app.id))?.settings, '{"blockedCountries":["XX"]}');
+  });
+
+  it('sees test numbers and security settings changed on another node at the next request', async () => {
+    await authenticate(nodeA);
+    assert.equal(await nodeA.testNumbers.find(accountId, '41790000001'), undefined);
+    await nodeB.testNumbers.add({ id: 'TN1', accountId, destination: '41790000001', codeCiphertext: 'x', createdAt: T0 });
+    await nodeB.security.putSettings(accountId, app.id, '{"blockedCountries":["YY"]}', T0 + 1);
+    await authenticate(nodeA);
+    assert.equal((await nodeA.testNumbers.find(accountId, '41790000001'))?.id, 'TN1');
+    assert.equal((await nodeA.security.getSettings(app.id))?.settings, '{"blockedCountries":["YY"]}');
+  });
+
+  it('keeps reads from the cache between changes (no round trip per read)', async () => {
+    await authenticate(nodeA);
+    assert.ok(await cachedOn(nodeA), 'a second read of an unchanged application is served from memory');
+    // nodeB's LISTEN connection opens on its cache's first use; until it is up every read goes to the database.
+    await authenticate(nodeB);
+    for (let i = 0; i < 100 && !(await cachedOn(nodeB)); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.ok(await cachedOn(nodeB));
+    // A change announced by NOTIFY reaches the worker's reads (no request, no key read) of a listening node.
+    await nodeA.updateApplication({ ...app, name: 'announced' });
+    for (let i = 0; i < 100 && (await nodeB.getApplication(accountId, app.id))?.name !== 'announced'; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal((await nodeB.getApplication(accountId, app.id))?.name, 'announced');
+  });
+
+  /** Whether an application read twice is the same object (the cache hands out the entry it keeps). */
+  async function cachedOn(store: KyselyStore): Promise<boolean> {
+    const first = await store.getApplication(accountId, app.id);
+    return first !== undefined && first === await store.getApplication(accountId, app.id);
+  }
 });

@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { sql, type Kysely } from 'kysely';
 import pg from 'pg';
 import { PinKeyring } from '../../src/domain/pin-secrets.js';
+import { auditEntryText, type AuditSeal } from '../../src/store/audit-store.js';
 import type { KyselyStore } from '../../src/store/kysely-store.js';
 import { migrateToLatest } from '../../src/store/migrations.js';
 import { openStore } from '../../src/store/open-store.js';
@@ -105,6 +106,26 @@ describe('PostgreSQL specifics', { skip }, () => {
     } finally {
       await client.end();
     }
+  });
+
+  it('three nodes appending to one audit chain at once, each after the head it last wrote, leave one unbroken chain', async () => {
+    const database = await freshDatabase('audit_chain');
+    const appenders = await nodes(database, 3);
+    const seal = (e: Parameters<AuditSeal>[0]) => keyring.sealAudit(auditEntryText(e));
+    // Rounds of concurrent appends: from the second on, each node's guess of the head is stale
+    // whenever another node appended since its own last write.
+    for (let round = 0; round < 5; round++) {
+      await Promise.all(appenders.flatMap((store, n) => Array.from({ length: 4 }, (_, i) =>
+        store.audit.append({ accountId: 'chain', at: T0 + round, event: `e${round}-${n}-${i}` }, seal))));
+    }
+    const entries = await appenders[0]!.audit.list('chain', {}, 1000);
+    assert.equal(entries.length, 60);
+    entries.forEach((entry, i) => {
+      assert.equal(entry.seq, i + 1);
+      assert.equal(entry.prevHash, i === 0 ? '' : entries[i - 1]!.hash);
+      const { hash, ...unsealed } = entry;
+      assert.ok(keyring.checkAuditSeal(hash, auditEntryText(unsealed)));
+    });
   });
 
   it('three nodes claiming one outbox concurrently never claim a message twice, and claim every one', async () => {

@@ -94,7 +94,7 @@ describe('SQLite group commit', () => {
           callback(err);
         }), 5);
       });
-      // A send commits at least twice (the PIN with its outbox row and limits, then its audit entry).
+      // A send commits (the PIN with its message, limits and audit entry) before its answer waits.
       const sent = await h.request('POST', '/2fa/2/pin', { body: { applicationId, messageId, to: '41793026727' } });
       events.push('answer');
       assert.equal(sent.status, 200);

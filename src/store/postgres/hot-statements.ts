@@ -52,17 +52,43 @@ const LIMITS_CTE = `
     select i.key from input i join hit h on h.key = i.key and h.bucket_start = i.bucket_start
     where h.hits + coalesce((select sum(o.hits) from rate_limit_buckets o
       where o.key = i.key and o.last_at > i.since and o.bucket_start <> i.bucket_start), 0) > i.lim
+  ),
+  window_buckets as (
+    select i.key, o.hits, o.last_at from input i join rate_limit_buckets o on o.key = i.key and o.last_at > i.since and o.bucket_start <> i.bucket_start
+    union all
+    select h.key, h.hits, $6::bigint from hit h
   )`;
+
+/**
+ * Each limit's window after the hit, as JSON [key, hits, last_at] rows (the statement's own upsert
+ * is only visible through what it returns, so the current bucket comes from `hit`): when the next
+ * hit fits is computed from them without reading the buckets again.
+ */
+const WINDOW_OUTPUT = '(select json_agg(json_build_array(key, hits, last_at) order by last_at) from window_buckets) as buckets';
+
+/** The buckets of each key's window after the hit, oldest hit first. */
+export type WindowBuckets = Map<string, { hits: number; lastAt: number }[]>;
+
+function windowBucketsOf(rows: [string, number, number][] | null | undefined): WindowBuckets {
+  const byKey: WindowBuckets = new Map();
+  for (const [key, hits, lastAt] of rows ?? []) {
+    let list = byKey.get(key);
+    if (!list) byKey.set(key, (list = []));
+    list.push({ hits: Number(hits), lastAt: Number(lastAt) });
+  }
+  return byKey;
+}
 
 /** Evaluated by the outer query so that a refusal aborts the statement. */
 const REFUSAL_CHECK = '(select count(twofa_rate_limited()) from refused)';
 
-const CONSUME = `with ${LIMITS_CTE} select ${REFUSAL_CHECK} as refused`;
+const CONSUME = `with ${LIMITS_CTE} select ${REFUSAL_CHECK} as refused, ${WINDOW_OUTPUT}`;
 
-/** Counts the limits; throws RateLimitRefusal (the statement undone) when one refuses. */
-export async function consumeLimits(db: Db, limits: RateLimitCheck[], now: number): Promise<void> {
-  if (limits.length === 0) return;
-  await run(db, CONSUME, limitParameters(limits, now));
+/** Counts the limits; throws RateLimitRefusal (the statement undone) when one refuses. Returns each window after the hit. */
+export async function consumeLimits(db: Db, limits: RateLimitCheck[], now: number): Promise<WindowBuckets> {
+  if (limits.length === 0) return new Map();
+  const rows = await run<{ buckets: [string, number, number][] | null }>(db, CONSUME, limitParameters(limits, now));
+  return windowBucketsOf(rows[0]?.buckets);
 }
 
 export interface PinInsert {
@@ -91,16 +117,17 @@ const CREATE_PIN = `with ${LIMITS_CTE},
     returning id
   ),
   woken as (select pg_notify($23, '') from pin where $21::text is not null)
-select ${REFUSAL_CHECK} as refused, (select count(*) from woken) as woken`;
+select ${REFUSAL_CHECK} as refused, (select count(*) from woken) as woken, ${WINDOW_OUTPUT}`;
 
-/** Inserts a PIN and its message within its limits, in one statement; throws RateLimitRefusal. */
-export async function createPin(db: Db, limits: RateLimitCheck[], now: number, pin: PinInsert, outbox: OutboxInsert | undefined, channel: string): Promise<void> {
-  await run(db, CREATE_PIN, [
+/** Inserts a PIN and its message within its limits, in one statement; throws RateLimitRefusal. Returns each limit's window after the hit. */
+export async function createPin(db: Db, limits: RateLimitCheck[], now: number, pin: PinInsert, outbox: OutboxInsert | undefined, channel: string): Promise<WindowBuckets> {
+  const rows = await run<{ buckets: [string, number, number][] | null }>(db, CREATE_PIN, [
     ...limitParameters(limits, now),
     pin.id, pin.accountId, pin.applicationId, pin.messageId, pin.channel, pin.destination, pin.pinHash, pin.pinCiphertext, pin.attemptsLeft,
     pin.allowMultipleVerifications ? 1 : 0, pin.createdAt, pin.expiresAt, pin.deliveryStatus, pin.country,
     outbox?.id ?? null, outbox?.request ?? null, channel, pin.testNumber ? 1 : 0,
   ]);
+  return windowBucketsOf(rows[0]?.buckets);
 }
 
 // Race gate: the attempt is counted (a conditional UPDATE ... RETURNING of a live PIN) in the same
@@ -121,14 +148,17 @@ export async function countAttempt<Row>(db: Db, limits: RateLimitCheck[], now: n
   return row && row.id !== null ? row : undefined;
 }
 
-// The PIN a verification names and its application (for verifyPinLimit), in one round trip rather
-// than two; the application as JSON, whose keys are its column names.
-const PIN_TO_VERIFY = `select p.*, row_to_json(a) as application from pins p
-  left join applications a on a.id = p.application_id and a.account_id = p.account_id
-  where p.id = $1 and p.account_id = $2`;
+// An API key with the configuration counter (postgres/config-version.ts) in one round trip: the one
+// configuration read of a request that never comes from the cache. One row even for an unknown key.
+const API_KEY_WITH_CONFIG_VERSION = `select k.id, k.account_id, a.name as account_name, k.key_prefix, k.scopes, k.label, k.created_at, k.revoked_at,
+    v.version as config_version
+  from config_version v left join (api_keys k join accounts a on a.id = k.account_id) on k.key_hash = $1
+  where v.id = 1`;
 
-export async function pinToVerify<Row, ApplicationRow>(db: Db, accountId: string, pinId: string): Promise<(Row & { application: ApplicationRow | null }) | undefined> {
-  return (await run<Row & { application: ApplicationRow | null }>(db, PIN_TO_VERIFY, [pinId, accountId]))[0];
+export async function apiKeyWithConfigVersion<Row>(db: Db, keyHash: string): Promise<{ key: Row | undefined; configVersion: number }> {
+  const row = (await run<Row & { id: string | null; config_version: number }>(db, API_KEY_WITH_CONFIG_VERSION, [keyHash]))[0];
+  if (!row) throw new Error('config_version has no row (migration 0023)');
+  return { key: row.id === null ? undefined : row, configVersion: Number(row.config_version) };
 }
 
 export interface CompletedMessage {

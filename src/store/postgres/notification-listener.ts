@@ -12,6 +12,8 @@ export interface NotificationListenerOptions {
    * announced while it was not listening is worth a look at once.
    */
   onNotify: () => void;
+  /** Called when the connection is lost (notifications from then on are missed until onNotify's next call). */
+  onLost?: () => void;
   logger: Logger;
   minRetryMs?: number;
   maxRetryMs?: number;
@@ -52,6 +54,7 @@ export class NotificationListener {
     const onLost = (err?: unknown) => {
       if (lost) return;
       lost = true;
+      this.options.onLost?.();
       client.removeAllListeners('notification');
       if (this.client === client) this.client = undefined;
       client.end().catch(() => undefined);

@@ -110,7 +110,7 @@ const silentLogger = { warn: () => undefined, info: () => undefined, error: () =
 export function openPostgres(url: string, options: PostgresOptions = {}): {
   db: Kysely<Database>;
   close: () => Promise<void>;
-  listen: (channel: string, onNotify: () => void) => Subscription;
+  listen: (channel: string, onNotify: () => void, onLost?: () => void) => Subscription;
 } {
   const logger = options.logger ?? silentLogger;
   const config = connectionConfig(url, options);
@@ -128,8 +128,8 @@ export function openPostgres(url: string, options: PostgresOptions = {}): {
   return {
     db,
     close: () => db.destroy(),
-    listen: (channel, onNotify) => {
-      const listener = new NotificationListener({ config, channel, onNotify, logger });
+    listen: (channel, onNotify, onLost) => {
+      const listener = new NotificationListener({ config, channel, onNotify, logger, ...(onLost ? { onLost } : {}) });
       listener.start();
       return listener;
     },

@@ -1,0 +1,123 @@
+// CPU (and, on PostgreSQL, statements) per request of the hot path in one process, for before/after
+// comparisons of a change while the machine is too busy for `npm run bench` to tell (its figures are
+// rates, which follow the load of the machine; CPU time per request follows it much less). A node on
+// a seeded database answers through Fastify's inject(), `inFlight` requests at a time, durability
+// included:
+//   verify-wrong: POST /2fa/2/pin/{pinId}/verify with wrong PINs, round robin over live PINs (as the
+//                 bench's verify-wrong);
+//   send:         POST /2fa/2/pin to fresh numbers, every PIN delivered by webhook+http:// to the bench's
+//                 receiver in its own process (as the bench's send); the CPU of each round includes
+//                 delivering its backlog.
+//
+//   npx tsx bench/hot-cpu.ts [verify-wrong|send] [requests=20000] [inFlight=50] [--pg] [--statements]
+//   BENCH_BUILD_DIR=<dir with src/> npx tsx bench/hot-cpu.ts ...   the same on another checkout's src/
+//   --pg: on a scratch PostgreSQL database of the local server (bench/lib/pg-fixture.ts), dropped after
+//   --statements (PostgreSQL): every statement sent to the database during one request of the
+//   scenario, in order, and the statements per request over the measured rounds
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
+import { phoneOf, wrongPinOf } from './lib/identities.js';
+import { dropDatabase, pendingMessages, preparePgDatabase } from './lib/pg-fixture.js';
+import { freePort } from './lib/processes.js';
+import { BENCH_API_KEY, BENCH_SECRET, prepareTwofaDatabase } from './lib/twofa-fixture.js';
+
+const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+const onPostgres = process.argv.includes('--pg');
+const scenario = args[0] === 'send' ? 'send' : 'verify-wrong';
+const requests = Number(args[1] ?? 20_000);
+const inFlight = Number(args[2] ?? 50);
+const src = path.resolve(process.env['BENCH_BUILD_DIR'] ?? path.join(import.meta.dirname, '..'), 'src');
+const { loadConfig } = await import(pathToFileURL(path.join(src, 'config.ts')).href) as typeof import('../src/config.js');
+const { createLogger } = await import(pathToFileURL(path.join(src, 'logger.ts')).href) as typeof import('../src/logger.js');
+const { createNode } = await import(pathToFileURL(path.join(src, 'main.ts')).href) as typeof import('../src/main.js');
+
+// Every statement a pool connection sends (node-postgres' Client.query), counted, and listed while `trace` is set.
+let statements = 0;
+let trace: string[] | undefined;
+const query = pg.Client.prototype.query as (...a: unknown[]) => unknown;
+pg.Client.prototype.query = function counted(this: pg.Client, ...a: unknown[]) {
+  statements += 1;
+  const first = a[0] as string | { text?: string };
+  trace?.push((typeof first === 'string' ? first : first.text ?? '?').replace(/\s+/g, ' ').slice(0, 160));
+  return query.apply(this, a);
+} as typeof pg.Client.prototype.query;
+
+const receiverPort = await freePort();
+const receiver = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'receiver-server.ts')], { env: { ...process.env, BENCH_PORT: String(receiverPort) }, stdio: 'ignore' });
+for (let tries = 0; ; tries++) {
+  const up = await fetch(`http://127.0.0.1:${receiverPort}/`).then(() => true, () => false);
+  if (up) break;
+  if (tries > 100) throw new Error('the receiver did not start');
+  await new Promise((resolve) => setTimeout(resolve, 100));
+}
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'twofa-hot-cpu-'));
+const file = path.join(dir, 'twofa.db');
+const pgName = `twofa_hot_cpu_${process.pid}`;
+const pool = scenario === 'send' ? 1000 : 20_000;
+const fixture = onPostgres ? await preparePgDatabase(pgName, pool) : await prepareTwofaDatabase({ file, rightPool: 10, wrongPool: pool, filler: 0 });
+const databaseUrl = 'url' in fixture ? fixture.url : `sqlite:${file}`;
+const config = loadConfig({
+  TWOFA_DATA_DIR: dir, TWOFA_DATABASE_URL: databaseUrl, TWOFA_SECRET: BENCH_SECRET, TWOFA_LOG_LEVEL: 'warn',
+  TWOFA_SMS_DSN: `webhook+http://127.0.0.1:${receiverPort}/sms?secret=whsec_YmVuY2gtd2ViaG9vay1zZWNyZXQtMDEyMzQ1Njc4OQ==`,
+});
+const node = await createNode(config, createLogger(config.logLevel));
+if (scenario === 'send') node.worker.start();
+const headers = { authorization: `App ${BENCH_API_KEY}`, 'content-type': 'application/json' };
+
+let next = 0;
+async function one(): Promise<void> {
+  const i = next++;
+  const response = scenario === 'send'
+    ? await node.app.inject({ method: 'POST', url: '/2fa/2/pin', headers, payload: JSON.stringify({ applicationId: fixture.appId, messageId: fixture.messageId, to: phoneOf(3_000_000 + (i % 1_000_000)) }) })
+    : await node.app.inject({ method: 'POST', url: `/2fa/2/pin/${fixture.wrongPool[i % fixture.wrongPool.length]}/verify`, headers, payload: JSON.stringify({ pin: wrongPinOf(i % fixture.wrongPool.length) }) });
+  if (response.statusCode !== 200) throw new Error(`${response.statusCode} ${response.body}`);
+}
+
+let sqlitePending: BetterSqlite3.Statement | undefined;
+/** Queued messages not delivered yet (the worker's backlog). */
+async function backlog(): Promise<number> {
+  if (onPostgres) return pendingMessages(databaseUrl);
+  sqlitePending ??= new BetterSqlite3(file, { readonly: true, fileMustExist: true })
+    .prepare("select (select count(*) from pins where message_state = 'pending') + (select count(*) from outbox where state = 'pending') as n").pluck();
+  return sqlitePending.get() as number;
+}
+
+async function run(n: number): Promise<{ cpuUs: number; wallMs: number; statements: number }> {
+  const cpu = process.cpuUsage();
+  const start = performance.now();
+  const before = statements;
+  let left = n;
+  await Promise.all(Array.from({ length: inFlight }, async () => {
+    while (left-- > 0) await one();
+  }));
+  const wallMs = performance.now() - start;
+  // A send's cost includes its delivery: the round ends when the worker has caught up.
+  if (scenario === 'send') while (await backlog() > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+  const used = process.cpuUsage(cpu);
+  return { cpuUs: (used.user + used.system) / n, wallMs, statements: (statements - before) / n };
+}
+
+await run(Math.min(2000, requests)); // warm-up: JIT, caches
+if (process.argv.includes('--statements')) {
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  trace = [];
+  await one();
+  if (scenario === 'send') while (await backlog() > 0) await new Promise((resolve) => setTimeout(resolve, 20));
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  process.stdout.write(`statements of one ${scenario} (its delivery included; the backlog polls of this script are the 'count(*)' ones):\n${trace.map((t, k) => `  ${k + 1}. ${t}`).join('\n')}\n`);
+  trace = undefined;
+}
+const rounds = [];
+for (let r = 0; r < 3; r++) rounds.push(await run(requests));
+const best = rounds.reduce((a, b) => (a.cpuUs < b.cpuUs ? a : b));
+process.stdout.write(`${scenario} in process${onPostgres ? ' (PostgreSQL)' : ''}: ${rounds.map((r) => r.cpuUs.toFixed(1)).join(' / ')} µs CPU per request (best ${best.cpuUs.toFixed(1)}; ${Math.round(requests / (best.wallMs / 1000))} req/s`
+  + `${onPostgres ? `; ${rounds.map((r) => r.statements.toFixed(2)).join(' / ')} statements per request` : ''})\n`);
+await node.stop();
+receiver.kill();
+if (onPostgres) await dropDatabase(pgName);
+fs.rmSync(dir, { recursive: true, force: true });
