@@ -14,7 +14,8 @@ import { testNumberAuditReason } from './test-numbers.js';
 
 export interface VerifyOutcome {
   pinId: string;
-  msisdn: string;
+  /** The phone number or email address the PIN was sent to (Infobip calls it `msisdn`). */
+  destination: string;
   verified: boolean;
   attemptsRemaining: number;
   pinError?: PinError;
@@ -66,5 +67,5 @@ export async function verifyPin(ctx: ServiceContext, principal: Principal, pinId
   // The attempt (and the verified mark or the lock) and the audit entry were committed without
   // waiting for the disk: one wait makes them durable before the decision is answered.
   await ctx.store.durable();
-  return ok({ pinId, msisdn: pin.destination, ...decision });
+  return ok({ pinId, destination: pin.destination, ...decision });
 }

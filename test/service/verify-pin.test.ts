@@ -25,28 +25,28 @@ async function verify(f: ServiceFixture, pinId: string, candidate: string) {
 describe('verifyPin', () => {
   it('verifies the right PIN once: the PIN is then erased, and a repeat is ALREADY_VERIFIED', async () => {
     const { f, pinId, pin } = await sentPin();
-    assert.deepEqual(await verify(f, pinId, pin), { pinId, msisdn: PHONE, verified: true, attemptsRemaining: 2 });
+    assert.deepEqual(await verify(f, pinId, pin), { pinId, destination: PHONE, verified: true, attemptsRemaining: 2 });
     const stored = await f.store.getPin(f.principal.accountId, pinId);
     assert.equal(stored?.pinCiphertext, null, 'nothing left to resend');
-    assert.deepEqual(await verify(f, pinId, pin), { pinId, msisdn: PHONE, verified: false, attemptsRemaining: 2, pinError: 'ALREADY_VERIFIED' });
+    assert.deepEqual(await verify(f, pinId, pin), { pinId, destination: PHONE, verified: false, attemptsRemaining: 2, pinError: 'ALREADY_VERIFIED' });
     assert.ok(f.calls.includes(`pinEnded:${pinId}`), 'providers are told to take back an undelivered message');
   });
 
   it('answers WRONG_PIN with the attempts left, any string counting as a wrong attempt, then NO_MORE_PIN_ATTEMPTS, even for the right PIN', async () => {
     const { f, pinId, pin, wrong } = await sentPin();
-    assert.deepEqual(await verify(f, pinId, wrong), { pinId, msisdn: PHONE, verified: false, attemptsRemaining: 2, pinError: 'WRONG_PIN' });
+    assert.deepEqual(await verify(f, pinId, wrong), { pinId, destination: PHONE, verified: false, attemptsRemaining: 2, pinError: 'WRONG_PIN' });
     assert.equal((await verify(f, pinId, 'not even digits')).attemptsRemaining, 1, 'a candidate of the wrong shape is a wrong attempt');
     assert.ok(!f.calls.includes(`pinEnded:${pinId}`));
-    assert.deepEqual(await verify(f, pinId, `${pin}0`), { pinId, msisdn: PHONE, verified: false, attemptsRemaining: 0, pinError: 'WRONG_PIN' });
+    assert.deepEqual(await verify(f, pinId, `${pin}0`), { pinId, destination: PHONE, verified: false, attemptsRemaining: 0, pinError: 'WRONG_PIN' });
     assert.ok(f.calls.includes(`pinEnded:${pinId}`), 'locked by its last wrong attempt');
-    assert.deepEqual(await verify(f, pinId, pin), { pinId, msisdn: PHONE, verified: false, attemptsRemaining: 0, pinError: 'NO_MORE_PIN_ATTEMPTS' });
+    assert.deepEqual(await verify(f, pinId, pin), { pinId, destination: PHONE, verified: false, attemptsRemaining: 0, pinError: 'NO_MORE_PIN_ATTEMPTS' });
     assert.notEqual((await f.store.getPin(f.principal.accountId, pinId))?.lockedAt, null);
   });
 
   it('answers TTL_EXPIRED once the PIN has expired, counting no attempt', async () => {
     const { f, pinId, pin } = await sentPin();
     f.clock.advance(10 * 60_000);
-    assert.deepEqual(await verify(f, pinId, pin), { pinId, msisdn: PHONE, verified: false, attemptsRemaining: 3, pinError: 'TTL_EXPIRED' });
+    assert.deepEqual(await verify(f, pinId, pin), { pinId, destination: PHONE, verified: false, attemptsRemaining: 3, pinError: 'TTL_EXPIRED' });
   });
 
   it('verifies until the last moment of the PIN\'s life', async () => {
@@ -58,7 +58,7 @@ describe('verifyPin', () => {
   it('lets an application allow several verifications of one PIN', async () => {
     const { f, pinId, pin } = await sentPin({ configuration: { allowMultiplePinVerifications: true } });
     assert.equal((await verify(f, pinId, pin)).verified, true);
-    assert.deepEqual(await verify(f, pinId, pin), { pinId, msisdn: PHONE, verified: true, attemptsRemaining: 1 });
+    assert.deepEqual(await verify(f, pinId, pin), { pinId, destination: PHONE, verified: true, attemptsRemaining: 1 });
   });
 
   it('answers PIN_NOT_FOUND for an unknown pinId and for another account\'s PIN, counting nothing', async () => {
@@ -79,7 +79,7 @@ describe('verifyPin', () => {
     assert.ok(!refused.ok && refused.failure.retryAfterMs! > 0 && refused.failure.retryAfterMs! <= 60_000);
     assert.ok(f.calls.includes('metric:rateLimited:verifyPinLimit'));
     f.clock.advance(60_000);
-    assert.deepEqual(await verify(f, pinId, pin), { pinId, msisdn: PHONE, verified: true, attemptsRemaining: 0 }, 'the refused request spent no attempt');
+    assert.deepEqual(await verify(f, pinId, pin), { pinId, destination: PHONE, verified: true, attemptsRemaining: 0 }, 'the refused request spent no attempt');
   });
 
   it('audits every decision with its outcome, never the candidate PIN or the full destination', async () => {

@@ -98,7 +98,7 @@ export function toVerificationsResponse(rows: readonly Pick<PinRecord, 'destinat
 /** POST /2fa/2/pin/{pinId}/verify: every counted outcome is a 200; `pinError` only when not verified. */
 export function toVerifyResponse(outcome: VerifyOutcome): Static<typeof VerifyPinResponseSchema> {
   return {
-    pinId: outcome.pinId, msisdn: outcome.msisdn, verified: outcome.verified, attemptsRemaining: outcome.attemptsRemaining,
+    pinId: outcome.pinId, msisdn: outcome.destination, verified: outcome.verified, attemptsRemaining: outcome.attemptsRemaining,
     ...(outcome.pinError !== undefined ? { pinError: outcome.pinError } : {}),
   };
 }
