@@ -7,7 +7,7 @@ import type { Kysely, Transaction } from 'kysely';
 import * as pgHot from './postgres/hot-statements.js';
 import { RateLimitRefusal } from './postgres/hot-statements.js';
 import { PreparedQuery } from './prepared-query.js';
-import { nextAllowedAt, retryAfterMs, type ExternalRateLimiter } from './rate-limiter.js';
+import { nextAllowedAt, windowRefusal, type ExternalRateLimiter } from './rate-limiter.js';
 import type { Database } from './schema.js';
 import type { SqliteLimitStatements } from './sqlite/limit-statements.js';
 import type { RateLimitCheck, RateLimitOutcome } from './store.js';
@@ -76,9 +76,8 @@ export class DatabaseRateLimits {
   async refusalOutcome(limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome & { allowed: false }> {
     for (const check of limits) {
       const buckets = await this.rateBuckets.all(this.db, { key: check.key, since: now - check.windowMs });
-      const counted = buckets.map((b) => ({ hits: Number(b.hits), lastAt: Number(b.last_at) }));
-      const total = counted.reduce((sum, b) => sum + b.hits, 0);
-      if (total >= check.limit) return { allowed: false, key: check.key, retryAfterMs: retryAfterMs(counted, total, check.limit, check.windowMs, now) };
+      const refused = windowRefusal(check, buckets.map((b) => ({ hits: Number(b.hits), lastAt: Number(b.last_at) })), now);
+      if (refused) return refused;
     }
     // Slots freed between the refusal and this read: the next attempt may well fit.
     return { allowed: false, key: limits[0]?.key ?? '', retryAfterMs: 1000 };

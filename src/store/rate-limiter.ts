@@ -81,3 +81,20 @@ export function nextAllowedAfterHit(before: { hits: number; lastAt: number }[], 
   const current = before.filter((b) => b.lastAt >= start).reduce((sum, b) => sum + b.hits, 0);
   return nextAllowedAt([...before.filter((b) => b.lastAt < start), { hits: current + 1, lastAt: now }], limit, windowMs, now);
 }
+
+/**
+ * The refusal when `check`'s window (its buckets, sorted by their newest hit) is full: which key and
+ * when a slot frees; undefined while it has room. Every store checks every limit this way before it
+ * counts any, so that a refused request counts nothing on any key.
+ */
+export function windowRefusal(check: RateLimitCheck, buckets: { hits: number; lastAt: number }[], now: number): (RateLimitOutcome & { allowed: false }) | undefined {
+  const total = buckets.reduce((sum, b) => sum + b.hits, 0);
+  return total >= check.limit ? { allowed: false, key: check.key, retryAfterMs: retryAfterMs(buckets, total, check.limit, check.windowMs, now) } : undefined;
+}
+
+/** The outcome once a hit at `now` is counted on each of `limits`, from their windows as read before: when each key's next hit fits. */
+export function admittedOutcome(limits: RateLimitCheck[], windows: { hits: number; lastAt: number }[][], now: number): RateLimitOutcome {
+  const nextAllowed: Record<string, number> = {};
+  for (const [i, check] of limits.entries()) nextAllowed[check.key] = nextAllowedAfterHit(windows[i]!, check.limit, check.windowMs, now);
+  return { allowed: true, nextAllowedAt: nextAllowed };
+}

@@ -1,7 +1,7 @@
 // Rate limits and purge batches of the in-memory store, by the same rules as the database's: the
 // sliding windows of rate-limiter.ts (so a limit admits the same requests and answers the same
 // retry time as on SQLite) and the batch bounds of purge-batches.ts.
-import { bucketExpiryOf, bucketStartOf, nextAllowedAfterHit, nextAllowedAt, retryAfterMs } from '../rate-limiter.js';
+import { admittedOutcome, bucketExpiryOf, bucketStartOf, nextAllowedAt, windowRefusal } from '../rate-limiter.js';
 import type { PurgeLimits } from '../purge-batches.js';
 import type { RateLimitCheck, RateLimitOutcome } from '../store.js';
 
@@ -28,17 +28,13 @@ export class MemoryRateLimits {
     const read: { hits: number; lastAt: number }[][] = [];
     for (const check of limits) {
       const counted = this.read(check, now);
+      const refused = windowRefusal(check, counted, now);
+      if (refused) return refused;
       read.push(counted);
-      const total = counted.reduce((sum, b) => sum + b.hits, 0);
-      if (total >= check.limit) return { allowed: false, key: check.key, retryAfterMs: retryAfterMs(counted, total, check.limit, check.windowMs, now) };
     }
     return () => {
-      const nextAllowed: Record<string, number> = {};
-      for (const [i, check] of limits.entries()) {
-        this.hit(check, now);
-        nextAllowed[check.key] = nextAllowedAfterHit(read[i]!, check.limit, check.windowMs, now);
-      }
-      return { allowed: true, nextAllowedAt: nextAllowed };
+      for (const check of limits) this.hit(check, now);
+      return admittedOutcome(limits, read, now);
     };
   }
 

@@ -2,7 +2,7 @@
 // run synchronously inside the caller's transaction: every limit is read before any is counted, and
 // the one connection (nothing else runs between the statements) makes the read and the count atomic.
 import type BetterSqlite3 from 'better-sqlite3';
-import { bucketExpiryOf, bucketStartOf, nextAllowedAfterHit, retryAfterMs } from '../rate-limiter.js';
+import { admittedOutcome, bucketExpiryOf, bucketStartOf, windowRefusal } from '../rate-limiter.js';
 import type { RateLimitCheck, RateLimitOutcome } from '../store.js';
 import type { SqliteHotPath } from './hot-path.js';
 
@@ -28,18 +28,14 @@ export class SqliteLimitStatements {
     const read: { hits: number; lastAt: number }[][] = [];
     for (const check of limits) {
       const counted = this.read(check, now);
+      const refused = windowRefusal(check, counted, now);
+      if (refused) return refused;
       read.push(counted);
-      const total = counted.reduce((sum, b) => sum + b.hits, 0);
-      if (total >= check.limit) return { allowed: false, key: check.key, retryAfterMs: retryAfterMs(counted, total, check.limit, check.windowMs, now) };
     }
     this.hot.noteWrite();
-    const nextAllowed: Record<string, number> = {};
-    for (const [i, check] of limits.entries()) {
-      this.hit.run(check.key, bucketStartOf(now, check.windowMs), now, bucketExpiryOf(now, check.windowMs));
-      // From the buckets just read: the caller learns when the next request fits at no extra query.
-      nextAllowed[check.key] = nextAllowedAfterHit(read[i]!, check.limit, check.windowMs, now);
-    }
-    return { allowed: true, nextAllowedAt: nextAllowed };
+    for (const check of limits) this.hit.run(check.key, bucketStartOf(now, check.windowMs), now, bucketExpiryOf(now, check.windowMs));
+    // From the buckets just read: the caller learns when the next request fits at no extra query.
+    return admittedOutcome(limits, read, now);
   }
 
   /** The buckets of `check`'s window, oldest first. */
