@@ -9,9 +9,10 @@
 // least once: a holder that stalls past its lease may see its item sent again by another node.
 import { randomInt } from 'node:crypto';
 import type { Logger } from 'pino';
+import type { DeliveryOutcomeLabel } from '../observability/metrics.js';
 
-/** How an attempt ended: the worker's counters, metric labels and log lines all use these names. */
-export type Settlement = 'delivered' | 'retried' | 'failed' | 'cancelled';
+/** How an attempt ended: the metrics' outcome labels and the log lines use these names. */
+export type Settlement = DeliveryOutcomeLabel;
 
 
 /** The store side of a leased queue. */
