@@ -469,7 +469,8 @@ export class KyselyStore implements Store, RateLimiter {
 
   async getPinToVerify(accountId: string, pinId: string): Promise<{ pin: PinRecord; application: ApplicationRecord | undefined } | undefined> {
     // The application from the configuration cache (on PostgreSQL checked by the request's key read).
-    const pin = await this.getPin(accountId, pinId);
+    const row = this.dialect === 'sqlite' ? await this.sqlite.pins.getToVerify(accountId, pinId) : await this.hot.pin.first(this.db, { id: pinId, accountId });
+    const pin = row && toPin(row);
     return pin && { pin, application: await this.getApplication(accountId, pin.applicationId) };
   }
 

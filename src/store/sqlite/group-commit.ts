@@ -117,11 +117,14 @@ export interface SqliteDurability {
   noteWrite(): void;
   /** A transaction committed on the connection outside Kysely (hot-path.ts): durable() covers it from now on. */
   noteCommit(): void;
+  /** `listener(true)` once Kysely has acquired the connection and before it runs anything on it, `listener(false)` when it let it go. */
+  onConnectionUse(listener: (held: boolean) => void): void;
 }
 
 /** Kysely's SQLite driver, except that releasing the connection waits for durability (unless deferred). */
 class GroupCommitDriver implements Driver {
   private deferred = false;
+  connectionUse: ((held: boolean) => void) | undefined;
   constructor(private readonly inner: Driver, private readonly sync: WalSync) {}
   deferNextRelease(): void {
     this.deferred = true;
@@ -129,8 +132,10 @@ class GroupCommitDriver implements Driver {
   init(): Promise<void> {
     return this.inner.init();
   }
-  acquireConnection(): Promise<DatabaseConnection> {
-    return this.inner.acquireConnection();
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const connection = await this.inner.acquireConnection();
+    this.connectionUse?.(true);
+    return connection;
   }
   beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
     return this.inner.beginTransaction(connection, settings);
@@ -151,6 +156,7 @@ class GroupCommitDriver implements Driver {
     return this.inner.releaseSavepoint!(connection, name, compile);
   }
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    this.connectionUse?.(false);
     this.sync.noteRelease();
     const deferred = this.deferred;
     this.deferred = false;
@@ -169,6 +175,7 @@ class GroupCommitDriver implements Driver {
 export class GroupCommitSqliteDialect extends SqliteDialect {
   private readonly sync: WalSync | undefined;
   private driver: GroupCommitDriver | undefined;
+  private connectionUse: ((held: boolean) => void) | undefined;
   /** When cached configuration may be stale (../config-cache.ts). */
   readonly changes: SqliteChangeWatch;
   /** Absent for an in-memory database, whose commits are as durable as they get when they return. */
@@ -185,6 +192,9 @@ export class GroupCommitSqliteDialect extends SqliteDialect {
       deferNextRelease: () => this.driver?.deferNextRelease(),
       noteWrite: () => sync.noteWrite(),
       noteCommit: () => sync.noteCommit(),
+      onConnectionUse: (listener) => {
+        this.connectionUse = listener;
+      },
     };
   }
 
@@ -192,6 +202,7 @@ export class GroupCommitSqliteDialect extends SqliteDialect {
     const driver = super.createDriver();
     if (!this.sync) return driver;
     this.driver = new GroupCommitDriver(driver, this.sync);
+    this.driver.connectionUse = (held) => this.connectionUse?.(held);
     return this.driver;
   }
 }

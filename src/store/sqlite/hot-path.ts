@@ -1,64 +1,168 @@
 // Synchronous work on the SQLite store's one connection, beside Kysely. better-sqlite3 runs every
-// statement synchronously, so a transaction made of prepared statements with nothing awaited between
-// them (BEGIN IMMEDIATE ... COMMIT in one call) cannot interleave with anything else in this process:
-// it needs neither Kysely's connection lock nor a promise per statement. The one thing it must not do
-// is run while a Kysely transaction on the same connection is open and waiting between two of its
-// statements (it would read that transaction's uncommitted rows, and its COMMIT would be theirs): then
-// it queues for the connection as Kysely's own queries do, and runs once that transaction ended.
+// statement synchronously, so a unit of work made of prepared statements with nothing awaited between
+// them cannot interleave with anything else in this process: it needs neither Kysely's connection
+// lock nor a promise per statement. It must not run while Kysely holds the connection (inside a
+// Kysely transaction it would read that transaction's uncommitted rows, and its COMMIT would be
+// theirs): then it queues for the connection as Kysely's own queries do.
+//
+// Commits are shared. A file database's commit is the costly part of a small write (SQLite writes
+// every page the transaction touched to the WAL, and the audit chain's and the rate limits' pages
+// are touched by every request), so the units of work of one turn of the event loop run in one
+// transaction, each inside a savepoint of its own (a unit that throws is undone alone), and that
+// transaction commits once, at the end of the turn (setImmediate) or as soon as anything else needs
+// the connection or the disk. Nobody waits longer for it: a caller answers only after durable(),
+// which waited for an fsync anyway, and now first for this commit.
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import type { SqliteDurability } from './group-commit.js';
 
+/** The open shared transaction: its units' callers wait for its commit in durable(). */
+interface SharedTransaction {
+  committed: Promise<void>;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
 export class SqliteHotPath {
   private readonly begin: BetterSqlite3.Statement;
-  private readonly commit: BetterSqlite3.Statement;
+  private readonly commitStatement: BetterSqlite3.Statement;
   private readonly rollback: BetterSqlite3.Statement;
+  private readonly savepoint: BetterSqlite3.Statement;
+  private readonly releaseSavepoint: BetterSqlite3.Statement;
+  private readonly rollbackToSavepoint: BetterSqlite3.Statement;
+  private shared: SharedTransaction | undefined;
+  /** Kysely holds the connection (between its acquire and release: group-commit.ts tells). */
+  private kyselyHolds = false;
 
   constructor(readonly connection: BetterSqlite3.Database, private readonly db: Kysely<Database>, private readonly durability: SqliteDurability | undefined) {
     this.begin = connection.prepare('begin immediate');
-    this.commit = connection.prepare('commit');
+    this.commitStatement = connection.prepare('commit');
     this.rollback = connection.prepare('rollback');
-  }
-
-  /**
-   * Runs `read` now, or after the Kysely transaction open on the connection. What it reads is
-   * committed, not necessarily durable: the caller awaits Store.durable() before it answers.
-   */
-  read<T>(read: () => T): T | Promise<T> {
-    if (!this.connection.inTransaction) return read();
-    return this.db.connection().execute(async () => {
-      this.durability?.deferNextRelease();
-      return read();
+    this.savepoint = connection.prepare('savepoint unit');
+    this.releaseSavepoint = connection.prepare('release unit');
+    this.rollbackToSavepoint = connection.prepare('rollback to unit');
+    // Kysely is about to use the connection: the shared transaction commits first, so that Kysely
+    // never runs inside it.
+    durability?.onConnectionUse((held) => {
+      this.kyselyHolds = held;
+      if (held) this.commitShared();
     });
   }
 
   /**
+   * Runs `read` on what is committed: now (after committing the shared transaction, if one is
+   * open), or once Kysely releases the connection. Not necessarily durable yet: a caller that
+   * answers from it awaits durable() first.
+   */
+  read<T>(read: () => T): T | Promise<T> {
+    this.commitShared();
+    return this.whenFree(read);
+  }
+
+  /**
+   * Runs `read` now, inside the shared transaction if one is open (it may see what other units of
+   * this turn wrote and have not committed yet): only for a caller that awaits durable() before it
+   * answers anything it read, which also waits for that commit.
+   */
+  readBeforeWrite<T>(read: () => T): T | Promise<T> {
+    return this.whenFree(read);
+  }
+
+  /**
    * A statement of this file's kind wrote inside a transaction Kysely opened (rate limits counted in
-   * a send's transaction): the release of Kysely's connection then counts that transaction's commit.
+   * a resend's transaction): the release of Kysely's connection then counts that transaction's commit.
    */
   noteWrite(): void {
     this.durability?.noteWrite();
   }
 
   /**
-   * Runs `work` as one write transaction (BEGIN IMMEDIATE: the write lock first, so that no other
-   * process's commit comes between its reads and its writes). Committed when it returns, durable
-   * once the caller's Store.durable() resolves; a throw rolls everything back.
+   * Runs `work` as one unit: all of it is written or, if it throws, none of it. Committed with the
+   * other units of this turn, durable once the caller's durable() resolves. The write lock is taken
+   * first (BEGIN IMMEDIATE), so no other process's commit comes between a unit's reads and its writes.
    */
   write<T>(work: () => T): T | Promise<T> {
-    return this.read(() => {
+    if (!this.durability) return this.whenFree(() => this.ownTransaction(work));
+    return this.whenFree(() => (this.kyselyHolds ? this.ownTransaction(work) : this.inShared(work)));
+  }
+
+  /** Every unit written so far committed (if one is open, the shared transaction commits now) and on disk. */
+  async durable(): Promise<void> {
+    if (!this.durability) return;
+    if (this.shared) await this.shared.committed;
+    await this.durability.durable();
+  }
+
+  /** Commits the shared transaction, if one is open; its units' callers learn a failure from durable(). */
+  commitShared(): void {
+    const shared = this.shared;
+    if (!shared) return;
+    this.shared = undefined;
+    try {
+      this.commitStatement.run();
+      shared.resolve();
+    } catch (err) {
+      if (this.connection.inTransaction) this.rollback.run();
+      shared.reject(err);
+    } finally {
+      this.durability?.noteCommit();
+    }
+  }
+
+  private whenFree<T>(run: () => T): T | Promise<T> {
+    if (!this.kyselyHolds && !(this.durability === undefined && this.connection.inTransaction)) return run();
+    return this.db.connection().execute(async () => {
+      this.durability?.deferNextRelease();
+      return run();
+    });
+  }
+
+  private inShared<T>(work: () => T): T {
+    if (!this.shared) {
       this.begin.run();
-      try {
-        const result = work();
-        this.commit.run();
-        return result;
-      } catch (err) {
-        if (this.connection.inTransaction) this.rollback.run();
-        throw err;
-      } finally {
+      let resolve!: () => void;
+      let reject!: (err: unknown) => void;
+      const committed = new Promise<void>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
+      // A commit that fails is reported to the callers through durable(), not as an unhandled rejection.
+      committed.catch(() => undefined);
+      this.shared = { committed, resolve, reject };
+      setImmediate(() => this.commitShared());
+    }
+    this.savepoint.run();
+    try {
+      const result = work();
+      this.releaseSavepoint.run();
+      return result;
+    } catch (err) {
+      if (this.connection.inTransaction) {
+        this.rollbackToSavepoint.run();
+        this.releaseSavepoint.run();
+      } else {
+        // SQLite rolled the whole transaction back (an I/O error, a full disk): every unit in it is lost.
+        this.shared?.reject(err);
+        this.shared = undefined;
         this.durability?.noteCommit();
       }
-    });
+      throw err;
+    }
+  }
+
+  /** A transaction of its own, committed before it returns (an in-memory database, or inside Kysely's hold). */
+  private ownTransaction<T>(work: () => T): T {
+    this.begin.run();
+    try {
+      const result = work();
+      this.commitStatement.run();
+      return result;
+    } catch (err) {
+      if (this.connection.inTransaction) this.rollback.run();
+      throw err;
+    } finally {
+      this.durability?.noteCommit();
+    }
   }
 }

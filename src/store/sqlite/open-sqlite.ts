@@ -24,9 +24,13 @@ export function openSqlite(file: string): { db: Kysely<Database>; close: () => P
   const checkpointer = file === ':memory:' ? undefined : new WalCheckpointer(connection, path.resolve(file));
   const dialect = new GroupCommitSqliteDialect(connection, file);
   const db = new Kysely<Database>({ dialect });
+  const hotPath = new SqliteHotPath(connection, db, dialect.durability);
   const close = async () => {
+    hotPath.commitShared();
     await checkpointer?.stop();
     await db.destroy();
   };
-  return { db, close, configVersion: () => dialect.changes.version(), durability: dialect.durability, hotPath: new SqliteHotPath(connection, db, dialect.durability) };
+  // durable() waits first for the hot path's shared transaction (hot-path.ts), then for the disk.
+  const durability = dialect.durability && { ...dialect.durability, durable: () => hotPath.durable() };
+  return { db, close, configVersion: () => dialect.changes.version(), durability, hotPath };
 }

@@ -56,6 +56,11 @@ export class SqlitePinStatements {
     return this.hot.read(() => this.pin.get(pinId, accountId));
   }
 
+  /** The PIN about to be verified: may include this turn's uncommitted writes, which the verify's durable() waits for. */
+  getToVerify(accountId: string, pinId: string): PinRow | undefined | Promise<PinRow | undefined> {
+    return this.hot.readBeforeWrite(() => this.pin.get(pinId, accountId));
+  }
+
   /**
    * One transaction: the limits (`limits`: empty when an external limiter counted them), the counted
    * attempt, the comparison, then the verified mark or, after the last wrong attempt, the lock; last,

@@ -91,9 +91,14 @@ export class WalCheckpointer {
     await exited;
   }
 
-  private finish(): void {
-    // Inside a transaction of this connection SQLite refuses (the lock is held): the next report retries.
-    if (this.connection.inTransaction) return;
+  private finish(retries = 3): void {
+    // Inside a transaction of this connection SQLite refuses (the lock is held). The hot path's shared
+    // transaction ends with the turn of the event loop (hot-path.ts): try again after it, then leave
+    // it to the next report.
+    if (this.connection.inTransaction) {
+      if (retries > 0) setImmediate(() => this.finish(retries - 1));
+      return;
+    }
     try {
       this.finishCheckpoint.get();
     } catch {
