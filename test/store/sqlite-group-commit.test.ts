@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, it, mock } from 'node:test';
+import BetterSqlite3 from 'better-sqlite3';
 import { openSqlite } from '../../src/store/sqlite/open-sqlite.js';
 import { createAppAndTemplate, createHarness } from '../support/harness.js';
 
@@ -103,6 +104,34 @@ describe('SQLite group commit', () => {
       mock.restoreAll();
       await h.close();
     }
+  });
+
+  it('shares one commit between the hot path units of a turn: a unit that throws is undone alone, and durable() covers the commit', async () => {
+    const file = tempFile();
+    await (await createTable(file)).close();
+    const opened = openSqlite(file);
+    const hot = opened.hotPath;
+    const insert = hot.connection.prepare('insert into t (id, v) values (?, ?)');
+    // Three units in one turn: the second writes, then throws.
+    hot.write(() => insert.run(1, 'a'));
+    assert.throws(() => hot.write(() => {
+      insert.run(2, 'b');
+      throw new Error('undo me');
+    }), /undo me/);
+    hot.write(() => insert.run(3, 'c'));
+    // Nothing committed yet: another connection sees none of them.
+    const other = new BetterSqlite3(file, { readonly: true });
+    assert.deepEqual(other.prepare('select id from t order by id').all(), []);
+    await opened.durability!.durable();
+    assert.deepEqual(other.prepare('select id from t order by id').all(), [{ id: 1 }, { id: 3 }]);
+    // Kysely's use of the connection commits an open shared transaction first, and never runs inside it.
+    hot.write(() => insert.run(4, 'd'));
+    await opened.db.transaction().execute(async (trx) => {
+      await (trx as unknown as import('kysely').Kysely<{ t: { id: number; v: string } }>).insertInto('t').values({ id: 5, v: 'e' }).execute();
+    });
+    assert.deepEqual(other.prepare('select id from t order by id').all(), [{ id: 1 }, { id: 3 }, { id: 4 }, { id: 5 }]);
+    other.close();
+    await opened.close();
   });
 
   it('keeps an in-memory database as it was (no WAL, no fsync)', async () => {
