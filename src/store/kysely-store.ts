@@ -84,18 +84,6 @@ function hotQueries() {
     lock: new PreparedQuery<{ id: string; now: number }, never>((db: Kysely<Database>, p) =>
       db.updateTable('pins').set({ locked_at: p('now'), pin_ciphertext: null })
         .where('id', '=', p('id')).where('attempts_left', '=', 0).where('locked_at', 'is', null)),
-    insertPin: new PreparedQuery<Omit<Selectable<PinsTable>, 'message_lease_holder'>, never>((db: Kysely<Database>, p) => db.insertInto('pins').values({
-      id: p('id'), account_id: p('account_id'), application_id: p('application_id'), message_id: p('message_id'), channel: p('channel'),
-      destination: p('destination'), pin_hash: p('pin_hash'), pin_ciphertext: p('pin_ciphertext'), attempts_left: p('attempts_left'),
-      allow_multiple_verifications: p('allow_multiple_verifications'), created_at: p('created_at'), expires_at: p('expires_at'),
-      verified_at: p('verified_at'), locked_at: p('locked_at'), delivery_status: p('delivery_status'), delivery_error: p('delivery_error'),
-      sent_at: p('sent_at'), send_count: p('send_count'), delivery_transport: p('delivery_transport'), provider_message_id: p('provider_message_id'),
-      delivered_at: p('delivered_at'), country: p('country'), delivery_id: p('delivery_id'), message_state: p('message_state'),
-      message_request: p('message_request'), message_attempts: p('message_attempts'), message_due_at: p('message_due_at'),
-      message_lease_until: p('message_lease_until'), message_error: p('message_error'), message_queued_at: p('message_queued_at'),
-      message_sent_at: p('message_sent_at'), message_transport: p('message_transport'), message_provider_id: p('message_provider_id'),
-      message_sent_event: p('message_sent_event'), test_number: p('test_number'),
-    })),
     insertOutbox: new PreparedQuery<Omit<Selectable<Database['outbox']>, 'lease_holder'>, never>((db: Kysely<Database>, p) => db.insertInto('outbox').values({
       id: p('id'), pin_id: p('pin_id'), account_id: p('account_id'), channel: p('channel'), request: p('request'), state: p('state'),
       attempts: p('attempts'), next_attempt_at: p('next_attempt_at'), lease_until: p('lease_until'), last_error: p('last_error'),
@@ -390,28 +378,26 @@ export class KyselyStore implements Store, RateLimiter {
         return this.externalLimiter ? external : this.limits.allowedAfter(limits, windows, now);
       });
     }
-    // SQLite: the audit entry (of the PIN or of its refusal) in the same transaction, as verify's:
-    // one commit for the send and its entry (sqlite/audit-statements.ts; the connection is this
-    // transaction's until it ends).
-    const audited = (outcome: RateLimitOutcome): RateLimitOutcome & { audited?: true } => {
-      if (!audit) return outcome;
-      this.sqlite.audit.append(audit(outcome));
-      return { ...outcome, audited: true };
-    };
-    return this.deferred((db) => db.transaction().execute(async (trx) => {
-      const outcome = await this.limits.consumeWithin(trx, limits, now);
-      if (!outcome.allowed) return audited(outcome);
-      const p = input.pin;
-      await this.hot.insertPin.execute(trx, {
-        id: p.id, account_id: p.accountId, application_id: p.applicationId, message_id: p.messageId, channel: p.channel,
-        destination: p.destination, pin_hash: p.pinHash, pin_ciphertext: p.pinCiphertext, attempts_left: p.attemptsLeft,
-        allow_multiple_verifications: p.allowMultipleVerifications ? 1 : 0, created_at: p.createdAt, expires_at: p.expiresAt,
-        verified_at: null, locked_at: null, delivery_status: p.deliveryStatus, delivery_error: null, sent_at: null, send_count: 1,
-        delivery_transport: null, provider_message_id: null, delivered_at: null, country: p.country ?? null, test_number: p.testNumber ? 1 : 0,
-        ...ownMessageColumns(input.outbox, now),
-      });
-      return audited(outcome);
-    }));
+    // SQLite: the limits, the PIN with its first message and the audit entry (of the PIN or of its
+    // refusal) as one unit on the hot path's prepared statements (sqlite/pin-statements.ts), as
+    // verify's. With an external limiter (Redis), its verdict comes first.
+    const external = await this.limits.consumeExternally(limits, now);
+    if (!external.allowed) {
+      if (!audit) return external;
+      const { entry, seal } = audit(external);
+      await this.audit.append(entry, seal);
+      return { ...external, audited: true };
+    }
+    const p = input.pin;
+    const created = await this.sqlite.pins.create({
+      id: p.id, account_id: p.accountId, application_id: p.applicationId, message_id: p.messageId, channel: p.channel,
+      destination: p.destination, pin_hash: p.pinHash, pin_ciphertext: p.pinCiphertext, attempts_left: p.attemptsLeft,
+      allow_multiple_verifications: p.allowMultipleVerifications ? 1 : 0, created_at: p.createdAt, expires_at: p.expiresAt,
+      verified_at: null, locked_at: null, delivery_status: p.deliveryStatus, delivery_error: null, sent_at: null, send_count: 1,
+      delivery_transport: null, provider_message_id: null, delivered_at: null, country: p.country ?? null, test_number: p.testNumber ? 1 : 0,
+      ...ownMessageColumns(input.outbox, now),
+    }, this.externalLimiter ? [] : limits, now, audit);
+    return this.externalLimiter && created.allowed ? { ...external, ...(created.audited ? { audited: true as const } : {}) } : created;
   }
 
   async queueResend(pinId: string, channel: Channel, outbox: { id: string; request: DeliveryRequest } | undefined, limits: RateLimitCheck[], now: number, workflowStep?: WorkflowStepClaim): Promise<RateLimitOutcome | { allowed: true; ended: true }> {

@@ -17,6 +17,15 @@ import type { SqliteLimitStatements } from './limit-statements.js';
 
 type PinRow = Selectable<PinsTable>;
 
+/** A new PIN's row, its first message's columns included (no claim holds it yet). */
+export type NewPinRow = Omit<PinRow, 'message_lease_holder'>;
+
+const NEW_PIN_COLUMNS = ['id', 'account_id', 'application_id', 'message_id', 'channel', 'destination', 'pin_hash', 'pin_ciphertext', 'attempts_left',
+  'allow_multiple_verifications', 'created_at', 'expires_at', 'verified_at', 'locked_at', 'delivery_status', 'delivery_error', 'sent_at', 'send_count',
+  'delivery_transport', 'provider_message_id', 'delivered_at', 'country', 'test_number', 'delivery_id', 'message_state', 'message_request',
+  'message_attempts', 'message_due_at', 'message_lease_until', 'message_error', 'message_queued_at', 'message_sent_at', 'message_transport',
+  'message_provider_id', 'message_sent_event'] as const satisfies readonly (keyof NewPinRow)[];
+
 /** An attempt as the rows tell it (kysely-store.ts maps them to a VerifyAttempt). */
 export type AttemptRows =
   | { kind: 'refused'; outcome: RateLimitOutcome & { allowed: false } }
@@ -24,6 +33,7 @@ export type AttemptRows =
   | { kind: 'counted'; row: PinRow; matched: boolean; verified: boolean };
 
 export class SqlitePinStatements {
+  private readonly insertPin: BetterSqlite3.Statement<NewPinRow>;
   private readonly pin: BetterSqlite3.Statement<[string, string], PinRow>;
   // Race gate: the attempt is written before the PIN is compared, so concurrent requests can neither
   // exceed pinAttempts nor all see the same "attempts left".
@@ -37,6 +47,7 @@ export class SqlitePinStatements {
 
   constructor(private readonly hot: SqliteHotPath, private readonly limits: SqliteLimitStatements, private readonly audit: SqliteAuditStatements) {
     const c = hot.connection;
+    this.insertPin = c.prepare(`insert into pins (${NEW_PIN_COLUMNS.join(', ')}) values (${NEW_PIN_COLUMNS.map((column) => `:${column}`).join(', ')})`);
     this.pin = c.prepare('select * from pins where id = ? and account_id = ?');
     this.countAttempt = c.prepare(`update pins set attempts_left = attempts_left - 1
       where id = ? and attempts_left > 0 and expires_at > ? and locked_at is null and (verified_at is null or allow_multiple_verifications = 1)
@@ -49,6 +60,20 @@ export class SqlitePinStatements {
     this.insertEvent = c.prepare(`insert into event_outbox (id, account_id, subscription_id, event_type, pin_id, payload, state, attempts, next_attempt_at,
       lease_until, last_error, created_at, updated_at) values (:id, :account_id, :subscription_id, :event_type, :pin_id, :payload, :state, :attempts,
       :next_attempt_at, :lease_until, :last_error, :created_at, :updated_at)`);
+  }
+
+  /**
+   * One unit: the limits (`limits`: empty when an external limiter counted them), then, if they
+   * admit it, the PIN; last, the audit entry `audit` makes of the outcome (none without `audit`).
+   */
+  create(row: NewPinRow, limits: RateLimitCheck[], now: number, audit: ((outcome: RateLimitOutcome) => AuditAppend) | undefined): (RateLimitOutcome & { audited?: true }) | Promise<RateLimitOutcome & { audited?: true }> {
+    return this.hot.write(() => {
+      const outcome = this.limits.consume(limits, now);
+      if (outcome.allowed) this.insertPin.run(row);
+      if (!audit) return outcome;
+      this.audit.append(audit(outcome));
+      return { ...outcome, audited: true as const };
+    });
   }
 
   /** The PIN as committed (durable once the caller's Store.durable() resolves). */
