@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type InferResult, type Kysely, type QueryCreator, type Selectable, type Transaction } from 'kysely';
 import type { Autofill } from '../domain/autofill.js';
 import type { PinType } from '../domain/pin-generation.js';
-import type { Database, MessageTemplatesTable, PinsTable, EmailTemplatesTable, ApplicationsTable } from './schema.js';
+import type { Database, MessageTemplatesTable, PinRecordRow, PinsTable, EmailTemplatesTable, ApplicationsTable } from './schema.js';
 import type { ExternalRateLimiter, RateLimiter } from './rate-limiter.js';
 import * as pgHot from './postgres/hot-statements.js';
 import { RateLimitRefusal } from './postgres/hot-statements.js';
@@ -949,7 +949,7 @@ function attemptOf(rows: AttemptRows): VerifyAttempt {
   }
 }
 
-function toPin(row: Selectable<PinsTable>): PinRecord {
+function toPin(row: PinRecordRow): PinRecord {
   return {
     id: row.id, accountId: row.account_id, applicationId: row.application_id, messageId: row.message_id, channel: row.channel,
     destination: row.destination, pinHash: row.pin_hash, pinCiphertext: row.pin_ciphertext, attemptsLeft: row.attempts_left,

@@ -1,6 +1,6 @@
 // Table shapes as Kysely sees them. Portable across SQLite and PostgreSQL: text ids made by the
 // application, times as integer epoch milliseconds, booleans as 0/1 integers, JSON as text.
-import type { ColumnType, Generated } from 'kysely';
+import type { ColumnType, Generated, Selectable } from 'kysely';
 
 export interface AccountsTable {
   id: string;
@@ -78,6 +78,13 @@ export interface EmailTemplatesTable {
 
 /** A claim's node id (TWOFA_NODE_ID); written by claims only, so inserts leave it out (null: never claimed). */
 type LeaseHolder = ColumnType<string | null, string | null | undefined, string | null>;
+
+/** The columns a PinRecord is made of (store/kysely-store.ts toPin): what a read of a PIN to verify or to show needs, without its message's. */
+export const PIN_RECORD_COLUMNS = ['id', 'account_id', 'application_id', 'message_id', 'channel', 'destination', 'pin_hash', 'pin_ciphertext',
+  'attempts_left', 'allow_multiple_verifications', 'created_at', 'expires_at', 'verified_at', 'locked_at', 'delivery_status', 'delivery_error',
+  'sent_at', 'send_count', 'delivery_transport', 'provider_message_id', 'delivered_at', 'test_number'] as const satisfies readonly (keyof PinsTable)[];
+
+export type PinRecordRow = Pick<Selectable<PinsTable>, (typeof PIN_RECORD_COLUMNS)[number]>;
 
 export interface PinsTable {
   id: string;

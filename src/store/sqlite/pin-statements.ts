@@ -9,7 +9,7 @@ import type { Selectable } from 'kysely';
 import type { PinEventType } from '../../domain/pin-events.js';
 import type { AuditAppend } from '../audit-store.js';
 import { pinEventRows, type PinEventDetails, type PinSubscriberRow } from '../event-store.js';
-import type { EventOutboxTable, PinsTable } from '../schema.js';
+import { PIN_RECORD_COLUMNS, type EventOutboxTable, type PinRecordRow, type PinsTable } from '../schema.js';
 import type { PinToVerify, RateLimitCheck, RateLimitOutcome } from '../store.js';
 import type { SqliteAuditStatements } from './audit-statements.js';
 import type { SqliteHotPath } from './hot-path.js';
@@ -29,15 +29,15 @@ const NEW_PIN_COLUMNS = ['id', 'account_id', 'application_id', 'message_id', 'ch
 /** An attempt as the rows tell it (kysely-store.ts maps them to a VerifyAttempt). */
 export type AttemptRows =
   | { kind: 'refused'; outcome: RateLimitOutcome & { allowed: false } }
-  | { kind: 'ended'; row: PinRow | undefined }
-  | { kind: 'counted'; row: PinRow; matched: boolean; verified: boolean };
+  | { kind: 'ended'; row: PinRecordRow | undefined }
+  | { kind: 'counted'; row: PinRecordRow; matched: boolean; verified: boolean };
 
 export class SqlitePinStatements {
   private readonly insertPin: BetterSqlite3.Statement<NewPinRow>;
-  private readonly pin: BetterSqlite3.Statement<[string, string], PinRow>;
+  private readonly pin: BetterSqlite3.Statement<[string, string], PinRecordRow>;
   // Race gate: the attempt is written before the PIN is compared, so concurrent requests can neither
   // exceed pinAttempts nor all see the same "attempts left".
-  private readonly countAttempt: BetterSqlite3.Statement<[string, number], PinRow>;
+  private readonly countAttempt: BetterSqlite3.Statement<[string, number], PinRecordRow>;
   // Second race gate: without multiple verifications only the request that flips verified_at wins.
   private readonly markVerifiedOnce: BetterSqlite3.Statement<[number, string]>;
   private readonly markVerified: BetterSqlite3.Statement<[number, string]>;
@@ -48,10 +48,12 @@ export class SqlitePinStatements {
   constructor(private readonly hot: SqliteHotPath, private readonly limits: SqliteLimitStatements, private readonly audit: SqliteAuditStatements) {
     const c = hot.connection;
     this.insertPin = c.prepare(`insert into pins (${NEW_PIN_COLUMNS.join(', ')}) values (${NEW_PIN_COLUMNS.map((column) => `:${column}`).join(', ')})`);
-    this.pin = c.prepare('select * from pins where id = ? and account_id = ?');
+    // The PIN's own columns only: its message's (the rendered request above all) are the delivery's.
+    const columns = PIN_RECORD_COLUMNS.join(', ');
+    this.pin = c.prepare(`select ${columns} from pins where id = ? and account_id = ?`);
     this.countAttempt = c.prepare(`update pins set attempts_left = attempts_left - 1
       where id = ? and attempts_left > 0 and expires_at > ? and locked_at is null and (verified_at is null or allow_multiple_verifications = 1)
-      returning *`);
+      returning ${columns}`);
     this.markVerifiedOnce = c.prepare('update pins set verified_at = coalesce(verified_at, ?), pin_ciphertext = null where id = ? and verified_at is null');
     this.markVerified = c.prepare('update pins set verified_at = coalesce(verified_at, ?), pin_ciphertext = null where id = ?');
     this.lock = c.prepare('update pins set locked_at = ?, pin_ciphertext = null where id = ? and attempts_left = 0 and locked_at is null');
@@ -77,12 +79,12 @@ export class SqlitePinStatements {
   }
 
   /** The PIN as committed (durable once the caller's Store.durable() resolves). */
-  get(accountId: string, pinId: string): PinRow | undefined | Promise<PinRow | undefined> {
+  get(accountId: string, pinId: string): PinRecordRow | undefined | Promise<PinRecordRow | undefined> {
     return this.hot.read(() => this.pin.get(pinId, accountId));
   }
 
   /** The PIN about to be verified: may include this turn's uncommitted writes, which the verify's durable() waits for. */
-  getToVerify(accountId: string, pinId: string): PinRow | undefined | Promise<PinRow | undefined> {
+  getToVerify(accountId: string, pinId: string): PinRecordRow | undefined | Promise<PinRecordRow | undefined> {
     return this.hot.readBeforeWrite(() => this.pin.get(pinId, accountId));
   }
 
