@@ -243,7 +243,7 @@ export function writeReport(r: BenchResults, where: { projectRoot: string; resul
   }
 
   if (r.storage.length > 0) {
-    L.push('## The storage ceiling', '', 'The hot paths\' SQL statements, prepared once and run in a tight loop on one better-sqlite3 connection: no HTTP, no Kysely, no event loop. With `synchronous=FULL` every commit waits for its own fsync; with `synchronous=OFF` what is left is the statements\' own cost.', '');
+    L.push('## The storage ceiling', '', 'The hot paths\' SQL statements, prepared once and run in a tight loop on one better-sqlite3 connection: no HTTP, no Kysely, no event loop; a request\'s statements as the server runs them (sqlite/pin-statements.ts, the crypto of the PIN and the audit chain included), with a commit each or one per 16 requests (the server\'s shared transaction under load). With `synchronous=FULL` every commit waits for its own fsync; with `synchronous=OFF` what is left is the statements\' own cost: the floor of a request\'s CPU before any HTTP.', '');
     L.push('| statements | synchronous | ops/s | µs/op | commits/op |', '|---|---|---:|---:|---:|');
     for (const s of r.storage) L.push(`| ${s.name} | ${s.synchronous} | ${int(s.opsPerSecond)} | ${s.usPerOp} | ${s.commitsPerOp} |`);
     L.push('');

@@ -1,9 +1,10 @@
 // The storage ceiling: the SQL statements of the hot paths, prepared once and run in a tight loop on
 // one better-sqlite3 connection (no HTTP, no Kysely, no event loop), on a database made by the
 // project's own migrations, with the server's pragmas. It shows what SQLite on this disk can do for a
-// send or a verify: with synchronous=FULL (every commit waits for its fsync, as the server's did) and
-// with synchronous=OFF (statement cost alone: the floor that batching fsyncs approaches).
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+// send or a verify: a commit per request, or one per 16 requests as the server's shared transaction
+// makes them under load (sqlite/hot-path.ts); with synchronous=FULL (every commit waits for its
+// fsync) and with synchronous=OFF (statement cost alone: the floor that group commit approaches).
+import { createHash, randomBytes } from 'node:crypto';
 import BetterSqlite3 from 'better-sqlite3';
 import { PinKeyring } from '../../src/domain/pin-secrets.js';
 import { BENCH_SECRET, pinInsert, type TwofaFixture } from './twofa-fixture.js';
@@ -28,6 +29,9 @@ function open(file: string, synchronous: Sync): BetterSqlite3.Database {
   return db;
 }
 
+/** Requests per commit in the shared-transaction cases: about what one turn of the server's event loop holds under load. */
+const SHARED_UNITS = 16;
+
 function timeLoop(seconds: number, op: (i: number) => void): { ops: number; elapsedS: number } {
   const started = process.hrtime.bigint();
   const deadline = started + BigInt(Math.round(seconds * 1e9));
@@ -51,11 +55,8 @@ export function measureStorage(fixture: TwofaFixture, seconds: number): StorageR
     const db = open(fixture.file, synchronous);
     const hasAudit = (db.prepare("select count(*) as n from sqlite_master where name = 'audit_log'").get() as { n: number }).n > 0;
     const s = {
-      pin: db.prepare('select * from pins where id = ? and account_id = ?'),
       buckets: db.prepare('select hits, last_at from rate_limit_buckets where key = ? and last_at > ? order by last_at'),
       bump: db.prepare('insert into rate_limit_buckets (key, bucket_start, hits, last_at, expires_at) values (?, ?, 1, ?, ?) on conflict (key, bucket_start) do update set hits = hits + 1, last_at = excluded.last_at, expires_at = excluded.expires_at'),
-      outbox: db.prepare("insert into outbox (id, pin_id, account_id, channel, request, state, attempts, next_attempt_at, lease_until, last_error, created_at, updated_at, transport, provider_message_id) values (?, ?, ?, 'sms', '{\"placeholders\":{}}', 'pending', 0, ?, 0, null, ?, ?, null, null)"),
-      event: db.prepare("insert into delivery_events (id, pin_id, account_id, at, event, channel, transport, provider_message_id, error) values (?, ?, ?, ?, 'queued', 'sms', null, null, null)"),
       attempt: db.prepare('update pins set attempts_left = attempts_left - 1 where id = ? and attempts_left > 0 and expires_at > ? and locked_at is null and (verified_at is null or allow_multiple_verifications = 1) returning *'),
       verified: db.prepare('update pins set verified_at = coalesce(verified_at, ?), pin_ciphertext = null where id = ? and verified_at is null'),
       auditLast: hasAudit ? db.prepare('select seq, hash from audit_log where account_id = ? order by seq desc limit 1') : undefined,
@@ -74,7 +75,15 @@ export function measureStorage(fixture: TwofaFixture, seconds: number): StorageR
       s.bump.run(key, Math.floor(now / 1_440_000) * 1_440_000, now, now + 86_400_000);
     };
 
-    const sendTransaction = db.transaction((pinId: string, to: string, now: number) => {
+    const pinColumns = 'id, account_id, application_id, message_id, channel, destination, pin_hash, pin_ciphertext, attempts_left, allow_multiple_verifications, created_at, expires_at, verified_at, locked_at, delivery_status, delivery_error, sent_at, send_count, delivery_transport, provider_message_id, delivered_at, test_number';
+    const readPin = db.prepare(`select ${pinColumns} from pins where id = ? and account_id = ?`);
+    const countAttempt = db.prepare(`update pins set attempts_left = attempts_left - 1 where id = ? and attempts_left > 0 and expires_at > ? and locked_at is null and (verified_at is null or allow_multiple_verifications = 1) returning ${pinColumns}`);
+    // As the server's units (sqlite/pin-statements.ts): a send's limits, PIN and audit entry; a
+    // verify's PIN read, limit, counted attempt, verified mark and audit entry.
+    const sendUnit = (i: number) => {
+      const now = Date.now();
+      const pinId = randomBytes(16).toString('hex').toUpperCase();
+      const to = `4179${String(5_000_000 + (i % 1_000_000)).padStart(7, '0')}`;
       limit(`send:to:${fixture.appId}:${to}`, now);
       limit(`send:app:${fixture.appId}`, now);
       insertPin({
@@ -83,32 +92,28 @@ export function measureStorage(fixture: TwofaFixture, seconds: number): StorageR
         created_at: now, expires_at: now + 900_000, verified_at: null, locked_at: null, delivery_status: 'queued', delivery_error: null, sent_at: null,
         send_count: 1, delivery_transport: null, provider_message_id: null, delivered_at: null,
       });
-      const outboxId = randomUUID();
-      s.outbox.run(outboxId, pinId, fixture.accountId, now, now, now);
-      s.event.run(randomUUID(), pinId, fixture.accountId, now);
-    });
-    const auditTransaction = db.transaction(audit);
-    // As Store.verifyPinAttempt: the limit, the attempt and the verified mark in one transaction.
-    const verifyTransaction = db.transaction((pinId: string, destination: string, now: number) => {
-      limit(`verify:${fixture.appId}:${destination}`, now);
-      s.attempt.get(pinId, now);
-      s.verified.run(now, pinId);
-    });
-
-    const send = (i: number) => {
-      const now = Date.now();
-      const pinId = randomBytes(16).toString('hex').toUpperCase();
-      const to = `4179${String(5_000_000 + (i % 1_000_000)).padStart(7, '0')}`;
-      // The API key, application and template come from the server's configuration cache (SQLite).
-      sendTransaction(pinId, to, now);
-      auditTransaction(pinId, 'pin.send', now);
+      audit(pinId, 'pin.send', now);
     };
-    const verify = () => {
+    const verifyUnit = () => {
       const now = Date.now();
       const pinId = fixture.rightPool[verifyCursor++ % fixture.rightPool.length]!;
-      const pin = s.pin.get(pinId, fixture.accountId) as { destination: string } | undefined;
-      verifyTransaction(pinId, pin?.destination ?? '', now);
-      auditTransaction(pinId, 'pin.verify', now);
+      const pin = readPin.get(pinId, fixture.accountId) as { destination: string } | undefined;
+      limit(`verify:${fixture.appId}:${pin?.destination ?? ''}`, now);
+      countAttempt.get(pinId, now);
+      s.verified.run(now, pinId);
+      audit(pinId, 'pin.verify', now);
+    };
+    const begin = db.prepare('begin immediate');
+    const commit = db.prepare('commit');
+    const savepoint = db.prepare('savepoint unit');
+    const release = db.prepare('release unit');
+    /** `perCommit` units per transaction, each in a savepoint when they share it (sqlite/hot-path.ts). */
+    const units = (unit: (i: number) => void, perCommit: number) => (i: number) => {
+      if (i % perCommit === 0) begin.run();
+      if (perCommit > 1) savepoint.run();
+      unit(i);
+      if (perCommit > 1) release.run();
+      if (i % perCommit === perCommit - 1) commit.run();
     };
     const minimalSend = (i: number) => {
       const pinId = randomBytes(16).toString('hex').toUpperCase();
@@ -120,20 +125,22 @@ export function measureStorage(fixture: TwofaFixture, seconds: number): StorageR
           created_at: now, expires_at: now + 900_000, verified_at: null, locked_at: null, delivery_status: 'queued', delivery_error: null, sent_at: null,
           send_count: 1, delivery_transport: null, provider_message_id: null, delivered_at: null,
         });
-        s.outbox.run(randomUUID(), pinId, fixture.accountId, now, now, now);
       })();
     };
     const minimalVerify = () => {
       s.attempt.get(fixture.rightPool[verifyCursor++ % fixture.rightPool.length]!, Date.now());
     };
     const cases: [string, (i: number) => void, number][] = [
-      ['send: pin + outbox insert (one transaction)', minimalSend, 1],
-      ['verify: the attempt UPDATE ... RETURNING', minimalVerify, 1],
-      [`send: every statement of the request${hasAudit ? ' (audit included)' : ''}`, send, hasAudit ? 2 : 1],
-      [`verify-right: every statement of the request${hasAudit ? ' (audit included)' : ''}`, verify, hasAudit ? 2 : 1],
+      ['send: the PIN insert alone', minimalSend, 1],
+      ['verify: the attempt UPDATE ... RETURNING alone', minimalVerify, 1],
+      [`send: every statement of the request (limits, PIN${hasAudit ? ', audit' : ''}), a commit each`, units(sendUnit, 1), 1],
+      [`send: the same, ${SHARED_UNITS} requests per commit (the server's shared transaction)`, units(sendUnit, SHARED_UNITS), 1 / SHARED_UNITS],
+      [`verify-right: every statement of the request (read, limit, attempt, mark${hasAudit ? ', audit' : ''}), a commit each`, units(verifyUnit, 1), 1],
+      [`verify-right: the same, ${SHARED_UNITS} requests per commit`, units(verifyUnit, SHARED_UNITS), 1 / SHARED_UNITS],
     ];
     for (const [name, op, commitsPerOp] of cases) {
       const { ops, elapsedS } = timeLoop(seconds, op);
+      if (db.inTransaction) db.prepare('commit').run();
       results.push({ name, synchronous, opsPerSecond: Math.round(ops / elapsedS), usPerOp: Math.round((elapsedS * 1e6 * 10) / ops) / 10, commitsPerOp });
     }
     db.close();
