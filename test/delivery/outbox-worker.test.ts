@@ -14,7 +14,7 @@ import type { DeliveryResult, OutgoingMessage, Transport } from '../../src/deliv
 import { generatePinId, generateResourceId } from '../../src/domain/pin-generation.js';
 import { PinKeyring } from '../../src/domain/pin-secrets.js';
 import { noopMetrics, type DeliveryOutcomeLabel } from '../../src/observability/metrics.js';
-import { appendAudit } from '../../src/service/audit-log.js';
+import { deliveryAudit } from '../../src/service/audit-log.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Channel, DeliveryRequest, Store } from '../../src/store/store.js';
 
@@ -132,7 +132,7 @@ function worker(overrides: Partial<OutboxWorkerDeps> = {}): OutboxWorker {
     metrics: { ...noopMetrics, delivery: (_channel, _transport, outcome) => { counted[outcome] += 1; } },
     store: f.store,
     keyring,
-    audit: (entry) => appendAudit({ store: f.store, keyring, metrics: noopMetrics }, entry),
+    audit: deliveryAudit({ store: f.store, keyring, metrics: noopMetrics }),
     transports: { sms: new LogTransport(f.inbox, f.logger), voice: new LogTransport(f.inbox, f.logger), email: new LogTransport(f.inbox, f.logger) },
     nodeId: 'node-a',
     clock: () => f.now,
