@@ -225,6 +225,9 @@ describe('OutboxWorker with the SQLite store', () => {
     assert.equal(retryLog[1]?.error, 'socket hang up');
     assert.ok(Number(retryLog[0]?.retryInMs) <= 1000 && Number(retryLog[1]?.retryInMs) <= 2000);
     assertLogsClean(pin, '41793026727');
+    // Retries are not audited; the delivery is, once (in the outcome's transaction on SQLite), its destination masked.
+    const audit = await f.store.audit.list(f.accountId, { pinId }, 10);
+    assert.deepEqual(audit.map((e) => [e.event, e.reason, e.destination, e.actor]), [['delivery.sent', transport.name, '4179*****27', 'delivery']]);
   });
 
   it('does not retry before the backoff has passed', async () => {
