@@ -78,7 +78,7 @@ describe('configuration cache of the SQLite store', () => {
           id, accountId, applicationId: app.id, messageId: 'MSG', channel: 'sms', destination: '41793026727', pinHash: 'h', pinCiphertext: 'c',
           attemptsLeft: 3, allowMultipleVerifications: false, createdAt: now, expiresAt: now + 60_000, deliveryStatus: 'queued',
         },
-        outbox: { id: randomUUID(), request: {} },
+        outbox: { id: randomUUID(), request: { placeholders: {} } },
       }, [], now);
       const message = (await server.claimOutbox(now, now + 1000, 100)).find((m) => m.pinId === id)!;
       await server.completeOutbox(message.id, id, now, { transport: 'smpp' });
