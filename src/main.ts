@@ -23,7 +23,7 @@ import type { DeliveryReceipt, Transport } from './delivery/transport.js';
 import { PinKeyring } from './domain/pin-secrets.js';
 import type { App } from './http/route-types.js';
 import { bootstrapApiKeys } from './service/api-keys.js';
-import { appendAudit } from './service/audit-log.js';
+import { deliveryAudit } from './service/audit-log.js';
 import { recordAuditHeads } from './service/audit-heads.js';
 import { DeliveryTracking, type RetryTimer } from './service/delivery-tracking.js';
 import { reencryptWebhookSecrets } from './service/webhooks.js';
@@ -180,7 +180,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
   await reencryptAuthTokens(store, keyring, logger);
 
   const metrics = new PrometheusMetrics({ nodeId: config.nodeId, outboxDepth: () => store.countPendingOutbox() });
-  const audit = (entry: Parameters<typeof appendAudit>[1]) => appendAudit({ store, keyring, metrics }, entry);
+  const audit = deliveryAudit({ store, keyring, metrics });
   // A message that failed for good moves its PIN's workflow to the next step (once the context exists).
   let onDeliveryFailed: (item: OutboxRecord, error: string) => Promise<void> = async () => undefined;
   const worker = new OutboxWorker({

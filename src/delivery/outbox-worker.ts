@@ -6,23 +6,28 @@ import type { Logger } from 'pino';
 import { maskDestination } from '../domain/destinations.js';
 import type { PinKeyring } from '../domain/pin-secrets.js';
 import { noopMetrics, type Metrics } from '../observability/metrics.js';
-import type { AuditEntryInput } from '../store/audit-store.js';
+import type { AuditAppend, AuditEntryInput } from '../store/audit-store.js';
 import type { Channel, OutboxRecord, Store } from '../store/store.js';
 import { decide, errorMessage, LeasedWorker, logDecision, positiveInteger, type AttemptOutcome, type LoopSettings, type RetryPolicy, type Settlement } from './leased-worker.js';
 import { composeMessage, type ComposeResult } from './message-composer.js';
 import type { DeliveryResult, Transport } from './transport.js';
 
-/**
- * Appends an entry to the account's audit log, masking the full destination it is given, and never
- * throws (service/audit-log.ts appendAudit, injected so that delivery does not import the services).
- */
-export type AuditAppender = (entry: AuditEntryInput & { destination?: string | null }) => Promise<void>;
+/** An outcome's audit entry, with the full destination (masked before anything is written). */
+export type DeliveryAuditEntry = AuditEntryInput & { destination?: string | null };
+
+/** The audit log as the worker uses it (service/audit-log.ts deliveryAudit, injected so that delivery does not import the services). */
+export interface DeliveryAudit {
+  /** The entry masked and sealable, for the store to append in the transaction of the outcome it records. */
+  sealable(entry: DeliveryAuditEntry): AuditAppend;
+  /** Appends an entry the store did not append itself; never throws. */
+  append(entry: DeliveryAuditEntry): Promise<void>;
+}
 
 export interface OutboxWorkerDeps extends LoopSettings {
   store: Store;
   keyring: PinKeyring;
   /** Records each delivery outcome in the account's audit log. */
-  audit: AuditAppender;
+  audit: DeliveryAudit;
   /** A channel without a transport is switched off: its messages fail at once. */
   transports: Partial<Record<Channel, Transport>>;
   /** Attempts per message (the first one included) before it is recorded as failed. */
@@ -55,7 +60,7 @@ type Attempt = AttemptOutcome & {
 export class OutboxWorker {
   private readonly store: Store;
   private readonly keyring: PinKeyring;
-  private readonly appendAudit: AuditAppender;
+  private readonly audit: DeliveryAudit;
   private readonly transports: Partial<Record<Channel, Transport>>;
   private readonly clock: () => number;
   private readonly logger: Logger;
@@ -67,7 +72,7 @@ export class OutboxWorker {
   constructor(deps: OutboxWorkerDeps) {
     this.store = deps.store;
     this.keyring = deps.keyring;
-    this.appendAudit = deps.audit;
+    this.audit = deps.audit;
     this.transports = deps.transports;
     this.clock = deps.clock;
     this.logger = deps.logger;
@@ -154,37 +159,41 @@ export class OutboxWorker {
       pinId: item.pinId, channel: item.channel, to: attempt.destination === undefined ? undefined : maskDestination(attempt.destination),
       transport, attempt: item.attempts,
     };
+    // Every outcome but a retry is audited: by the store in the outcome's own transaction where it
+    // can (`audited`), else appended here once the outcome is recorded (or could not be).
+    const entry: DeliveryAuditEntry | undefined = decision.state === 'retried' ? undefined : {
+      accountId: item.accountId, at: now, event: `delivery.${decision.state === 'delivered' ? 'sent' : decision.state}`, pinId: item.pinId,
+      destination: attempt.destination ?? null, actor: 'delivery', reason: decision.state === 'delivered' ? attempt.accepted?.transport ?? 'none' : decision.error,
+    };
+    const audit = entry && this.audit.sealable(entry);
+    let recorded: { audited: boolean } | undefined;
     if (decision.state === 'delivered') {
-      await this.record(item, () => this.store.completeOutbox(item.id, item.pinId, now, attempt.accepted));
+      recorded = await this.record(item, () => this.store.completeOutbox(item.id, item.pinId, now, attempt.accepted, audit));
     } else if (decision.state === 'retried') {
       await this.record(item, () => this.store.retryOutbox(item.id, item.pinId, now + decision.retryInMs, decision.error, now));
     } else {
-      await this.record(item, () => this.store.failOutbox(item.id, item.pinId, decision.error, now, decision.state));
+      recorded = await this.record(item, () => this.store.failOutbox(item.id, item.pinId, decision.error, now, decision.state, audit));
       if (decision.state === 'failed') await this.onFailed?.(item, decision.error);
     }
     this.metrics.delivery(item.channel, transport ?? 'none', state);
-    if (state !== 'retried') {
-      const reason = decision.state === 'delivered' ? attempt.accepted?.transport ?? 'none' : decision.error;
-      await this.appendAudit({
-        accountId: item.accountId, at: this.clock(), event: `delivery.${state === 'delivered' ? 'sent' : state}`, pinId: item.pinId,
-        destination: attempt.destination ?? null, actor: 'delivery', reason,
-      });
-    }
+    if (entry && recorded?.audited !== true) await this.audit.append(entry);
     logDecision(this.logger, fields, decision, LOG_MESSAGES);
   }
 
   /**
    * Runs a store write that records an outcome. If it fails the message keeps its lease (no longer
-   * renewed once settle() returns) and is delivered again after it runs out: a possible duplicate, never a loss.
+   * renewed once settle() returns) and is delivered again after it runs out: a possible duplicate, never
+   * a loss. Answers what the write answered, undefined when it failed.
    */
-  private async record(item: OutboxRecord, write: () => Promise<void>): Promise<void> {
+  private async record<T>(item: OutboxRecord, write: () => Promise<T>): Promise<T | undefined> {
     try {
-      await write();
+      return await write();
     } catch (err) {
       this.logger.error(
         { pinId: item.pinId, channel: item.channel, err: errorMessage(err) },
         'could not record the delivery outcome; the message is retried when its lease expires',
       );
+      return undefined;
     }
   }
 }

@@ -44,6 +44,17 @@ export async function appendAudit(deps: { store: Store; keyring: PinKeyring; met
   }
 }
 
+/**
+ * The audit log of the delivery worker (delivery/outbox-worker.ts DeliveryAudit): entries sealed for
+ * the store to append in the transaction of the outcome they record, and appended here when it did not.
+ */
+export function deliveryAudit(deps: { store: Store; keyring: PinKeyring; metrics: Metrics }): {
+  sealable: (entry: AuditEntryInput & { destination?: string | null }) => AuditAppend;
+  append: (entry: AuditEntryInput & { destination?: string | null }) => Promise<void>;
+} {
+  return { sealable: (entry) => sealable(deps.keyring, entry), append: (entry) => appendAudit(deps, entry) };
+}
+
 /** The entry with its destination masked, and the seal that hashes it under the audit key. */
 function sealable(keyring: PinKeyring, entry: AuditEntryInput & { destination?: string | null }): AuditAppend {
   const masked = entry.destination === undefined || entry.destination === null ? null : maskDestination(entry.destination);

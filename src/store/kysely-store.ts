@@ -2,7 +2,7 @@
 // to the few marked places (row locking for outbox claims and rate-limit keys, NOTIFY of new outbox
 // rows).
 import { randomUUID } from 'node:crypto';
-import { sql, type InferResult, type Kysely, type QueryCreator, type Selectable, type Transaction } from 'kysely';
+import { sql, type InferResult, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Autofill } from '../domain/autofill.js';
 import type { PinType } from '../domain/pin-generation.js';
 import type { Database, MessageTemplatesTable, PinRecordRow, PinsTable, EmailTemplatesTable, ApplicationsTable } from './schema.js';
@@ -28,6 +28,8 @@ import type { SqliteHotPath } from './sqlite/hot-path.js';
 import { SqliteAuditStatements } from './sqlite/audit-statements.js';
 import { SqliteLimitStatements } from './sqlite/limit-statements.js';
 import { SqlitePinStatements, type AttemptRows } from './sqlite/pin-statements.js';
+import { SqliteEventStatements } from './sqlite/event-statements.js';
+import { SqliteOutboxStatements, type OutboxOutcome } from './sqlite/outbox-statements.js';
 import { ConfigCache, UNCACHED, type ConfigReader, type ConfigVersion } from './config-cache.js';
 import type { PostgresConfigVersion } from './postgres/config-version.js';
 import type {
@@ -93,24 +95,6 @@ function hotQueries() {
       id: p('id'), pin_id: p('pin_id'), account_id: p('account_id'), at: p('at'), event: p('event'), channel: p('channel'),
       transport: p('transport'), provider_message_id: p('provider_message_id'), error: p('error'),
     })),
-    // The delivery worker's, once per message.
-    outboxDone: new PreparedQuery<{ id: string; now: number; transport: string | null; providerMessageId: string | null }, never>((db: Kysely<Database>, p) =>
-      db.updateTable('outbox').set({ state: 'done', updated_at: p('now'), last_error: null, transport: p('transport'), provider_message_id: p('providerMessageId') })
-        .where('id', '=', p('id'))),
-    pinSent: new PreparedQuery<{ id: string; now: number; transport: string | null; providerMessageId: string | null }, never>((db: Kysely<Database>, p) =>
-      db.updateTable('pins').set((eb) => ({
-        delivery_status: 'sent', delivery_error: null, sent_at: eb.fn.coalesce('sent_at', eb.val(p('now'))),
-        delivery_transport: p('transport'), provider_message_id: p('providerMessageId'),
-      })).where('id', '=', p('id'))),
-    // The PIN's own message handed over: the message done and the PIN sent, one row, one statement
-    // (its `sent` history entry is read from these columns). Matches nothing for a later message.
-    ownMessageSent: new PreparedQuery<{ pinId: string; id: string; now: number; transport: string | null; providerMessageId: string | null; event: string }, never>((db: Kysely<Database>, p) =>
-      db.updateTable('pins').set((eb) => ({
-        message_state: 'done', message_error: null, message_sent_at: p('now'), message_transport: p('transport'),
-        message_provider_id: p('providerMessageId'), message_sent_event: p('event'),
-        delivery_status: 'sent', delivery_error: null, sent_at: eb.fn.coalesce('sent_at', eb.val(p('now'))),
-        delivery_transport: p('transport'), provider_message_id: p('providerMessageId'),
-      })).where('id', '=', p('pinId')).where('delivery_id', '=', p('id'))),
     // An outcome of an outbox row, in the history of its PIN (one statement: the row gives PIN, account and channel).
     insertOutboxEvent: new PreparedQuery<{ id: string; outboxId: string; at: number; event: DeliveryEventKind; transport: string | null; providerMessageId: string | null; error: string | null }, never>((db: Kysely<Database>, p) =>
       db.insertInto('delivery_events')
@@ -131,6 +115,13 @@ function hotQueries() {
 
 /** A message as a claim leased it: `own` when it is a PIN's first message (on the PIN's row), else an outbox row. */
 type ClaimedMessage = OutboxRecord & { dueAt: number; own: boolean };
+
+interface SqliteStatements {
+  limits: SqliteLimitStatements;
+  pins: SqlitePinStatements;
+  audit: SqliteAuditStatements;
+  outbox: SqliteOutboxStatements;
+}
 
 export class KyselyStore implements Store, RateLimiter {
   private readonly hot = hotQueries();
@@ -155,16 +146,17 @@ export class KyselyStore implements Store, RateLimiter {
   /** Applications' workflows and the steps of the PINs sent under them. */
   readonly workflows: KyselyWorkflowStore;
 
-  /** SQLite's prepared statements of the verify path, prepared on first use (after the migrations). */
-  private sqliteStatements: { limits: SqliteLimitStatements; pins: SqlitePinStatements; audit: SqliteAuditStatements } | undefined;
+  /** SQLite's prepared statements of the verify and delivery paths, prepared on first use (after the migrations). */
+  private sqliteStatements: SqliteStatements | undefined;
 
-  private get sqlite(): { limits: SqliteLimitStatements; pins: SqlitePinStatements; audit: SqliteAuditStatements } {
+  private get sqlite(): SqliteStatements {
     if (this.sqliteStatements) return this.sqliteStatements;
     const hot = this.options.sqlite;
     if (!hot) throw new Error('this SQLite store was opened without its connection (open it with openStore)');
     const limits = new SqliteLimitStatements(hot);
     const audit = new SqliteAuditStatements(hot.connection);
-    return (this.sqliteStatements = { limits, pins: new SqlitePinStatements(hot, limits, audit), audit });
+    const events = new SqliteEventStatements(hot.connection, this.options.configVersion);
+    return (this.sqliteStatements = { limits, pins: new SqlitePinStatements(hot, limits, audit, events), audit, outbox: new SqliteOutboxStatements(hot, events, audit) });
   }
 
   constructor(readonly db: Kysely<Database>, readonly dialect: 'sqlite' | 'postgres', private readonly onClose: () => Promise<void>, private readonly options: KyselyStoreOptions = {}) {
@@ -576,15 +568,18 @@ export class KyselyStore implements Store, RateLimiter {
   // --- outbox ---
 
   async claimOutbox(now: number, leaseUntil: number, max: number, holder: string | null = null): Promise<OutboxRecord[]> {
-    // First messages (on their PINs) and later ones (outbox rows): on PostgreSQL both claims at once.
-    const [own, later] = this.dialect === 'postgres'
-      ? await Promise.all([this.claimOwnMessages(now, leaseUntil, max, holder), this.claimLaterMessages(now, leaseUntil, max, holder)])
-      : [await this.claimOwnMessages(now, leaseUntil, max, holder), await this.claimLaterMessages(now, leaseUntil, max, holder)];
-    // Oldest first, so that messages queued one after the other are handed over in that order.
-    const claimed = [...own, ...later].sort((x, y) => x.dueAt - y.dueAt || x.createdAt - y.createdAt);
+    if (this.dialect === 'sqlite') {
+      // One transaction of prepared statements that leases only what it hands over (sqlite/outbox-statements.ts).
+      const { own, later } = await this.sqlite.outbox.claim(now, leaseUntil, max, holder);
+      await this.durable();
+      return oldestFirst([...own.map(ownMessageOf), ...later.map((r) => laterMessageOf(r))]).map(outboxRecordOf);
+    }
+    // PostgreSQL: first messages (on their PINs) and later ones (outbox rows), both claims at once.
+    const [own, later] = await Promise.all([this.claimOwnMessages(now, leaseUntil, max, holder), this.claimLaterMessages(now, leaseUntil, max, holder)]);
+    const claimed = oldestFirst([...own, ...later]);
     // Each claim leased up to `max`: what does not fit is given back at once, or it would wait out the lease.
     await this.giveBackClaims(claimed.slice(max), leaseUntil);
-    return claimed.slice(0, max).map(({ dueAt, own, ...item }) => (void dueAt, void own, item));
+    return claimed.slice(0, max).map(outboxRecordOf);
   }
 
   /** Undoes a claim of these messages (its lease and its count of attempts), as long as no one has claimed them since. */
@@ -602,81 +597,80 @@ export class KyselyStore implements Store, RateLimiter {
     }
   }
 
-  /** Leases PINs whose own message is due: the partial index pins_message_due is the outbox of first messages. */
+  /**
+   * PostgreSQL: leases PINs whose own message is due (the partial index pins_message_due is the
+   * outbox of first messages), the due PINs locked once, in a CTE (as `id in (subquery)` the planner
+   * may rescan the locking subquery per row), skipping those another node is claiming right now.
+   */
   private async claimOwnMessages(now: number, leaseUntil: number, max: number, holder: string | null): Promise<ClaimedMessage[]> {
-    const due = (db: QueryCreator<Database>) => db.selectFrom('pins').select('id').where('message_state', '=', sql.lit('pending')).where('message_due_at', '<=', now)
-      .where('message_lease_until', '<=', now).orderBy('message_due_at').limit(max);
     const lease = { message_lease_until: leaseUntil, message_lease_holder: holder, message_attempts: sql<number>`message_attempts + 1` };
-    // PostgreSQL: the due PINs locked once, in a CTE (as `id in (subquery)` the planner may rescan
-    // the locking subquery per row), skipping those another node is claiming right now. SQLite: by
-    // primary key, the statement alone on the one connection (see claimLaterMessages).
-    const rows = this.dialect === 'postgres'
-      ? await this.db.with('due', (db) => due(db).forUpdate().skipLocked()).updateTable('pins').from('due').set(lease)
-        .whereRef('pins.id', '=', 'due.id').where('pins.message_state', '=', sql.lit('pending')).returningAll('pins').execute()
-      : await this.db.updateTable('pins').set(lease).where('id', 'in', due(this.db)).returningAll().execute();
-    return rows.map((r) => ({
-      id: r.delivery_id!, pinId: r.id, accountId: r.account_id, channel: r.channel, request: JSON.parse(r.message_request!) as DeliveryRequest,
-      attempts: r.message_attempts, createdAt: Number(r.message_queued_at), dueAt: Number(r.message_due_at), own: true, pin: toPin(r),
-    }));
+    const rows = await this.db.with('due', (db) => db.selectFrom('pins').select('id').where('message_state', '=', sql.lit('pending')).where('message_due_at', '<=', now)
+      .where('message_lease_until', '<=', now).orderBy('message_due_at').limit(max).forUpdate().skipLocked())
+      .updateTable('pins').from('due').set(lease)
+      .whereRef('pins.id', '=', 'due.id').where('pins.message_state', '=', sql.lit('pending')).returningAll('pins').execute();
+    return rows.map(ownMessageOf);
   }
 
-  /** Leases due `outbox` rows: the messages after a PIN's first (resends, failover). */
+  /** PostgreSQL: leases due `outbox` rows, the messages after a PIN's first (resends, failover). */
   private async claimLaterMessages(now: number, leaseUntil: number, max: number, holder: string | null): Promise<ClaimedMessage[]> {
-    let claim = this.db.updateTable('outbox')
+    const rows = await this.db.updateTable('outbox')
       .set((eb) => ({ lease_until: leaseUntil, lease_holder: holder, attempts: eb('attempts', '+', 1), updated_at: now }))
-      .where('id', 'in', (eb) => {
-        let due = eb.selectFrom('outbox').select('id').where('state', '=', 'pending').where('next_attempt_at', '<=', now)
-          .where('lease_until', '<=', now).orderBy('next_attempt_at').limit(max);
-        // Several nodes claim from one PostgreSQL: skip rows another node is claiming right now.
-        if (this.dialect === 'postgres') due = due.forUpdate().skipLocked();
-        return due;
-      });
-    // On SQLite the statement runs alone on the one connection, so the rows picked are still pending;
-    // saying so again would make SQLite walk every pending row (the whole backlog, on each claim)
-    // rather than look the picked ids up by primary key.
-    if (this.dialect === 'postgres') claim = claim.where('state', '=', 'pending');
-    // RETURNING gives no order (on PostgreSQL it follows the physical rows): claimOutbox sorts.
-    const rows = await claim.returningAll().execute();
+      // Several nodes claim from one PostgreSQL: skip rows another node is claiming right now.
+      .where('id', 'in', (eb) => eb.selectFrom('outbox').select('id').where('state', '=', 'pending').where('next_attempt_at', '<=', now)
+        .where('lease_until', '<=', now).orderBy('next_attempt_at').limit(max).forUpdate().skipLocked())
+      .where('state', '=', 'pending')
+      // RETURNING gives no order (it follows the physical rows): claimOutbox sorts.
+      .returningAll().execute();
     const pins = await this.pinsOfClaim(rows);
-    return rows.map((r) => ({
-      id: r.id, pinId: r.pin_id, accountId: r.account_id, channel: r.channel, request: JSON.parse(r.request) as DeliveryRequest,
-      attempts: r.attempts, createdAt: Number(r.created_at), dueAt: Number(r.next_attempt_at), own: false,
-      ...(pins?.has(r.pin_id) ? { pin: pins.get(r.pin_id)! } : {}),
-    }));
+    return rows.map((r) => laterMessageOf(r, pins.get(r.pin_id)));
   }
 
   /** The claimed messages' PINs in one read (PostgreSQL: one round trip for the batch rather than one per message). */
-  private async pinsOfClaim(rows: { pin_id: string; account_id: string }[]): Promise<Map<string, PinRecord> | undefined> {
-    if (this.dialect !== 'postgres' || rows.length === 0) return undefined;
+  private async pinsOfClaim(rows: { pin_id: string; account_id: string }[]): Promise<Map<string, PinRecord>> {
+    if (rows.length === 0) return new Map();
     const found = await this.db.selectFrom('pins').selectAll().where('id', 'in', [...new Set(rows.map((r) => r.pin_id))]).execute();
     const accountOf = new Map(rows.map((r) => [r.pin_id, r.account_id]));
     return new Map(found.filter((p) => accountOf.get(p.id) === p.account_id).map((p) => [p.id, toPin(p)]));
   }
 
-  async completeOutbox(id: string, pinId: string, now: number, accepted?: { transport: string; providerMessageId?: string | undefined }): Promise<void> {
-    await this.completions.submit({ id, pinId, now, transport: accepted?.transport ?? null, providerMessageId: accepted?.providerMessageId ?? null });
+  async completeOutbox(id: string, pinId: string, now: number, accepted?: { transport: string; providerMessageId?: string | undefined }, audit?: AuditAppend): Promise<{ audited: boolean }> {
+    const transport = accepted?.transport ?? null;
+    const providerMessageId = accepted?.providerMessageId ?? null;
+    if (this.dialect === 'sqlite') return this.recordOutcome({ kind: 'sent', id, pinId, now, eventId: nextEventId(), transport, providerMessageId, audit });
+    await this.completions.submit({ id, pinId, now, transport, providerMessageId });
+    return { audited: false };
   }
 
-  /** Records sent messages: those completed while an earlier batch was being written share one transaction. */
+  /** PostgreSQL: records sent messages; those completed while an earlier batch was being written share one transaction. */
   private readonly completions = new WriteBatcher<{ id: string; pinId: string; now: number; transport: string | null; providerMessageId: string | null }>((sent) =>
     this.db.transaction().execute(async (trx) => {
-      if (this.dialect === 'postgres') {
-        // One statement for the batch (messages done, PINs sent, history), then the webhook events
-        // only if some subscription could want them.
-        await pgHot.completeMessages(trx, sent.map((s) => ({ ...s, eventId: nextEventId() })));
-        if (!(await this.events.anySubscriptionEnabled(trx))) return;
-      } else {
-        for (const { id, pinId, now, transport, providerMessageId } of sent) {
-          if (await this.hot.ownMessageSent.affected(trx, { pinId, id, now, transport, providerMessageId, event: nextEventId() }) > 0) continue;
-          await this.hot.outboxDone.execute(trx, { id, now, transport, providerMessageId });
-          await this.hot.pinSent.execute(trx, { id: pinId, now, transport, providerMessageId });
-          await this.addMessageEvent(trx, id, pinId, false, now, 'sent', { transport, providerMessageId });
-        }
-      }
+      // One statement for the batch (messages done, PINs sent, history), then the webhook events
+      // only if some subscription could want them.
+      await pgHot.completeMessages(trx, sent.map((s) => ({ ...s, eventId: nextEventId() })));
+      if (!(await this.events.anySubscriptionEnabled(trx))) return;
       for (const { pinId, now, transport } of sent) await this.events.enqueuePinEvent(trx, 'pin.sent', pinId, now, { status: 'sent', transport });
     }));
 
+  /**
+   * SQLite: records an outcome with its audit entry; outcomes that arrive while an earlier batch waits
+   * for the disk share the next transaction (one commit for the batch, sqlite/outbox-statements.ts).
+   * Resolves once the outcome is durable, as every write outside the request paths does.
+   */
+  private async recordOutcome(outcome: OutboxOutcome): Promise<{ audited: boolean }> {
+    await this.outcomes.submit(outcome);
+    return { audited: outcome.kind !== 'retried' && outcome.audit !== undefined };
+  }
+
+  private readonly outcomes = new WriteBatcher<OutboxOutcome>(async (outcomes) => {
+    await this.sqlite.outbox.record(outcomes);
+    await this.durable();
+  });
+
   async retryOutbox(id: string, pinId: string, nextAttemptAt: number, error: string, now: number): Promise<void> {
+    if (this.dialect === 'sqlite') {
+      await this.recordOutcome({ kind: 'retried', id, pinId, now, eventId: nextEventId(), nextAttemptAt, error });
+      return;
+    }
     await this.db.transaction().execute(async (trx) => {
       const own = await trx.updateTable('pins').set({ message_due_at: nextAttemptAt, message_lease_until: 0, message_error: error })
         .where('id', '=', pinId).where('delivery_id', '=', id).executeTakeFirst();
@@ -687,7 +681,8 @@ export class KyselyStore implements Store, RateLimiter {
     });
   }
 
-  async failOutbox(id: string, pinId: string, error: string, now: number, state: 'failed' | 'cancelled'): Promise<void> {
+  async failOutbox(id: string, pinId: string, error: string, now: number, state: 'failed' | 'cancelled', audit?: AuditAppend): Promise<{ audited: boolean }> {
+    if (this.dialect === 'sqlite') return this.recordOutcome({ kind: state, id, pinId, now, eventId: nextEventId(), error, audit });
     await this.db.transaction().execute(async (trx) => {
       const own = await trx.updateTable('pins').set({ message_state: state, message_error: error })
         .where('id', '=', pinId).where('delivery_id', '=', id).executeTakeFirst();
@@ -700,6 +695,7 @@ export class KyselyStore implements Store, RateLimiter {
         if (Number(failed.numUpdatedRows) > 0) await this.events.enqueuePinEvent(trx, 'pin.failed', pinId, now, { status: 'failed', error });
       }
     });
+    return { audited: false };
   }
 
   async findReceiptMessage(receipt: Pick<ReceiptInput, 'transport' | 'providerMessageId'>): Promise<ReceiptMessage | undefined> {
@@ -947,6 +943,33 @@ function attemptOf(rows: AttemptRows): VerifyAttempt {
     case 'ended': return { kind: 'ended', pin: rows.row && toPin(rows.row) };
     case 'counted': return { kind: 'counted', pin: toPin(rows.row), matched: rows.matched, verified: rows.verified };
   }
+}
+
+/** A PIN's own (first) message as a claim leased it, from the PIN's row. */
+function ownMessageOf(r: Selectable<PinsTable>): ClaimedMessage {
+  return {
+    id: r.delivery_id!, pinId: r.id, accountId: r.account_id, channel: r.channel, request: JSON.parse(r.message_request!) as DeliveryRequest,
+    attempts: r.message_attempts, createdAt: Number(r.message_queued_at), dueAt: Number(r.message_due_at), own: true, pin: toPin(r),
+  };
+}
+
+/** A later message (an outbox row) as a claim leased it, with its PIN when the claim read it. */
+function laterMessageOf(r: Selectable<Database['outbox']>, pin?: PinRecord): ClaimedMessage {
+  return {
+    id: r.id, pinId: r.pin_id, accountId: r.account_id, channel: r.channel, request: JSON.parse(r.request) as DeliveryRequest,
+    attempts: r.attempts, createdAt: Number(r.created_at), dueAt: Number(r.next_attempt_at), own: false, ...(pin && { pin }),
+  };
+}
+
+/** Oldest first, so that messages queued one after the other are handed over in that order. */
+function oldestFirst(claimed: ClaimedMessage[]): ClaimedMessage[] {
+  return claimed.sort((x, y) => x.dueAt - y.dueAt || x.createdAt - y.createdAt);
+}
+
+function outboxRecordOf({ dueAt, own, ...item }: ClaimedMessage): OutboxRecord {
+  void dueAt;
+  void own;
+  return item;
 }
 
 function toPin(row: PinRecordRow): PinRecord {

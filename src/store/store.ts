@@ -336,10 +336,16 @@ export interface Store {
   renewOutbox(messages: { id: string; pinId: string; attempts: number }[], holder: string, leaseUntil: number): Promise<number>;
   /** Gives back every pending message leased to `holder`: what a node held when it died, taken back when it starts again. */
   releaseHeldOutbox(holder: string, now: number): Promise<number>;
-  /** Records that a transport accepted the message (`accepted`: which one, and the provider's id for it). */
-  completeOutbox(id: string, pinId: string, now: number, accepted?: { transport: string; providerMessageId?: string | undefined }): Promise<void>;
+  /**
+   * Records that a transport accepted the message (`accepted`: which one, and the provider's id for it).
+   * `audit`: the outcome's audit entry. A store that can append it in the transaction of the outcome
+   * (SQLite: one commit for a batch of outcomes and their entries) does so and answers `audited: true`,
+   * else the caller appends it.
+   */
+  completeOutbox(id: string, pinId: string, now: number, accepted?: { transport: string; providerMessageId?: string | undefined }, audit?: AuditAppend): Promise<{ audited: boolean }>;
   retryOutbox(id: string, pinId: string, nextAttemptAt: number, error: string, now: number): Promise<void>;
-  failOutbox(id: string, pinId: string, error: string, now: number, state: 'failed' | 'cancelled'): Promise<void>;
+  /** Records that the message failed for good or was cancelled; `audit` as for completeOutbox. */
+  failOutbox(id: string, pinId: string, error: string, now: number, state: 'failed' | 'cancelled', audit?: AuditAppend): Promise<{ audited: boolean }>;
   /** Gives leased messages back (graceful shutdown) so another worker takes them at once. */
   releaseOutbox(messages: { id: string; pinId: string }[], now: number): Promise<void>;
   countPendingOutbox(): Promise<number>;

@@ -14,7 +14,7 @@ import type { DeliveryResult, OutgoingMessage, Transport } from '../../src/deliv
 import { generatePinId, generateResourceId } from '../../src/domain/pin-generation.js';
 import { PinKeyring } from '../../src/domain/pin-secrets.js';
 import { noopMetrics, type DeliveryOutcomeLabel } from '../../src/observability/metrics.js';
-import { appendAudit } from '../../src/service/audit-log.js';
+import { deliveryAudit } from '../../src/service/audit-log.js';
 import { openStore } from '../../src/store/open-store.js';
 import type { Channel, DeliveryRequest, Store } from '../../src/store/store.js';
 
@@ -132,7 +132,7 @@ function worker(overrides: Partial<OutboxWorkerDeps> = {}): OutboxWorker {
     metrics: { ...noopMetrics, delivery: (_channel, _transport, outcome) => { counted[outcome] += 1; } },
     store: f.store,
     keyring,
-    audit: (entry) => appendAudit({ store: f.store, keyring, metrics: noopMetrics }, entry),
+    audit: deliveryAudit({ store: f.store, keyring, metrics: noopMetrics }),
     transports: { sms: new LogTransport(f.inbox, f.logger), voice: new LogTransport(f.inbox, f.logger), email: new LogTransport(f.inbox, f.logger) },
     nodeId: 'node-a',
     clock: () => f.now,
@@ -225,6 +225,9 @@ describe('OutboxWorker with the SQLite store', () => {
     assert.equal(retryLog[1]?.error, 'socket hang up');
     assert.ok(Number(retryLog[0]?.retryInMs) <= 1000 && Number(retryLog[1]?.retryInMs) <= 2000);
     assertLogsClean(pin, '41793026727');
+    // Retries are not audited; the delivery is, once (in the outcome's transaction on SQLite), its destination masked.
+    const audit = await f.store.audit.list(f.accountId, { pinId }, 10);
+    assert.deepEqual(audit.map((e) => [e.event, e.reason, e.destination, e.actor]), [['delivery.sent', transport.name, '4179*****27', 'delivery']]);
   });
 
   it('does not retry before the backoff has passed', async () => {

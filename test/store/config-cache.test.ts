@@ -70,6 +70,27 @@ describe('configuration cache of the SQLite store', () => {
     assert.equal((await server.security.getSettings(app.id))?.settings, '{"blockedCountries":["XX"]}');
   });
 
+  it('queues the webhook events of a subscription made by another process with the next delivery recorded', async () => {
+    const delivered = async (now: number) => {
+      const id = randomUUID().replace(/-/g, '').toUpperCase();
+      await server.createPin({
+        pin: {
+          id, accountId, applicationId: app.id, messageId: 'MSG', channel: 'sms', destination: '41793026727', pinHash: 'h', pinCiphertext: 'c',
+          attemptsLeft: 3, allowMultipleVerifications: false, createdAt: now, expiresAt: now + 60_000, deliveryStatus: 'queued',
+        },
+        outbox: { id: randomUUID(), request: { placeholders: {} } },
+      }, [], now);
+      const message = (await server.claimOutbox(now, now + 1000, 100)).find((m) => m.pinId === id)!;
+      await server.completeOutbox(message.id, id, now, { transport: 'smpp' });
+      return (await server.events.claim(now, now + 1000, 100)).filter((e) => e.pinId === id).map((e) => e.type);
+    };
+    assert.deepEqual(await delivered(T0), [], 'no subscription yet');
+    await cli.events.insertSubscription({ id: randomUUID(), accountId, url: 'https://hooks.example.com/e', events: ['pin.sent'], secretCiphertext: 'k:x', enabled: true, createdAt: T0, updatedAt: T0 });
+    // The next turn of the event loop: another process's commit is looked for once per turn.
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(await delivered(T0 + 1), ['pin.sent']);
+  });
+
   it('hands out records that cannot be changed in place (a change would leak to every later reader)', async () => {
     const cached = await server.getApplication(accountId, app.id);
     assert.ok(cached);

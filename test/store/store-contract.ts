@@ -130,6 +130,40 @@ export function storeConformance(name: string, open: () => Promise<Store>, optio
       assert.equal((await store.claimOutbox(T0 + 5000, T0 + 6000, 100)).filter((c) => c.pinId === input.pin.id).length, 0, 'done rows are never claimed again');
     });
 
+    it('records a delivery outcome with its audit entry when it answers audited, and never one without the other', async () => {
+      const entryOf = (pinId: string, event: string): AuditAppend => ({
+        entry: { accountId, at: T0, event, pinId, actor: 'delivery', reason: 'smpp' },
+        seal: (unsealed) => keyring.sealAudit(auditEntryText(unsealed)),
+      });
+      const claimOne = async (pinId: string) => (await store.claimOutbox(T0, T0 + 1000, 1000)).find((c) => c.pinId === pinId)!;
+      const eventsOf = async (pinId: string) => (await store.audit.list(accountId, { pinId }, 10)).map((e) => e.event);
+      const sent = newPin();
+      await store.createPin(sent, [], T0);
+      const sentRecord = await store.completeOutbox((await claimOne(sent.pin.id)).id, sent.pin.id, T0 + 1, { transport: 'smpp' }, entryOf(sent.pin.id, 'delivery.sent'));
+      assert.deepEqual(await eventsOf(sent.pin.id), sentRecord.audited ? ['delivery.sent'] : [], 'the entry is written exactly when the store says so');
+      const failed = newPin();
+      await store.createPin(failed, [], T0);
+      const failedRecord = await store.failOutbox((await claimOne(failed.pin.id)).id, failed.pin.id, 'rejected', T0 + 1, 'failed', entryOf(failed.pin.id, 'delivery.failed'));
+      assert.deepEqual(await eventsOf(failed.pin.id), failedRecord.audited ? ['delivery.failed'] : []);
+      assert.equal(sentRecord.audited, failedRecord.audited);
+      if (store instanceof KyselyStore) assert.equal(sentRecord.audited, store.dialect === 'sqlite', 'SQLite appends the entry in the outcome\'s transaction');
+
+      // An entry that cannot be sealed: a store that appends it records nothing of the outcome either.
+      const unsealable = newPin();
+      await store.createPin(unsealable, [], T0);
+      const item = await claimOne(unsealable.pin.id);
+      const outcome = await store.completeOutbox(item.id, unsealable.pin.id, T0 + 1, { transport: 'smpp' }, {
+        entry: entryOf(unsealable.pin.id, 'delivery.sent').entry, seal: () => { throw new Error('no audit key'); },
+      }).then((r) => r, (err: unknown) => err);
+      if (outcome instanceof Error) {
+        assert.equal((await store.getPin(accountId, unsealable.pin.id))?.deliveryStatus, 'queued', 'not sent without its entry');
+        assert.deepEqual(await eventsOf(unsealable.pin.id), []);
+        assert.equal((await store.claimOutbox(T0 + 1001, T0 + 2000, 1000)).filter((c) => c.pinId === unsealable.pin.id).length, 1, 'delivered again once its lease ends');
+      } else {
+        assert.deepEqual(outcome, { audited: false });
+      }
+    });
+
     it('leases no more than a claim hands over: first messages and resends claimed max at a time all come out before their leases end', async () => {
       const firsts = [newPin(), newPin()];
       const resent = [newPin(), newPin()];

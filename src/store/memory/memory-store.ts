@@ -382,7 +382,7 @@ export class MemoryStore implements Store {
     return message?.pinId === pinId ? message : undefined;
   }
 
-  async completeOutbox(id: string, pinId: string, now: number, accepted?: { transport: string; providerMessageId?: string | undefined }): Promise<void> {
+  async completeOutbox(id: string, pinId: string, now: number, accepted?: { transport: string; providerMessageId?: string | undefined }): Promise<{ audited: boolean }> {
     const transport = accepted?.transport ?? null;
     const providerMessageId = accepted?.providerMessageId ?? null;
     const message = this.messageOf(id, pinId);
@@ -395,6 +395,7 @@ export class MemoryStore implements Store {
     const pin = this.pins.get(pinId);
     if (pin) Object.assign(pin, { deliveryStatus: 'sent', deliveryError: null, sentAt: pin.sentAt ?? now, deliveryTransport: transport, providerMessageId });
     this.events.enqueuePinEvent('pin.sent', pinId, now, { status: 'sent', transport });
+    return { audited: false };
   }
 
   async retryOutbox(id: string, pinId: string, nextAttemptAt: number, error: string, now: number): Promise<void> {
@@ -404,7 +405,7 @@ export class MemoryStore implements Store {
     this.addHistory(pinId, message.accountId, false, { at: now, event: 'retried', channel: message.channel, transport: null, providerMessageId: null, error });
   }
 
-  async failOutbox(id: string, pinId: string, error: string, now: number, state: 'failed' | 'cancelled'): Promise<void> {
+  async failOutbox(id: string, pinId: string, error: string, now: number, state: 'failed' | 'cancelled'): Promise<{ audited: boolean }> {
     const message = this.messageOf(id, pinId);
     if (message) {
       Object.assign(message, { state, error }, message.own ? {} : { updatedAt: now });
@@ -416,6 +417,7 @@ export class MemoryStore implements Store {
       Object.assign(pin, { deliveryStatus: 'failed', deliveryError: error });
       this.events.enqueuePinEvent('pin.failed', pinId, now, { status: 'failed', error });
     }
+    return { audited: false };
   }
 
   async releaseOutbox(messages: { id: string; pinId: string }[], now: number): Promise<void> {

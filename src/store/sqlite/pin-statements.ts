@@ -1,17 +1,16 @@
-// The verify path of a PIN on SQLite: the PIN read, and the attempt (verifyPinLimit, the counted
-// attempt, then the verified mark or the lock with its webhook event, and the audit entry of the
-// decision) as one synchronous transaction,
-// on statements prepared once on better-sqlite3 (hot-path.ts says when they may run). Nothing is
-// awaited between the statements, so the transaction holds the connection for its own few
+// A PIN's units of work on SQLite, on statements prepared once on better-sqlite3 (hot-path.ts says
+// when they may run and how they share a commit): the send (its limits, the PIN with its first
+// message, the audit entry) and the verify (verifyPinLimit, the counted attempt, then the verified
+// mark or the lock with its webhook event, and the audit entry of the decision), and the PIN reads.
+// Nothing is awaited between the statements, so a unit holds the connection for its own few
 // microseconds only, and the comparison of the candidate runs inside it.
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Selectable } from 'kysely';
-import type { PinEventType } from '../../domain/pin-events.js';
 import type { AuditAppend } from '../audit-store.js';
-import { pinEventRows, type PinEventDetails, type PinSubscriberRow } from '../event-store.js';
-import { PIN_RECORD_COLUMNS, type EventOutboxTable, type PinRecordRow, type PinsTable } from '../schema.js';
+import { PIN_RECORD_COLUMNS, type PinRecordRow, type PinsTable } from '../schema.js';
 import type { PinToVerify, RateLimitCheck, RateLimitOutcome } from '../store.js';
 import type { SqliteAuditStatements } from './audit-statements.js';
+import type { SqliteEventStatements } from './event-statements.js';
 import type { SqliteHotPath } from './hot-path.js';
 import type { SqliteLimitStatements } from './limit-statements.js';
 
@@ -42,10 +41,8 @@ export class SqlitePinStatements {
   private readonly markVerifiedOnce: BetterSqlite3.Statement<[number, string]>;
   private readonly markVerified: BetterSqlite3.Statement<[number, string]>;
   private readonly lock: BetterSqlite3.Statement<[number, string]>;
-  private readonly subscribersOfPin: BetterSqlite3.Statement<[string], PinSubscriberRow>;
-  private readonly insertEvent: BetterSqlite3.Statement<Omit<Selectable<EventOutboxTable>, 'lease_holder'>>;
 
-  constructor(private readonly hot: SqliteHotPath, private readonly limits: SqliteLimitStatements, private readonly audit: SqliteAuditStatements) {
+  constructor(private readonly hot: SqliteHotPath, private readonly limits: SqliteLimitStatements, private readonly audit: SqliteAuditStatements, private readonly events: SqliteEventStatements) {
     const c = hot.connection;
     this.insertPin = c.prepare(`insert into pins (${NEW_PIN_COLUMNS.join(', ')}) values (${NEW_PIN_COLUMNS.map((column) => `:${column}`).join(', ')})`);
     // The PIN's own columns only: its message's (the rendered request above all) are the delivery's.
@@ -57,11 +54,6 @@ export class SqlitePinStatements {
     this.markVerifiedOnce = c.prepare('update pins set verified_at = coalesce(verified_at, ?), pin_ciphertext = null where id = ? and verified_at is null');
     this.markVerified = c.prepare('update pins set verified_at = coalesce(verified_at, ?), pin_ciphertext = null where id = ?');
     this.lock = c.prepare('update pins set locked_at = ?, pin_ciphertext = null where id = ? and attempts_left = 0 and locked_at is null');
-    this.subscribersOfPin = c.prepare(`select s.id as subscription_id, s.events, p.account_id, p.application_id, p.message_id, p.channel, p.destination, p.attempts_left, p.test_number
-      from pins p join webhook_subscriptions s on s.account_id = p.account_id where p.id = ? and s.enabled = 1`);
-    this.insertEvent = c.prepare(`insert into event_outbox (id, account_id, subscription_id, event_type, pin_id, payload, state, attempts, next_attempt_at,
-      lease_until, last_error, created_at, updated_at) values (:id, :account_id, :subscription_id, :event_type, :pin_id, :payload, :state, :attempts,
-      :next_attempt_at, :lease_until, :last_error, :created_at, :updated_at)`);
   }
 
   /**
@@ -108,15 +100,10 @@ export class SqlitePinStatements {
     if (!row) return { kind: 'ended', row: this.pin.get(pin.id, pin.accountId) };
     if (matches(row.pin_hash)) {
       const won = (row.allow_multiple_verifications === 1 ? this.markVerified : this.markVerifiedOnce).run(now, pin.id).changes > 0;
-      if (won) this.enqueueEvent('pin.verified', pin.id, now, { status: 'verified' });
+      if (won) this.events.enqueuePinEvent('pin.verified', pin.id, now, { status: 'verified' });
       return { kind: 'counted', row, matched: true, verified: won };
     }
-    if (row.attempts_left === 0 && this.lock.run(now, pin.id).changes > 0) this.enqueueEvent('pin.locked', pin.id, now, { status: 'locked' });
+    if (row.attempts_left === 0 && this.lock.run(now, pin.id).changes > 0) this.events.enqueuePinEvent('pin.locked', pin.id, now, { status: 'locked' });
     return { kind: 'counted', row, matched: false, verified: false };
-  }
-
-  /** The PIN's webhook event, in the transaction of the change it reports (event-store.ts). */
-  private enqueueEvent(type: PinEventType, pinId: string, now: number, details: PinEventDetails): void {
-    for (const event of pinEventRows(type, pinId, now, details, this.subscribersOfPin.all(pinId))) this.insertEvent.run(event);
   }
 }
