@@ -73,17 +73,17 @@ function hotQueries() {
       db.selectFrom('applications').selectAll().where('id', '=', p('id')).where('account_id', '=', p('accountId'))),
     messageTemplate: new PreparedQuery<{ id: string; applicationId: string; accountId: string }, Selectable<MessageTemplatesTable>>((db: Kysely<Database>, p) =>
       db.selectFrom('message_templates').selectAll().where('id', '=', p('id')).where('application_id', '=', p('applicationId')).where('account_id', '=', p('accountId'))),
-    pin: new PreparedQuery<{ id: string; accountId: string }, Selectable<PinsTable>>((db: Kysely<Database>, p) =>
-      db.selectFrom('pins').selectAll().where('id', '=', p('id')).where('account_id', '=', p('accountId'))),
+    pin: new PreparedQuery<{ id: string; accountId: string }, pgHot.PinRecordRow>((db: Kysely<Database>, p) =>
+      db.selectFrom('pins').select(pgHot.PIN_RECORD_COLUMNS).where('id', '=', p('id')).where('account_id', '=', p('accountId')), { prepareByName: true }),
     // Second race gate: without multiple verifications only the request that flips verified_at wins.
     markVerified: new PreparedQuery<{ id: string; now: number }, never>((db: Kysely<Database>, p) =>
-      db.updateTable('pins').set((eb) => ({ verified_at: eb.fn.coalesce('verified_at', eb.val(p('now'))), pin_ciphertext: null })).where('id', '=', p('id'))),
+      db.updateTable('pins').set((eb) => ({ verified_at: eb.fn.coalesce('verified_at', eb.val(p('now'))), pin_ciphertext: null })).where('id', '=', p('id')), { prepareByName: true }),
     markVerifiedOnce: new PreparedQuery<{ id: string; now: number }, never>((db: Kysely<Database>, p) =>
       db.updateTable('pins').set((eb) => ({ verified_at: eb.fn.coalesce('verified_at', eb.val(p('now'))), pin_ciphertext: null }))
-        .where('id', '=', p('id')).where('verified_at', 'is', null)),
+        .where('id', '=', p('id')).where('verified_at', 'is', null), { prepareByName: true }),
     lock: new PreparedQuery<{ id: string; now: number }, never>((db: Kysely<Database>, p) =>
       db.updateTable('pins').set({ locked_at: p('now'), pin_ciphertext: null })
-        .where('id', '=', p('id')).where('attempts_left', '=', 0).where('locked_at', 'is', null)),
+        .where('id', '=', p('id')).where('attempts_left', '=', 0).where('locked_at', 'is', null), { prepareByName: true }),
     insertPin: new PreparedQuery<Omit<Selectable<PinsTable>, 'message_lease_holder'>, never>((db: Kysely<Database>, p) => db.insertInto('pins').values({
       id: p('id'), account_id: p('account_id'), application_id: p('application_id'), message_id: p('message_id'), channel: p('channel'),
       destination: p('destination'), pin_hash: p('pin_hash'), pin_ciphertext: p('pin_ciphertext'), attempts_left: p('attempts_left'),
@@ -536,14 +536,14 @@ export class KyselyStore implements Store, RateLimiter {
       // A wrong candidate (told by the hash the caller read; it never changes) needs no verified mark:
       // its attempt is one statement, committed on its own. Only the last one takes a second, the lock.
       if (pin.pinHash !== undefined && !matches(pin.pinHash)) {
-        const row = await pgHot.countAttempt<Selectable<PinsTable>>(this.db, dbLimits, now, pin.id);
+        const row = await pgHot.countAttempt(this.db, dbLimits, now, pin.id);
         if (!row) return { kind: 'ended', pin: await this.getPin(pin.accountId, pin.id) };
         const counted = toPin(row);
         if (counted.attemptsLeft === 0) await this.db.transaction().execute((trx) => this.lockIn(trx, pin.id, now));
         return { kind: 'counted', pin: counted, matched: false, verified: false };
       }
       return await this.db.transaction().execute(async (trx): Promise<VerifyAttempt> => {
-        const row = await pgHot.countAttempt<Selectable<PinsTable>>(trx, dbLimits, now, pin.id);
+        const row = await pgHot.countAttempt(trx, dbLimits, now, pin.id);
         if (!row) {
           const current = await this.hot.pin.first(trx, { id: pin.id, accountId: pin.accountId });
           return { kind: 'ended', pin: current && toPin(current) };
@@ -962,7 +962,7 @@ function attemptOf(rows: AttemptRows): VerifyAttempt {
   }
 }
 
-function toPin(row: Selectable<PinsTable>): PinRecord {
+function toPin(row: pgHot.PinRecordRow): PinRecord {
   return {
     id: row.id, accountId: row.account_id, applicationId: row.application_id, messageId: row.message_id, channel: row.channel,
     destination: row.destination, pinHash: row.pin_hash, pinCiphertext: row.pin_ciphertext, attemptsLeft: row.attempts_left,
