@@ -159,7 +159,9 @@ export class KyselyAuditStore implements AuditStore {
    * when append() resolves, durable once the caller's Store.durable() resolves.
    */
   constructor(private readonly db: Kysely<Database>, private readonly dialect: 'sqlite' | 'postgres',
-    private readonly deferred: <T>(work: (db: Kysely<Database>) => Promise<T>) => Promise<T> = (work) => work(db)) {
+    private readonly deferred: <T>(work: (db: Kysely<Database>) => Promise<T>) => Promise<T> = (work) => work(db),
+    /** PostgreSQL: wraps each write, a synchronous commit (postgres/deferred-flushes.ts counts on it). */
+    private readonly synchronous: <T>(commit: () => Promise<T>) => Promise<T> = (commit) => commit()) {
     this.heads = new KyselyAuditHeadStore(db);
   }
 
@@ -187,7 +189,7 @@ export class KyselyAuditStore implements AuditStore {
       if (known) {
         const entries = sealBatch(batch, known.seq, known.hash);
         try {
-          await this.db.executeQuery(CompiledQuery.raw(APPEND_AFTER_KNOWN_HEAD, [...entryColumns(entries), advisoryLockKey(`audit:${accountId}`)]));
+          await this.synchronous(() => this.db.executeQuery(CompiledQuery.raw(APPEND_AFTER_KNOWN_HEAD, [...entryColumns(entries), advisoryLockKey(`audit:${accountId}`)])));
           this.rememberHead(accountId, entries);
           return entries;
         } catch (err) {
@@ -196,7 +198,7 @@ export class KyselyAuditStore implements AuditStore {
         }
       }
     }
-    const entries = await this.deferred((db) => db.transaction().execute(async (trx) => {
+    const entries = await this.synchronous(() => this.deferred((db) => db.transaction().execute(async (trx) => {
       if (this.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${advisoryLockKey(`audit:${accountId}`)}::bigint)`.execute(trx);
       const last = await this.chainHead.first(trx, { accountId });
       const entries = sealBatch(batch, last ? Number(last.seq) : 0, last?.hash ?? '');
@@ -208,7 +210,7 @@ export class KyselyAuditStore implements AuditStore {
         for (const entry of entries) await this.insertEntry.execute(trx, entry);
       }
       return entries;
-    }));
+    })));
     if (this.dialect === 'postgres') this.rememberHead(accountId, entries);
     return entries;
   }

@@ -2,13 +2,14 @@
 // to the few marked places (row locking for outbox claims and rate-limit keys, NOTIFY of new outbox
 // rows).
 import { randomUUID } from 'node:crypto';
-import { sql, type InferResult, type Kysely, type QueryCreator, type Selectable, type Transaction } from 'kysely';
+import { CompiledQuery, sql, type InferResult, type Kysely, type QueryCreator, type Selectable, type Transaction } from 'kysely';
 import type { Autofill } from '../domain/autofill.js';
 import type { PinType } from '../domain/pin-generation.js';
 import type { Database, MessageTemplatesTable, PinsTable, EmailTemplatesTable, ApplicationsTable } from './schema.js';
 import type { ExternalRateLimiter, RateLimiter } from './rate-limiter.js';
 import * as pgHot from './postgres/hot-statements.js';
 import { RateLimitRefusal } from './postgres/hot-statements.js';
+import { COMMIT_BARRIER, DeferredFlushes } from './postgres/deferred-flushes.js';
 import { KyselyEventStore } from './event-store.js';
 import { PURGE_LIMITS, type PurgeLimits } from './purge-batches.js';
 import { purgeEnded } from './purge.js';
@@ -167,6 +168,9 @@ export class KyselyStore implements Store, RateLimiter {
   /** Applications' workflows and the steps of the PINs sent under them. */
   readonly workflows: KyselyWorkflowStore;
 
+  /** PostgreSQL: the hot statements committed without waiting for the flush, made durable by durable(). */
+  private readonly flushes: DeferredFlushes | undefined;
+
   /** SQLite's prepared statements of the verify path, prepared on first use (after the migrations). */
   private sqliteStatements: { limits: SqliteLimitStatements; pins: SqlitePinStatements; audit: SqliteAuditStatements } | undefined;
 
@@ -187,7 +191,9 @@ export class KyselyStore implements Store, RateLimiter {
     // how soon a subscription made on another node is announced to this one.
     this.events = new KyselyEventStore(db, dialect, dialect === 'sqlite' ? this.config : UNCACHED);
     this.security = new KyselySecurityStore(db, this.config);
-    this.audit = new KyselyAuditStore(db, dialect, (work) => this.deferred(work));
+    this.flushes = dialect === 'postgres' ? new DeferredFlushes(() => db.executeQuery(CompiledQuery.raw(COMMIT_BARRIER, [Date.now()]))) : undefined;
+    // Its commits are synchronous: each makes the hot statements' commits before it durable.
+    this.audit = new KyselyAuditStore(db, dialect, (work) => this.deferred(work), (commit) => this.flushes ? this.flushes.synchronous(commit) : commit());
     this.console = new KyselyConsoleStore(db);
     this.twilio = new KyselyTwilioStore(db, dialect, this.events);
     this.idempotency = new KyselyIdempotencyStore(db, dialect);
@@ -382,11 +388,11 @@ export class KyselyStore implements Store, RateLimiter {
       if (!external.allowed) return external;
       const p = input.pin;
       return this.limits.refusable(limits, now, async () => {
-        const windows = await pgHot.createPin(this.db, this.externalLimiter ? [] : limits, now, {
+        const windows = await this.deferFlush((deferFlush) => pgHot.createPin(this.db, this.externalLimiter ? [] : limits, now, {
           id: p.id, accountId: p.accountId, applicationId: p.applicationId, messageId: p.messageId, channel: p.channel, destination: p.destination,
           pinHash: p.pinHash, pinCiphertext: p.pinCiphertext, attemptsLeft: p.attemptsLeft, allowMultipleVerifications: p.allowMultipleVerifications,
           createdAt: p.createdAt, expiresAt: p.expiresAt, deliveryStatus: p.deliveryStatus, country: p.country ?? null, testNumber: p.testNumber === true,
-        }, input.outbox && { id: input.outbox.id, request: JSON.stringify(input.outbox.request) }, OUTBOX_CHANNEL);
+        }, input.outbox && { id: input.outbox.id, request: JSON.stringify(input.outbox.request) }, OUTBOX_CHANNEL, deferFlush));
         return this.externalLimiter ? external : this.limits.allowedAfter(limits, windows, now);
       });
     }
@@ -474,7 +480,12 @@ export class KyselyStore implements Store, RateLimiter {
   }
 
   durable(): Promise<void> {
-    return this.options.durability?.durable() ?? Promise.resolve();
+    return this.options.durability?.durable() ?? this.flushes?.durable() ?? Promise.resolve();
+  }
+
+  /** PostgreSQL: runs a hot statement that commits without waiting for the flush (deferred-flushes.ts); durable() waits for it. */
+  private deferFlush<T>(statement: (deferFlush: boolean) => Promise<T>): Promise<T> {
+    return this.flushes ? this.flushes.deferred(() => statement(true)) : statement(false);
   }
 
   /**
@@ -536,14 +547,14 @@ export class KyselyStore implements Store, RateLimiter {
       // A wrong candidate (told by the hash the caller read; it never changes) needs no verified mark:
       // its attempt is one statement, committed on its own. Only the last one takes a second, the lock.
       if (pin.pinHash !== undefined && !matches(pin.pinHash)) {
-        const row = await pgHot.countAttempt(this.db, dbLimits, now, pin.id);
+        const row = await this.deferFlush((deferFlush) => pgHot.countAttempt(this.db, dbLimits, now, pin.id, deferFlush));
         if (!row) return { kind: 'ended', pin: await this.getPin(pin.accountId, pin.id) };
         const counted = toPin(row);
         if (counted.attemptsLeft === 0) await this.db.transaction().execute((trx) => this.lockIn(trx, pin.id, now));
         return { kind: 'counted', pin: counted, matched: false, verified: false };
       }
       return await this.db.transaction().execute(async (trx): Promise<VerifyAttempt> => {
-        const row = await pgHot.countAttempt(trx, dbLimits, now, pin.id);
+        const row = await pgHot.countAttempt(trx, dbLimits, now, pin.id, false);
         if (!row) {
           const current = await this.hot.pin.first(trx, { id: pin.id, accountId: pin.accountId });
           return { kind: 'ended', pin: current && toPin(current) };

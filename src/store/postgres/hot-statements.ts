@@ -10,6 +10,7 @@ import { CompiledQuery, type Kysely, type Selectable, type Transaction } from 'k
 import { bucketExpiryOf, bucketStartOf } from '../rate-limiter.js';
 import type { Database, PinsTable } from '../schema.js';
 import type { RateLimitCheck } from '../store.js';
+import { commitModeColumn } from './deferred-flushes.js';
 import { named } from './named-statements.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -137,15 +138,18 @@ const CREATE_PIN = named(`with ${LIMITS_CTE},
     returning id
   ),
   woken as (select pg_notify($23, '') from pin where $21::text is not null)
-select (select count(*) from woken) as woken, ${REFUSAL_CHECK} as refused, ${WINDOW_OUTPUT}`);
+select (select count(*) from woken) as woken, ${REFUSAL_CHECK} as refused, ${WINDOW_OUTPUT}, ${commitModeColumn(25)}`);
 
-/** Inserts a PIN and its message within its limits, in one statement; throws RateLimitRefusal. Returns each limit's window after the hit. */
-export async function createPin(db: Db, limits: RateLimitCheck[], now: number, pin: PinInsert, outbox: OutboxInsert | undefined, channel: string): Promise<WindowBuckets> {
+/**
+ * Inserts a PIN and its message within its limits, in one statement; throws RateLimitRefusal. Returns
+ * each limit's window after the hit. `deferFlush`: commits without waiting for the WAL flush (deferred-flushes.ts).
+ */
+export async function createPin(db: Db, limits: RateLimitCheck[], now: number, pin: PinInsert, outbox: OutboxInsert | undefined, channel: string, deferFlush: boolean): Promise<WindowBuckets> {
   const rows = await run<{ buckets: [string, number, number][] | null }>(db, CREATE_PIN, [
     ...limitParameters(limits, now),
     pin.id, pin.accountId, pin.applicationId, pin.messageId, pin.channel, pin.destination, pin.pinHash, pin.pinCiphertext, pin.attemptsLeft,
     pin.allowMultipleVerifications ? 1 : 0, pin.createdAt, pin.expiresAt, pin.deliveryStatus, pin.country,
-    outbox?.id ?? null, outbox?.request ?? null, channel, pin.testNumber ? 1 : 0,
+    outbox?.id ?? null, outbox?.request ?? null, channel, pin.testNumber ? 1 : 0, deferFlush,
   ]);
   return windowBucketsOf(rows[0]?.buckets);
 }
@@ -159,11 +163,14 @@ const COUNT_ATTEMPT = named(`with ${LIMITS_CTE},
       and (verified_at is null or allow_multiple_verifications = 1)
     returning ${PIN_RECORD_COLUMNS.join(', ')}
   )
-select ${REFUSAL_CHECK} as refused, attempt.* from (select 1) as one left join attempt on true`);
+select ${REFUSAL_CHECK} as refused, ${commitModeColumn(8)}, attempt.* from (select 1) as one left join attempt on true`);
 
-/** Counts a verification attempt within its limits; the PIN as after it, or undefined if no attempt could be counted. */
-export async function countAttempt(db: Db, limits: RateLimitCheck[], now: number, pinId: string): Promise<PinRecordRow | undefined> {
-  const rows = await run<PinRecordRow | { id: null }>(db, COUNT_ATTEMPT, [...limitParameters(limits, now), pinId]);
+/**
+ * Counts a verification attempt within its limits; the PIN as after it, or undefined if no attempt
+ * could be counted. `deferFlush`: its transaction commits without waiting for the WAL flush (deferred-flushes.ts).
+ */
+export async function countAttempt(db: Db, limits: RateLimitCheck[], now: number, pinId: string, deferFlush: boolean): Promise<PinRecordRow | undefined> {
+  const rows = await run<PinRecordRow | { id: null }>(db, COUNT_ATTEMPT, [...limitParameters(limits, now), pinId, deferFlush]);
   const row = rows[0];
   return row && row.id !== null ? row as PinRecordRow : undefined;
 }
