@@ -547,14 +547,14 @@ export class KyselyStore implements Store, RateLimiter {
       // A wrong candidate (told by the hash the caller read; it never changes) needs no verified mark:
       // its attempt is one statement, committed on its own. Only the last one takes a second, the lock.
       if (pin.pinHash !== undefined && !matches(pin.pinHash)) {
-        const row = await this.deferFlush((deferFlush) => pgHot.countAttempt(this.db, dbLimits, now, pin.id, deferFlush));
+        const row = await pgHot.countAttempt(this.db, dbLimits, now, pin.id);
         if (!row) return { kind: 'ended', pin: await this.getPin(pin.accountId, pin.id) };
         const counted = toPin(row);
         if (counted.attemptsLeft === 0) await this.db.transaction().execute((trx) => this.lockIn(trx, pin.id, now));
         return { kind: 'counted', pin: counted, matched: false, verified: false };
       }
       return await this.db.transaction().execute(async (trx): Promise<VerifyAttempt> => {
-        const row = await pgHot.countAttempt(trx, dbLimits, now, pin.id, false);
+        const row = await pgHot.countAttempt(trx, dbLimits, now, pin.id);
         if (!row) {
           const current = await this.hot.pin.first(trx, { id: pin.id, accountId: pin.accountId });
           return { kind: 'ended', pin: current && toPin(current) };

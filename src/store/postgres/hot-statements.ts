@@ -163,14 +163,11 @@ const COUNT_ATTEMPT = named(`with ${LIMITS_CTE},
       and (verified_at is null or allow_multiple_verifications = 1)
     returning ${PIN_RECORD_COLUMNS.join(', ')}
   )
-select ${REFUSAL_CHECK} as refused, ${commitModeColumn(8)}, attempt.* from (select 1) as one left join attempt on true`);
+select ${REFUSAL_CHECK} as refused, attempt.* from (select 1) as one left join attempt on true`);
 
-/**
- * Counts a verification attempt within its limits; the PIN as after it, or undefined if no attempt
- * could be counted. `deferFlush`: its transaction commits without waiting for the WAL flush (deferred-flushes.ts).
- */
-export async function countAttempt(db: Db, limits: RateLimitCheck[], now: number, pinId: string, deferFlush: boolean): Promise<PinRecordRow | undefined> {
-  const rows = await run<PinRecordRow | { id: null }>(db, COUNT_ATTEMPT, [...limitParameters(limits, now), pinId, deferFlush]);
+/** Counts a verification attempt within its limits; the PIN as after it, or undefined if no attempt could be counted. */
+export async function countAttempt(db: Db, limits: RateLimitCheck[], now: number, pinId: string): Promise<PinRecordRow | undefined> {
+  const rows = await run<PinRecordRow | { id: null }>(db, COUNT_ATTEMPT, [...limitParameters(limits, now), pinId]);
   const row = rows[0];
   return row && row.id !== null ? row as PinRecordRow : undefined;
 }
