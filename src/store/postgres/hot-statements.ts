@@ -125,7 +125,8 @@ export interface OutboxInsert {
 // message's columns) and the NOTIFY that wakes every node's worker (delivered only if the statement
 // commits). The select list's subqueries run in their order: the PIN is inserted before the limits
 // are counted, so the application's bucket, which every send locks, is held only from its upsert to
-// the commit (a refusal still undoes the insert with everything else).
+// the commit (a refusal still undoes the insert with everything else). The kysely-store commits it
+// asynchronously (`commit_mode`, deferred-flushes.ts), so that hold does not include the WAL flush.
 const CREATE_PIN = named(`with ${LIMITS_CTE},
   pin as (
     insert into pins (id, account_id, application_id, message_id, channel, destination, pin_hash, pin_ciphertext, attempts_left,
