@@ -11,6 +11,7 @@
 import { CompiledQuery, sql, type Kysely, type Selectable } from 'kysely';
 import { KyselyAuditHeadStore, type AuditHeadStore } from './audit-head-store.js';
 import { advisoryLockKey } from './postgres/advisory-lock.js';
+import { named } from './postgres/named-statements.js';
 import type { AuditLogTable, Database } from './schema.js';
 import { PreparedQuery, type ParamOf } from './prepared-query.js';
 import { WriteBatcher } from './write-batcher.js';
@@ -97,14 +98,14 @@ interface PendingAppend {
   seal: AuditSeal;
 }
 
-const INSERT_ENTRIES_POSTGRES = `insert into audit_log (account_id, seq, at, event, application_id, pin_id, destination, source_ip, actor, reason, prev_hash, hash)
-  select * from unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])`;
+const INSERT_ENTRIES_POSTGRES = named(`insert into audit_log (account_id, seq, at, event, application_id, pin_id, destination, source_ip, actor, reason, prev_hash, hash)
+  select * from unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[])`);
 
 // The same batch after a head this node already knows, in one statement committed on its own. It
 // takes the chain's advisory lock first (an InitPlan, evaluated before the first row is inserted), so
 // a locked write (below) never meets it halfway; a head that moved meanwhile (another node appended)
 // makes the first seq collide with the primary key, and the whole statement fails and is redone.
-const APPEND_AFTER_KNOWN_HEAD = `${INSERT_ENTRIES_POSTGRES} where (select pg_advisory_xact_lock($13::bigint) is not null)`;
+const APPEND_AFTER_KNOWN_HEAD = named(`${INSERT_ENTRIES_POSTGRES} where (select pg_advisory_xact_lock($13::bigint) is not null)`);
 
 const UNIQUE_VIOLATION = '23505';
 
@@ -158,7 +159,9 @@ export class KyselyAuditStore implements AuditStore {
    * when append() resolves, durable once the caller's Store.durable() resolves.
    */
   constructor(private readonly db: Kysely<Database>, private readonly dialect: 'sqlite' | 'postgres',
-    private readonly deferred: <T>(work: (db: Kysely<Database>) => Promise<T>) => Promise<T> = (work) => work(db)) {
+    private readonly deferred: <T>(work: (db: Kysely<Database>) => Promise<T>) => Promise<T> = (work) => work(db),
+    /** PostgreSQL: wraps each write, a synchronous commit (postgres/deferred-flushes.ts counts on it). */
+    private readonly synchronous: <T>(commit: () => Promise<T>) => Promise<T> = (commit) => commit()) {
     this.heads = new KyselyAuditHeadStore(db);
   }
 
@@ -186,7 +189,7 @@ export class KyselyAuditStore implements AuditStore {
       if (known) {
         const entries = sealBatch(batch, known.seq, known.hash);
         try {
-          await this.db.executeQuery(CompiledQuery.raw(APPEND_AFTER_KNOWN_HEAD, [...entryColumns(entries), advisoryLockKey(`audit:${accountId}`)]));
+          await this.synchronous(() => this.db.executeQuery(CompiledQuery.raw(APPEND_AFTER_KNOWN_HEAD, [...entryColumns(entries), advisoryLockKey(`audit:${accountId}`)])));
           this.rememberHead(accountId, entries);
           return entries;
         } catch (err) {
@@ -195,7 +198,7 @@ export class KyselyAuditStore implements AuditStore {
         }
       }
     }
-    const entries = await this.deferred((db) => db.transaction().execute(async (trx) => {
+    const entries = await this.synchronous(() => this.deferred((db) => db.transaction().execute(async (trx) => {
       if (this.dialect === 'postgres') await sql`select pg_advisory_xact_lock(${advisoryLockKey(`audit:${accountId}`)}::bigint)`.execute(trx);
       const last = await this.chainHead.first(trx, { accountId });
       const entries = sealBatch(batch, last ? Number(last.seq) : 0, last?.hash ?? '');
@@ -207,7 +210,7 @@ export class KyselyAuditStore implements AuditStore {
         for (const entry of entries) await this.insertEntry.execute(trx, entry);
       }
       return entries;
-    }));
+    })));
     if (this.dialect === 'postgres') this.rememberHead(accountId, entries);
     return entries;
   }

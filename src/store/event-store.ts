@@ -138,7 +138,7 @@ export class KyselyEventStore implements EventStore {
 
   /** Whether any subscription is enabled at all: most deployments have none, and then no PIN needs the join above. */
   private readonly anyEnabled = new PreparedQuery((db: Kysely<Database>) =>
-    db.selectFrom('webhook_subscriptions').select('id').where('enabled', '=', 1).limit(1));
+    db.selectFrom('webhook_subscriptions').select('id').where('enabled', '=', 1).limit(1), { prepareByName: true });
 
   constructor(private readonly db: Kysely<Database>, private readonly dialect: 'sqlite' | 'postgres', private readonly config: ConfigReader = UNCACHED) {}
 

@@ -2,13 +2,14 @@
 // to the few marked places (row locking for outbox claims and rate-limit keys, NOTIFY of new outbox
 // rows).
 import { randomUUID } from 'node:crypto';
-import { sql, type InferResult, type Kysely, type Selectable, type Transaction } from 'kysely';
+import { CompiledQuery, sql, type InferResult, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Autofill } from '../domain/autofill.js';
 import type { PinType } from '../domain/pin-generation.js';
-import type { Database, MessageTemplatesTable, PinRecordRow, PinsTable, EmailTemplatesTable, ApplicationsTable } from './schema.js';
+import { PIN_RECORD_COLUMNS, type Database, type MessageTemplatesTable, type PinRecordRow, type PinsTable, type EmailTemplatesTable, type ApplicationsTable } from './schema.js';
 import type { ExternalRateLimiter, RateLimiter } from './rate-limiter.js';
 import * as pgHot from './postgres/hot-statements.js';
 import { RateLimitRefusal } from './postgres/hot-statements.js';
+import { COMMIT_BARRIER, DeferredFlushes } from './postgres/deferred-flushes.js';
 import { KyselyEventStore } from './event-store.js';
 import { PURGE_LIMITS, type PurgeLimits } from './purge-batches.js';
 import { purgeEnded } from './purge.js';
@@ -75,17 +76,17 @@ function hotQueries() {
       db.selectFrom('applications').selectAll().where('id', '=', p('id')).where('account_id', '=', p('accountId'))),
     messageTemplate: new PreparedQuery<{ id: string; applicationId: string; accountId: string }, Selectable<MessageTemplatesTable>>((db: Kysely<Database>, p) =>
       db.selectFrom('message_templates').selectAll().where('id', '=', p('id')).where('application_id', '=', p('applicationId')).where('account_id', '=', p('accountId'))),
-    pin: new PreparedQuery<{ id: string; accountId: string }, Selectable<PinsTable>>((db: Kysely<Database>, p) =>
-      db.selectFrom('pins').selectAll().where('id', '=', p('id')).where('account_id', '=', p('accountId'))),
+    pin: new PreparedQuery<{ id: string; accountId: string }, PinRecordRow>((db: Kysely<Database>, p) =>
+      db.selectFrom('pins').select(PIN_RECORD_COLUMNS).where('id', '=', p('id')).where('account_id', '=', p('accountId')), { prepareByName: true }),
     // Second race gate: without multiple verifications only the request that flips verified_at wins.
     markVerified: new PreparedQuery<{ id: string; now: number }, never>((db: Kysely<Database>, p) =>
-      db.updateTable('pins').set((eb) => ({ verified_at: eb.fn.coalesce('verified_at', eb.val(p('now'))), pin_ciphertext: null })).where('id', '=', p('id'))),
+      db.updateTable('pins').set((eb) => ({ verified_at: eb.fn.coalesce('verified_at', eb.val(p('now'))), pin_ciphertext: null })).where('id', '=', p('id')), { prepareByName: true }),
     markVerifiedOnce: new PreparedQuery<{ id: string; now: number }, never>((db: Kysely<Database>, p) =>
       db.updateTable('pins').set((eb) => ({ verified_at: eb.fn.coalesce('verified_at', eb.val(p('now'))), pin_ciphertext: null }))
-        .where('id', '=', p('id')).where('verified_at', 'is', null)),
+        .where('id', '=', p('id')).where('verified_at', 'is', null), { prepareByName: true }),
     lock: new PreparedQuery<{ id: string; now: number }, never>((db: Kysely<Database>, p) =>
       db.updateTable('pins').set({ locked_at: p('now'), pin_ciphertext: null })
-        .where('id', '=', p('id')).where('attempts_left', '=', 0).where('locked_at', 'is', null)),
+        .where('id', '=', p('id')).where('attempts_left', '=', 0).where('locked_at', 'is', null), { prepareByName: true }),
     insertOutbox: new PreparedQuery<Omit<Selectable<Database['outbox']>, 'lease_holder'>, never>((db: Kysely<Database>, p) => db.insertInto('outbox').values({
       id: p('id'), pin_id: p('pin_id'), account_id: p('account_id'), channel: p('channel'), request: p('request'), state: p('state'),
       attempts: p('attempts'), next_attempt_at: p('next_attempt_at'), lease_until: p('lease_until'), last_error: p('last_error'),
@@ -146,6 +147,9 @@ export class KyselyStore implements Store, RateLimiter {
   /** Applications' workflows and the steps of the PINs sent under them. */
   readonly workflows: KyselyWorkflowStore;
 
+  /** PostgreSQL: the hot statements committed without waiting for the flush, made durable by durable(). */
+  private readonly flushes: DeferredFlushes | undefined;
+
   /** SQLite's prepared statements of the verify and delivery paths, prepared on first use (after the migrations). */
   private sqliteStatements: SqliteStatements | undefined;
 
@@ -167,7 +171,9 @@ export class KyselyStore implements Store, RateLimiter {
     // how soon a subscription made on another node is announced to this one.
     this.events = new KyselyEventStore(db, dialect, dialect === 'sqlite' ? this.config : UNCACHED);
     this.security = new KyselySecurityStore(db, this.config);
-    this.audit = new KyselyAuditStore(db, dialect, (work) => this.deferred(work));
+    this.flushes = dialect === 'postgres' ? new DeferredFlushes(() => db.executeQuery(CompiledQuery.raw(COMMIT_BARRIER, [Date.now()]))) : undefined;
+    // Its commits are synchronous: each makes the hot statements' commits before it durable.
+    this.audit = new KyselyAuditStore(db, dialect, (work) => this.deferred(work), (commit) => this.flushes ? this.flushes.synchronous(commit) : commit());
     this.console = new KyselyConsoleStore(db);
     this.twilio = new KyselyTwilioStore(db, dialect, this.events);
     this.idempotency = new KyselyIdempotencyStore(db, dialect);
@@ -362,11 +368,11 @@ export class KyselyStore implements Store, RateLimiter {
       if (!external.allowed) return external;
       const p = input.pin;
       return this.limits.refusable(limits, now, async () => {
-        const windows = await pgHot.createPin(this.db, this.externalLimiter ? [] : limits, now, {
+        const windows = await this.deferFlush((deferFlush) => pgHot.createPin(this.db, this.externalLimiter ? [] : limits, now, {
           id: p.id, accountId: p.accountId, applicationId: p.applicationId, messageId: p.messageId, channel: p.channel, destination: p.destination,
           pinHash: p.pinHash, pinCiphertext: p.pinCiphertext, attemptsLeft: p.attemptsLeft, allowMultipleVerifications: p.allowMultipleVerifications,
           createdAt: p.createdAt, expiresAt: p.expiresAt, deliveryStatus: p.deliveryStatus, country: p.country ?? null, testNumber: p.testNumber === true,
-        }, input.outbox && { id: input.outbox.id, request: JSON.stringify(input.outbox.request) }, OUTBOX_CHANNEL);
+        }, input.outbox && { id: input.outbox.id, request: JSON.stringify(input.outbox.request) }, OUTBOX_CHANNEL, deferFlush));
         return this.externalLimiter ? external : this.limits.allowedAfter(limits, windows, now);
       });
     }
@@ -453,7 +459,12 @@ export class KyselyStore implements Store, RateLimiter {
   }
 
   durable(): Promise<void> {
-    return this.options.durability?.durable() ?? Promise.resolve();
+    return this.options.durability?.durable() ?? this.flushes?.durable() ?? Promise.resolve();
+  }
+
+  /** PostgreSQL: runs a hot statement that commits without waiting for the flush (deferred-flushes.ts); durable() waits for it. */
+  private deferFlush<T>(statement: (deferFlush: boolean) => Promise<T>): Promise<T> {
+    return this.flushes ? this.flushes.deferred(() => statement(true)) : statement(false);
   }
 
   /**
@@ -515,14 +526,14 @@ export class KyselyStore implements Store, RateLimiter {
       // A wrong candidate (told by the hash the caller read; it never changes) needs no verified mark:
       // its attempt is one statement, committed on its own. Only the last one takes a second, the lock.
       if (pin.pinHash !== undefined && !matches(pin.pinHash)) {
-        const row = await pgHot.countAttempt<Selectable<PinsTable>>(this.db, dbLimits, now, pin.id);
+        const row = await pgHot.countAttempt(this.db, dbLimits, now, pin.id);
         if (!row) return { kind: 'ended', pin: await this.getPin(pin.accountId, pin.id) };
         const counted = toPin(row);
         if (counted.attemptsLeft === 0) await this.db.transaction().execute((trx) => this.lockIn(trx, pin.id, now));
         return { kind: 'counted', pin: counted, matched: false, verified: false };
       }
       return await this.db.transaction().execute(async (trx): Promise<VerifyAttempt> => {
-        const row = await pgHot.countAttempt<Selectable<PinsTable>>(trx, dbLimits, now, pin.id);
+        const row = await pgHot.countAttempt(trx, dbLimits, now, pin.id);
         if (!row) {
           const current = await this.hot.pin.first(trx, { id: pin.id, accountId: pin.accountId });
           return { kind: 'ended', pin: current && toPin(current) };

@@ -3,6 +3,7 @@
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { advisoryLockKey } from './postgres/advisory-lock.js';
 import { CONFIG_VERSION_SCHEMA } from './postgres/config-version.js';
+import { COMMIT_BARRIER_SCHEMA } from './postgres/deferred-flushes.js';
 import { RATE_LIMITED_FUNCTION } from './postgres/hot-statements.js';
 
 export type SqlDialect = 'sqlite' | 'postgres';
@@ -560,6 +561,14 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         // SQLite has PRAGMA data_version for this.
         if (dialect !== 'postgres') return;
         for (const statement of CONFIG_VERSION_SCHEMA) await sql.raw(statement).execute(db);
+      },
+    },
+    '0025_commit_barrier': {
+      async up(db: Kysely<unknown>) {
+        // PostgreSQL: the row a durability barrier writes (postgres/deferred-flushes.ts). SQLite
+        // makes its commits durable by its own group commit.
+        if (dialect !== 'postgres') return;
+        for (const statement of COMMIT_BARRIER_SCHEMA) await sql.raw(statement).execute(db);
       },
     },
   };

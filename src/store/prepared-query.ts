@@ -4,6 +4,7 @@
 // never changes, only their values. A PreparedQuery is written like any Kysely query, with `param(name)`
 // where a value varies; the first run compiles it, later runs only substitute the values.
 import { CompiledQuery, type Compilable, type Kysely, type QueryResult } from 'kysely';
+import { named } from './postgres/named-statements.js';
 import type { Database } from './schema.js';
 
 /** Marks a parameter in the compiled query's parameter list; never a value a caller could send. */
@@ -24,7 +25,9 @@ export class PreparedQuery<P extends object, Row> {
    * `build` gets the store's Kysely instance and `param`; it must not branch on anything but its
    * arguments (it runs once). Values that change the SQL's shape (lists for `in`) cannot be params.
    */
-  constructor(private readonly build: (db: Kysely<Database>, param: ParamOf<P>) => Compilable<Row>) {}
+  constructor(private readonly build: (db: Kysely<Database>, param: ParamOf<P>) => Compilable<Row>,
+    /** PostgreSQL: prepare it by name on each connection (postgres/named-statements.ts; no `select *` then). */
+    private readonly options: { prepareByName?: boolean } = {}) {}
 
   /** Runs on `db` (the store's instance or a transaction of it). */
   execute(db: Kysely<Database>, params: P): Promise<QueryResult<Row>> {
@@ -51,6 +54,6 @@ export class PreparedQuery<P extends object, Row> {
     const query = this.build(db, param).compile();
     const slots = query.parameters.map((value) =>
       typeof value === 'string' && value.startsWith(MARK) ? { name: value.slice(MARK.length) as keyof P & string } : { value });
-    return { sql: query.sql, slots };
+    return { sql: this.options.prepareByName ? named(query.sql) : query.sql, slots };
   }
 }

@@ -8,8 +8,10 @@
 // nothing, on any key, and writes nothing.
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import { bucketExpiryOf, bucketStartOf } from '../rate-limiter.js';
-import type { Database } from '../schema.js';
+import { PIN_RECORD_COLUMNS, type Database, type PinRecordRow } from '../schema.js';
 import type { RateLimitCheck } from '../store.js';
+import { commitModeColumn } from './deferred-flushes.js';
+import { named } from './named-statements.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -29,7 +31,7 @@ export function isRateLimitError(err: unknown): boolean {
 
 /** The first six parameters of every statement below: the limits, as arrays, and the time. */
 function limitParameters(limits: RateLimitCheck[], now: number): unknown[] {
-  // Keys in one order for every request, so that two requests sharing keys lock them in the same order.
+  // Keys in one order for every request (the statement locks them in its own order, LIMITS_CTE).
   const sorted = [...limits].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return [
     sorted.map((l) => l.key), sorted.map((l) => bucketStartOf(now, l.windowMs)), sorted.map((l) => now - l.windowMs),
@@ -37,14 +39,19 @@ function limitParameters(limits: RateLimitCheck[], now: number): unknown[] {
   ];
 }
 
-/** CTEs `hit` and `refused` over parameters $1..$6 (limitParameters). */
+/**
+ * CTEs `hit` and `refused` over parameters $1..$6 (limitParameters). The buckets are upserted in
+ * descending key order: one order for every request (two requests sharing keys never deadlock), and
+ * in it the application-wide keys (`send:app:`) come after those of one destination (`send:to:`),
+ * so the row every send of an application waits for is locked last and held the shortest.
+ */
 const LIMITS_CTE = `
   input as (
     select * from unnest($1::text[], $2::bigint[], $3::bigint[], $4::bigint[], $5::int[]) as i(key, bucket_start, since, expires_at, lim)
   ),
   hit as (
     insert into rate_limit_buckets as b (key, bucket_start, hits, last_at, expires_at)
-    select key, bucket_start, 1, $6::bigint, expires_at from input order by key
+    select key, bucket_start, 1, $6::bigint, expires_at from input order by key desc
     on conflict (key, bucket_start) do update set hits = b.hits + 1, last_at = excluded.last_at
     returning b.key, b.bucket_start, b.hits
   ),
@@ -82,7 +89,7 @@ function windowBucketsOf(rows: [string, number, number][] | null | undefined): W
 /** Evaluated by the outer query so that a refusal aborts the statement. */
 const REFUSAL_CHECK = '(select count(twofa_rate_limited()) from refused)';
 
-const CONSUME = `with ${LIMITS_CTE} select ${REFUSAL_CHECK} as refused, ${WINDOW_OUTPUT}`;
+const CONSUME = named(`with ${LIMITS_CTE} select ${REFUSAL_CHECK} as refused, ${WINDOW_OUTPUT}`);
 
 /** Counts the limits; throws RateLimitRefusal (the statement undone) when one refuses. Returns each window after the hit. */
 export async function consumeLimits(db: Db, limits: RateLimitCheck[], now: number): Promise<WindowBuckets> {
@@ -104,8 +111,11 @@ export interface OutboxInsert {
 
 // The PIN with its first message on its own row (its `queued` history entry is read from the
 // message's columns) and the NOTIFY that wakes every node's worker (delivered only if the statement
-// commits), after the limits.
-const CREATE_PIN = `with ${LIMITS_CTE},
+// commits). The select list's subqueries run in their order: the PIN is inserted before the limits
+// are counted, so the application's bucket, which every send locks, is held only from its upsert to
+// the commit (a refusal still undoes the insert with everything else). The kysely-store commits it
+// asynchronously (`commit_mode`, deferred-flushes.ts), so that hold does not include the WAL flush.
+const CREATE_PIN = named(`with ${LIMITS_CTE},
   pin as (
     insert into pins (id, account_id, application_id, message_id, channel, destination, pin_hash, pin_ciphertext, attempts_left,
       allow_multiple_verifications, created_at, expires_at, verified_at, locked_at, delivery_status, delivery_error, sent_at, send_count,
@@ -117,43 +127,46 @@ const CREATE_PIN = `with ${LIMITS_CTE},
     returning id
   ),
   woken as (select pg_notify($23, '') from pin where $21::text is not null)
-select ${REFUSAL_CHECK} as refused, (select count(*) from woken) as woken, ${WINDOW_OUTPUT}`;
+select (select count(*) from woken) as woken, ${REFUSAL_CHECK} as refused, ${WINDOW_OUTPUT}, ${commitModeColumn(25)}`);
 
-/** Inserts a PIN and its message within its limits, in one statement; throws RateLimitRefusal. Returns each limit's window after the hit. */
-export async function createPin(db: Db, limits: RateLimitCheck[], now: number, pin: PinInsert, outbox: OutboxInsert | undefined, channel: string): Promise<WindowBuckets> {
+/**
+ * Inserts a PIN and its message within its limits, in one statement; throws RateLimitRefusal. Returns
+ * each limit's window after the hit. `deferFlush`: commits without waiting for the WAL flush (deferred-flushes.ts).
+ */
+export async function createPin(db: Db, limits: RateLimitCheck[], now: number, pin: PinInsert, outbox: OutboxInsert | undefined, channel: string, deferFlush: boolean): Promise<WindowBuckets> {
   const rows = await run<{ buckets: [string, number, number][] | null }>(db, CREATE_PIN, [
     ...limitParameters(limits, now),
     pin.id, pin.accountId, pin.applicationId, pin.messageId, pin.channel, pin.destination, pin.pinHash, pin.pinCiphertext, pin.attemptsLeft,
     pin.allowMultipleVerifications ? 1 : 0, pin.createdAt, pin.expiresAt, pin.deliveryStatus, pin.country,
-    outbox?.id ?? null, outbox?.request ?? null, channel, pin.testNumber ? 1 : 0,
+    outbox?.id ?? null, outbox?.request ?? null, channel, pin.testNumber ? 1 : 0, deferFlush,
   ]);
   return windowBucketsOf(rows[0]?.buckets);
 }
 
 // Race gate: the attempt is counted (a conditional UPDATE ... RETURNING of a live PIN) in the same
 // statement as the verifyPinLimit count, before the PIN is compared.
-const COUNT_ATTEMPT = `with ${LIMITS_CTE},
+const COUNT_ATTEMPT = named(`with ${LIMITS_CTE},
   attempt as (
     update pins set attempts_left = attempts_left - 1
     where id = $7 and attempts_left > 0 and expires_at > $6::bigint and locked_at is null
       and (verified_at is null or allow_multiple_verifications = 1)
-    returning *
+    returning ${PIN_RECORD_COLUMNS.join(', ')}
   )
-select ${REFUSAL_CHECK} as refused, attempt.* from (select 1) as one left join attempt on true`;
+select ${REFUSAL_CHECK} as refused, attempt.* from (select 1) as one left join attempt on true`);
 
 /** Counts a verification attempt within its limits; the PIN as after it, or undefined if no attempt could be counted. */
-export async function countAttempt<Row>(db: Db, limits: RateLimitCheck[], now: number, pinId: string): Promise<Row | undefined> {
-  const rows = await run<Row & { id: string | null }>(db, COUNT_ATTEMPT, [...limitParameters(limits, now), pinId]);
+export async function countAttempt(db: Db, limits: RateLimitCheck[], now: number, pinId: string): Promise<PinRecordRow | undefined> {
+  const rows = await run<PinRecordRow | { id: null }>(db, COUNT_ATTEMPT, [...limitParameters(limits, now), pinId]);
   const row = rows[0];
-  return row && row.id !== null ? row : undefined;
+  return row && row.id !== null ? row as PinRecordRow : undefined;
 }
 
 // An API key with the configuration counter (postgres/config-version.ts) in one round trip: the one
 // configuration read of a request that never comes from the cache. One row even for an unknown key.
-const API_KEY_WITH_CONFIG_VERSION = `select k.id, k.account_id, a.name as account_name, k.key_prefix, k.scopes, k.label, k.created_at, k.revoked_at,
+const API_KEY_WITH_CONFIG_VERSION = named(`select k.id, k.account_id, a.name as account_name, k.key_prefix, k.scopes, k.label, k.created_at, k.revoked_at,
     v.version as config_version
   from config_version v left join (api_keys k join accounts a on a.id = k.account_id) on k.key_hash = $1
-  where v.id = 1`;
+  where v.id = 1`);
 
 export async function apiKeyWithConfigVersion<Row>(db: Db, keyHash: string): Promise<{ key: Row | undefined; configVersion: number }> {
   const row = (await run<Row & { id: string | null; config_version: number }>(db, API_KEY_WITH_CONFIG_VERSION, [keyHash]))[0];
@@ -173,7 +186,7 @@ export interface CompletedMessage {
 // Messages handed over, for the whole batch in one statement: a PIN's first message done on the
 // PIN's row (its `sent` entry is read from there), a later message's outbox row done with a "sent"
 // history row, and each PIN sent (by the last of its messages in the batch).
-const COMPLETE_MESSAGES = `with
+const COMPLETE_MESSAGES = named(`with
   input as (
     select * from unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[]) as i(id, at, transport, provider_message_id, event_id)
   ),
@@ -204,7 +217,7 @@ const COMPLETE_MESSAGES = `with
     from input i join done d on d.id = i.id
     returning id
   )
-select (select count(*) from sent) as sent, (select count(*) from history) as recorded`;
+select (select count(*) from sent) as sent, (select count(*) from history) as recorded`);
 
 export async function completeMessages(db: Db, messages: CompletedMessage[]): Promise<void> {
   // A PIN row is updated once per statement: the last of its messages in the batch decides its

@@ -8,6 +8,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Database } from '../schema.js';
 import type { Subscription } from '../kysely-store.js';
+import { nameOf } from './named-statements.js';
 import { NotificationListener } from './notification-listener.js';
 
 // Also here for callers that open the database anyway; postgres-url.js alone does not load node-postgres.
@@ -38,6 +39,15 @@ export const DEFAULT_POOL_SIZE = 10;
  * waiting beats failing them. A database that does not answer at all is noticed within this time too.
  */
 export const DEFAULT_CONNECTION_TIMEOUT_MS = 10_000;
+
+/**
+ * Uses of a pool connection before it is closed and replaced. A statement prepared by name keeps the
+ * generic plan PostgreSQL made for it on that connection, from the table sizes of that moment: made
+ * while rate_limit_buckets was nearly empty (a new database), it scans the table, and goes on scanning
+ * it as it grows until the next ANALYZE. A new connection plans again from the sizes of its day; a
+ * thousand uses cost one connection's start (a few ms) per thousand statements.
+ */
+export const CONNECTION_MAX_USES = 1000;
 
 /** URL parameters through which node-postgres configures TLS; dropped when TWOFA_DATABASE_SSL decides instead. */
 const URL_TLS_PARAMETERS = ['ssl', 'sslmode', 'sslrootcert', 'sslcert', 'sslkey', 'sslcompat'];
@@ -105,6 +115,17 @@ function typeParser(oid: number, format?: 'text' | 'binary'): unknown {
   return format === undefined ? pg.types.getTypeParser(oid) : pg.types.getTypeParser(oid, format);
 }
 
+/** A pool connection that sends the registered statements (named-statements.ts) prepared by name. */
+class NamingClient extends pg.Client {}
+
+NamingClient.prototype.query = function query(this: pg.Client, ...args: unknown[]): unknown {
+  const [text, values] = args;
+  const name = args.length === 2 && typeof text === 'string' && Array.isArray(values) ? nameOf(text) : undefined;
+  // Looked up at each call, so that whatever wraps pg.Client's query (the bench's statement counter) still sees it.
+  const query = pg.Client.prototype.query as (this: pg.Client, ...a: unknown[]) => unknown;
+  return name === undefined ? query.apply(this, args) : query.call(this, { name, text, values });
+} as typeof pg.Client.prototype.query;
+
 const silentLogger = { warn: () => undefined, info: () => undefined, error: () => undefined, debug: () => undefined } as unknown as Logger;
 
 export function openPostgres(url: string, options: PostgresOptions = {}): {
@@ -114,7 +135,10 @@ export function openPostgres(url: string, options: PostgresOptions = {}): {
 } {
   const logger = options.logger ?? silentLogger;
   const config = connectionConfig(url, options);
-  const pool = new pg.Pool({ ...config, max: options.poolSize ?? DEFAULT_POOL_SIZE, idleTimeoutMillis: 30_000 });
+  // NamingClient: the hot statements prepared by name on each connection (named-statements.ts).
+  const pool = new pg.Pool({
+    ...config, Client: NamingClient, max: options.poolSize ?? DEFAULT_POOL_SIZE, idleTimeoutMillis: 30_000, maxUses: CONNECTION_MAX_USES,
+  });
   // Without these a connection that dies (database restart, failover, network) would throw an
   // unhandled 'error' event and end the process. The pool drops the broken connection and opens a
   // new one on the next query; the query that was running on it fails and is answered 500.
