@@ -204,10 +204,13 @@ async function settle(
     return tooManyRequests(reason, outcome);
   }
   ctx.metrics.pinSent(channel, kind, queued);
+  // The worker is woken before anything else is awaited: this node's claim then races other nodes'
+  // (woken by the commit's NOTIFY) on equal terms. A claim waits for the disk itself, so nothing is
+  // handed to a transport before the PIN is durable.
+  if (queued) ctx.messageQueued();
   // A test number's sends are never verified by a real person: counted, they would trip the conversion breaker.
   if (!testNumber && guard.breakerCountry !== undefined && guard.settings) await countBreakerSend(ctx, app, guard.breakerCountry, guard.settings, now);
   if (!outcome.audited) await auditRequest(ctx, principal, outcomeAuditEvent(admission, outcome, message));
-  if (queued) ctx.messageQueued();
   // From the write that consumed the limits: no query of its own.
   const destinationLimit = admission.limits.find((l) => l.reason === 'SEND_LIMIT_DESTINATION');
   const nextResendAt = (destinationLimit && outcome.nextAllowedAt?.[destinationLimit.key]) ?? now;
