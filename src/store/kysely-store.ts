@@ -668,13 +668,28 @@ export class KyselyStore implements Store, RateLimiter {
    * Resolves once the outcome is durable, as every write outside the request paths does.
    */
   private async recordOutcome(outcome: OutboxOutcome): Promise<{ audited: boolean }> {
-    await this.outcomes.submit(outcome);
+    const failure = await this.outcomes.submit(outcome);
+    if (failure !== undefined) throw failure;
     return { audited: outcome.kind !== 'retried' && outcome.audit !== undefined };
   }
 
-  private readonly outcomes = new WriteBatcher<OutboxOutcome>(async (outcomes) => {
-    await this.sqlite.outbox.record(outcomes);
+  /** Each outcome's failure (undefined: recorded), durable once the batch resolves. */
+  private readonly outcomes = new WriteBatcher<OutboxOutcome, unknown>(async (outcomes) => {
+    let failures: unknown[] = outcomes.map(() => undefined);
+    try {
+      await this.sqlite.outbox.record(outcomes);
+    } catch (err) {
+      if (outcomes.length === 1) throw err;
+      // One outcome that cannot be written (an audit entry that cannot be sealed) must not undo the
+      // others of its batch, whose messages would then go out again: each is written alone, and only
+      // those that fail again fail their callers.
+      failures = [];
+      for (const outcome of outcomes) {
+        failures.push(await Promise.resolve().then(() => this.sqlite.outbox.record([outcome])).then(() => undefined, (failure: unknown) => failure ?? new Error('outcome not recorded')));
+      }
+    }
     await this.durable();
+    return failures;
   });
 
   async retryOutbox(id: string, pinId: string, nextAttemptAt: number, error: string, now: number): Promise<void> {

@@ -162,6 +162,20 @@ export function storeConformance(name: string, open: () => Promise<Store>, optio
       } else {
         assert.deepEqual(outcome, { audited: false });
       }
+
+      // Outcomes recorded together: the one that cannot be written takes none of the others with it.
+      const together = [newPin(), newPin(), newPin()];
+      for (const input of together) await store.createPin(input, [], T0);
+      const claimedTogether = await store.claimOutbox(T0, T0 + 1000, 1000);
+      const items = together.map((input) => claimedTogether.find((c) => c.pinId === input.pin.id));
+      const results = await Promise.all(together.map((input, i) => store.completeOutbox(items[i]!.id, input.pin.id, T0 + 1, { transport: 'smpp' }, i === 1
+        ? { entry: entryOf(input.pin.id, 'delivery.sent').entry, seal: () => { throw new Error('no audit key'); } }
+        : entryOf(input.pin.id, 'delivery.sent')).then((r) => r, (err: unknown) => err)));
+      for (const i of [0, 2]) {
+        assert.ok(!(results[i] instanceof Error), `outcome ${i} recorded`);
+        assert.equal((await store.getPin(accountId, together[i]!.pin.id))?.deliveryStatus, 'sent');
+      }
+      if (results[1] instanceof Error) assert.equal((await store.getPin(accountId, together[1]!.pin.id))?.deliveryStatus, 'queued');
     });
 
     it('leases no more than a claim hands over: first messages and resends claimed max at a time all come out before their leases end', async () => {
