@@ -293,10 +293,12 @@ export interface Store {
   getPinToVerify(accountId: string, pinId: string): Promise<{ pin: PinRecord; application: ApplicationRecord | undefined } | undefined>;
   /**
    * Resolves once every commit made so far is durable. createPin, queueResend, verifyPinAttempt,
-   * getPin and audit.append return without waiting for the disk (SQLite shares one fsync between the
-   * requests in flight: sqlite/group-commit.ts), so a service that used them awaits this once before
-   * it answers: nothing is acknowledged, and nothing read is shown, before it would survive a power
-   * cut. Every other method waits by itself. On PostgreSQL a commit is durable when it returns.
+   * getPin and audit.append return without waiting for the disk (SQLite: one commit per turn of the
+   * event loop and one fsync shared by the requests in flight, sqlite/hot-path.ts and group-commit.ts;
+   * PostgreSQL: createPin commits asynchronously, made durable by a later synchronous commit,
+   * postgres/deferred-flushes.ts), so a service that used them awaits this once before it answers:
+   * nothing is acknowledged, and nothing read is shown, before it would survive a power cut. Every
+   * other method waits by itself.
    */
   durable(): Promise<void>;
   /** Consumes the limits atomically without any other write (verifyPinLimit). */
