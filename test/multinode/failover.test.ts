@@ -27,10 +27,14 @@ describe('a node dies mid-delivery', { skip }, () => {
     receiver.hold(victim);
     const app = await createAppAndTemplate(clients[0]!, { sendPinPerApplicationLimit: '1000/1d' });
     const pinIds: string[] = [];
-    for (let i = 0; i < 12; i += 1) {
-      // Sent through the victim, whose worker is woken first (in process) and claims what it can.
-      const sent = expectOk(await clients[0]!.post('/2fa/2/pin', { ...app, to: `4179300${String(1000 + i)}` }), 'send');
+    // Sent through the victim, whose worker is woken at once (in process); the other nodes' workers,
+    // woken by the commit's NOTIFY, race it for each message, and on a loaded machine an idle node
+    // may win many in a row. What this test is about starts once the victim holds some: so it sends
+    // until the victim has deliveries in flight (12 at least, 120 at most).
+    for (let i = 0; i < 120 && (i < 12 || receiver.held().length === 0); i += 1) {
+      const sent = expectOk(await clients[0]!.post('/2fa/2/pin', { ...app, to: `417930${String(10000 + i)}` }), 'send');
       pinIds.push(sent.body.pinId as string);
+      if (i >= 12) await new Promise((resolve) => setTimeout(resolve, 20));
     }
     // Wait until every message is either delivered by another node or in flight from the victim.
     const deadline = Date.now() + 15_000;
