@@ -395,7 +395,8 @@ export class KyselyStore implements Store, RateLimiter {
       delivery_transport: null, provider_message_id: null, delivered_at: null, country: p.country ?? null, test_number: p.testNumber ? 1 : 0,
       ...ownMessageColumns(input.outbox, now),
     }, this.externalLimiter ? [] : limits, now, audit);
-    return this.externalLimiter && created.allowed ? { ...external, ...(created.audited ? { audited: true as const } : {}) } : created;
+    // With an external limiter the store counted no limit: the outcome (and its windows) is the limiter's.
+    return this.externalLimiter ? { ...external, ...created } : created;
   }
 
   async queueResend(pinId: string, channel: Channel, outbox: { id: string; request: DeliveryRequest } | undefined, limits: RateLimitCheck[], now: number, workflowStep?: WorkflowStepClaim): Promise<RateLimitOutcome | { allowed: true; ended: true }> {

@@ -9,9 +9,9 @@
 // every page the transaction touched to the WAL, and the audit chain's and the rate limits' pages
 // are touched by every request), so the units of work of one turn of the event loop run in one
 // transaction, each inside a savepoint of its own (a unit that throws is undone alone), and that
-// transaction commits once, at the end of the turn (setImmediate) or as soon as anything else needs
-// the connection or the disk. Nobody waits longer for it: a caller answers only after durable(),
-// which waited for an fsync anyway, and now first for this commit.
+// transaction commits once, at the end of the turn (setImmediate), or earlier when Kysely or a
+// committed-only read needs the connection. Nobody waits longer for it than for the fsync it needs
+// anyway: a caller answers only after durable(), which waits for this commit, then for that fsync.
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
