@@ -1,5 +1,5 @@
-// `npm test`: every test file under test/ through node:test with tsx (Node 20 has no type
-// stripping and `node --test` does not expand globs there). Arguments narrow the run to folders
+// `npm test`: every test file under test/ through node:test with tsx (tsx rather than Node's type
+// stripping: the sources use TypeScript-only syntax such as parameter properties). Arguments narrow the run to folders
 // or files, e.g. `npm test -- test/unit`.
 //
 // When PostgreSQL answers (TWOFA_TEST_POSTGRES_URL, default postgres://postgres@127.0.0.1:5432/postgres)
