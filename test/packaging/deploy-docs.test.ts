@@ -86,7 +86,7 @@ describe('docs/deploy', () => {
     assert.match(nginx, /proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;/);
     assert.match(nginx, /location \^~ \/metrics \{[^}]*deny all;/);
 
-    assert.match(dockerfile, /^FROM node:20-bookworm-slim/m);
+    assert.match(dockerfile, /^FROM node:24-bookworm-slim/m);
     assert.match(dockerfile, new RegExp(`TWOFA_DATA_DIR=${dataDir}`));
     assert.match(dockerfile, new RegExp(`^VOLUME ${dataDir}$`, 'm'));
     assert.match(dockerfile, /^EXPOSE 8080$/m);
