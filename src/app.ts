@@ -11,7 +11,7 @@ import { handleError, handleNotFound } from './http/error-envelope.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerAuth } from './http/plugins/auth.js';
 import { registerBodyDeadline } from './http/plugins/body-deadline.js';
-import { DEFAULT_IDEMPOTENCY_WINDOW_MS, registerIdempotency } from './http/plugins/idempotency.js';
+import { DEFAULT_IDEMPOTENCY_MAX_KEYS, DEFAULT_IDEMPOTENCY_WINDOW_MS, registerIdempotency } from './http/plugins/idempotency.js';
 import { registerJsonBody } from './http/plugins/json-body.js';
 import { registerLingeringClose } from './http/plugins/lingering-close.js';
 import { registerRequestMetrics } from './http/plugins/request-metrics.js';
@@ -26,6 +26,8 @@ export interface BuildAppOptions extends RouteDeps, ServerOptions {
   authFailureLimit?: RateLimit;
   /** How long an Idempotency-Key and its answer are kept (TWOFA_IDEMPOTENCY_WINDOW); absent: 24 h. */
   idempotencyWindowMs?: number;
+  /** Idempotency-Keys one account may hold within the window (TWOFA_IDEMPOTENCY_MAX_KEYS); absent: 10,000. */
+  idempotencyMaxKeys?: number;
 }
 
 export function buildApp(options: BuildAppOptions): App {
@@ -40,7 +42,7 @@ export function buildApp(options: BuildAppOptions): App {
   registerLingeringClose(app);
   registerAuth(app, { ctx: options.ctx, failureLimit: options.authFailureLimit });
   // A request outliving its lease may be run again by a repeat: the lease is well beyond the request timeout.
-  registerIdempotency(app, { ctx: options.ctx, windowMs: options.idempotencyWindowMs ?? DEFAULT_IDEMPOTENCY_WINDOW_MS, leaseMs: Math.max(60_000, 2 * requestTimeoutMs) });
+  registerIdempotency(app, { ctx: options.ctx, windowMs: options.idempotencyWindowMs ?? DEFAULT_IDEMPOTENCY_WINDOW_MS, maxKeys: options.idempotencyMaxKeys ?? DEFAULT_IDEMPOTENCY_MAX_KEYS, leaseMs: Math.max(60_000, 2 * requestTimeoutMs) });
   registerResponseHeaders(app, { isReady: options.isReady });
   registerRequestMetrics(app, options.metrics);
   app.setErrorHandler(handleError);

@@ -48,6 +48,7 @@ export interface Config {
   /** Longest time a client may take to send a whole request (slow bodies are cut off). */
   requestTimeoutMs: number;
   idempotencyWindowMs: number;
+  idempotencyMaxKeys: number;
   /** Floors applied to every application and template (domain/security-profile.ts). */
   securityProfile: SecurityProfile;
   /** Let accounts use test numbers (fixed codes, nothing delivered) under the strict profile too. */
@@ -272,6 +273,7 @@ export const CONFIG_OPTIONS = [
   }),
   option({ key: 'requestTimeoutMs', env: 'TWOFA_REQUEST_TIMEOUT', default: '30s', doc: 'Longest time a client may take to send a whole request, headers and body; a slower one (slowloris) is cut off with 408.', parse: duration }),
   option({ key: 'idempotencyWindowMs', env: 'TWOFA_IDEMPOTENCY_WINDOW', default: '24h', doc: 'How long an Idempotency-Key is remembered with its answer: a repeat within it gets the same answer without running again; after it the key is purged and may be used anew.', parse: duration }),
+  option({ key: 'idempotencyMaxKeys', env: 'TWOFA_IDEMPOTENCY_MAX_KEYS', default: '10000', doc: 'Idempotency-Keys one account may hold within TWOFA_IDEMPOTENCY_WINDOW: a request with a new key beyond them is answered 429 (IDEMPOTENCY_KEYS_FULL) until the oldest key\'s window ends. Bounds what one account stores (at most 4 KiB of answer per key).', parse: integerIn(1, 10_000_000) }),
   option({ key: 'bodyLimitBytes', env: 'TWOFA_BODY_LIMIT', default: '65536', doc: 'Largest accepted request body in bytes; larger ones are answered 413.', parse: integerIn(1024, 10 * 1024 * 1024) }),
   option({
     key: 'nodeId', env: 'TWOFA_NODE_ID', default: undefined,

@@ -210,7 +210,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
   onDeliveryFailed = (item, error) => workflowDeliveryFailed(ctx, item.pinId, `failed: ${error}`, item.channel);
   const receipts = new DeliveryTracking(ctx, { routes: failoverRoutesOf(transports), logger, ...(options.receiptRetryTimer !== undefined && { timer: options.receiptRetryTimer }) });
   onReceipt = (receipt) => void receipts.receive(receipt);
-  const app = buildApp({ ctx, inbox, logger, bodyLimitBytes: config.bodyLimitBytes, trustedProxies: config.trustedProxies, requestTimeoutMs: config.requestTimeoutMs, authFailureLimit: config.authFailureLimit, idempotencyWindowMs: config.idempotencyWindowMs, isReady: () => !shuttingDown, metrics, callbacks: providerCallbacksOf(Object.values(transports)), receipts });
+  const app = buildApp({ ctx, inbox, logger, bodyLimitBytes: config.bodyLimitBytes, trustedProxies: config.trustedProxies, requestTimeoutMs: config.requestTimeoutMs, authFailureLimit: config.authFailureLimit, idempotencyWindowMs: config.idempotencyWindowMs, idempotencyMaxKeys: config.idempotencyMaxKeys, isReady: () => !shuttingDown, metrics, callbacks: providerCallbacksOf(Object.values(transports)), receipts });
 
   const purge = async () => {
     try {

@@ -19,6 +19,8 @@ export const FAILURE_NAMES = [
   'IDEMPOTENCY_KEY_REUSED', // the key came with another request
   'IDEMPOTENCY_KEY_RUNNING', // the request holding the key is still running
   'IDEMPOTENCY_ANSWER_UNREADABLE', // stored under a secret that is no longer configured
+  'IDEMPOTENCY_ANSWER_NOT_KEPT', // the request was done; its answer was too large to keep
+  'IDEMPOTENCY_KEYS_FULL', // the account holds TWOFA_IDEMPOTENCY_MAX_KEYS keys within their window
   // Resources of the account
   'APPLICATION_NOT_FOUND',
   'MESSAGE_NOT_FOUND',

@@ -30,11 +30,21 @@ export interface SendPinInput {
   landingPagePlaceholders?: Record<string, string>;
   /** A code the caller chose (Twilio's CustomCode) instead of one generated here; stored as any PIN is. */
   pin?: string;
+  /**
+   * Limits a dialect adds to this send (a Twilio Service's Rate Limit Buckets), consumed with the
+   * send's own in its write: a send refused by any of them, or by anything else, counts in none.
+   */
+  dialectLimits?: readonly NamedLimit[];
 }
 
 export interface ResendPinInput {
   placeholders?: Record<string, string>;
   landingPagePlaceholders?: Record<string, string>;
+  /**
+   * Limits a dialect adds to this send (a Twilio Service's Rate Limit Buckets), consumed with the
+   * send's own in its write: a send refused by any of them, or by anything else, counts in none.
+   */
+  dialectLimits?: readonly NamedLimit[];
 }
 
 export interface SendOutcome {
@@ -136,7 +146,7 @@ interface Admission {
   to: string;
   /** The PIN a resend delivers again; a send has none yet. */
   pinId?: string;
-  /** Infobip's send limits and the guards' own, consumed atomically with the write. */
+  /** Infobip's send limits, the guards' own and the dialect's, consumed atomically with the write. */
   limits: NamedLimit[];
   guard: GuardPass;
 }
@@ -151,7 +161,7 @@ interface Admission {
  */
 async function admit(
   ctx: ServiceContext, principal: Principal, attempt: Pick<Admission, 'kind' | 'app' | 'channel' | 'to' | 'pinId'>,
-  template: MessageTemplateRecord | undefined, placeholders: Record<string, string>, errors: FieldErrors,
+  template: MessageTemplateRecord | undefined, placeholders: Record<string, string>, errors: FieldErrors, dialectLimits: readonly NamedLimit[] = [],
 ): Promise<Result<Admission>> {
   const { kind, app, channel, to } = attempt;
   if (!app.enabled) errors.add('applicationId', `application ${app.id} is disabled`);
@@ -167,7 +177,7 @@ async function admit(
     await auditRequest(ctx, principal, { event: `pin.${kind}.refused`, applicationId: app.id, ...(attempt.pinId !== undefined ? { pinId: attempt.pinId } : {}), destination: to, reason: guard.guard });
     return { ok: false, failure: guard.failure };
   }
-  return ok({ ...attempt, template, limits: [...sendLimits(app, to), ...guard.limits], guard });
+  return ok({ ...attempt, template, limits: [...sendLimits(app, to), ...guard.limits, ...dialectLimits], guard });
 }
 
 interface AdmittedMessage {
@@ -243,7 +253,7 @@ async function queuePin(ctx: ServiceContext, principal: Principal, requested: Ch
   // Under a workflow the PIN goes out on its first step's channel, whichever dialect asked.
   const workflow = planSend(ctx, app, requested);
   const channel = workflow?.channel ?? requested;
-  const admission = await admit(ctx, principal, { kind: 'send', app, channel, to }, template?.kind === wanted ? template : undefined, input.placeholders ?? {}, errors);
+  const admission = await admit(ctx, principal, { kind: 'send', app, channel, to }, template?.kind === wanted ? template : undefined, input.placeholders ?? {}, errors, input.dialectLimits);
   if (!admission.ok) return admission;
 
   const now = ctx.clock();
@@ -321,7 +331,7 @@ async function queueAdmittedResend(
   const app = await readApplication(ctx, principal.accountId, pin.applicationId);
   const template = await readMessageTemplate(ctx, principal.accountId, pin.applicationId, pin.messageId);
   if (!app || !template) return pinNotFound(pinId);
-  const admission = await admit(ctx, principal, { kind: 'resend', app, channel, to: pin.destination, pinId }, template, input.placeholders ?? {}, errors);
+  const admission = await admit(ctx, principal, { kind: 'resend', app, channel, to: pin.destination, pinId }, template, input.placeholders ?? {}, errors, input.dialectLimits);
   if (!admission.ok) return admission;
 
   const now = ctx.clock();

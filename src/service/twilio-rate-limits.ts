@@ -2,7 +2,7 @@
 // service's limits (`RateLimits={"end_user_ip":"203.0.113.7"}`); each Bucket of a named limit allows
 // at most `max` starts per value in `interval` seconds, counted by the engine's sliding windows
 // (rate_limit_buckets, the same as Infobip's limits). A limit without Buckets limits nothing.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { fail, FieldErrors, ok, type Result } from '../domain/errors.js';
 import type { NamedLimit } from './limit-refusals.js';
 import type { TwilioBucketRow, TwilioRateLimitRow } from '../store/twilio-store.js';
@@ -13,6 +13,8 @@ export const RATE_LIMITS_PER_SERVICE_MAX = 20;
 export const BUCKETS_PER_RATE_LIMIT_MAX = 10;
 export const INTERVAL_MAX_SECONDS = 86_400 * 366;
 const UNIQUE_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+/** A value is an IP address, a phone number, a user or session id: 256 characters hold any of them. */
+export const RATE_LIMIT_VALUE_MAX = 256;
 
 const newSid = (prefix: 'RK' | 'BL') => `${prefix}${randomBytes(16).toString('hex')}`;
 
@@ -142,21 +144,30 @@ export async function deleteBucket(ctx: ServiceContext, principal: Principal, se
 }
 
 /**
+ * The limit key of a value: a digest, so that every bucket row has the same small size whatever
+ * the client sends, and the value itself (an IP, a phone number) is not kept in the limit tables.
+ */
+const valueDigest = (value: string) => createHash('sha256').update(value, 'utf8').digest('base64url');
+
+/**
  * The limits a start consumes for the values its `RateLimits` parameter gives: one per Bucket of each
- * named limit of the service, keyed by the bucket and the value. Names the service has no limit of
- * count nothing. A parameter that is not a JSON object of string or number values is a 400.
+ * named limit of the service, keyed by the bucket and the value's digest. Names the service has no
+ * limit of count nothing. A parameter that is not a JSON object of string or number values of at most
+ * RATE_LIMIT_VALUE_MAX characters is a 400. The caller consumes them with the send's own limits, in
+ * its write: a start refused for any reason counts in no bucket and writes no bucket row.
  */
 export async function rateLimitChecks(ctx: ServiceContext, service: TwilioService, rateLimits: string | undefined): Promise<Result<NamedLimit[]>> {
   if (rateLimits === undefined) return ok([]);
   let values: unknown;
   try { values = JSON.parse(rateLimits); } catch { values = undefined; }
-  const invalid = fail('INVALID_REQUEST', 'Invalid parameter: RateLimits', { validationErrors: { RateLimits: ['must be a JSON object of names and string values'] } });
-  if (values === null || typeof values !== 'object' || Array.isArray(values)) return invalid;
+  const invalid = (why: string) => fail('INVALID_REQUEST', 'Invalid parameter: RateLimits', { validationErrors: { RateLimits: [why] } });
+  if (values === null || typeof values !== 'object' || Array.isArray(values)) return invalid('must be a JSON object of names and string values');
   const entries = Object.entries(values as Record<string, unknown>);
-  if (entries.some(([, v]) => typeof v !== 'string' && typeof v !== 'number')) return invalid;
+  if (entries.some(([, v]) => typeof v !== 'string' && typeof v !== 'number')) return invalid('must be a JSON object of names and string values');
+  if (entries.some(([, v]) => String(v).length > RATE_LIMIT_VALUE_MAX)) return invalid(`values must be at most ${RATE_LIMIT_VALUE_MAX} characters`);
   const limits = (await ctx.store.twilio.listRateLimits(service.application.accountId, service.application.id))
     .filter((l) => Object.hasOwn(values as object, l.uniqueName));
   const buckets = await ctx.store.twilio.listBuckets(service.application.accountId, limits.map((l) => l.sid));
-  const valueOf = new Map(limits.map((l) => [l.sid, String((values as Record<string, unknown>)[l.uniqueName])]));
-  return ok(buckets.map((b) => ({ key: `twilio:bucket:${b.sid}:${valueOf.get(b.rateLimitSid) ?? ''}`, limit: b.max, windowMs: b.interval * 1000, reason: 'SERVICE_RATE_LIMIT' as const })));
+  const digestOf = new Map(limits.map((l) => [l.sid, valueDigest(String((values as Record<string, unknown>)[l.uniqueName]))]));
+  return ok(buckets.map((b) => ({ key: `twilio:bucket:${b.sid}:${digestOf.get(b.rateLimitSid) ?? ''}`, limit: b.max, windowMs: b.interval * 1000, reason: 'SERVICE_RATE_LIMIT' as const })));
 }

@@ -267,16 +267,39 @@ async function localeMessageId(ctx: ServiceContext, principal: Principal, servic
 export const PSD2_TEXT = ' Amount: {{amount}}. Payee: {{payee}}.';
 
 /**
+ * Android app hashes one Service keeps variants for. A start names its hash, and each new one makes a
+ * message template kept as long as the Service: an app has a few (one per signing key), so this
+ * bounds what starts can add to the configuration, whatever hashes a client sends.
+ */
+export const APP_HASHES_PER_SERVICE_MAX = 5;
+
+/** The key of a variant among the Service's locale messages; an app hash, exactly 11 characters, comes last. */
+function variantKey(baseMessageId: string, variant: { psd2: boolean; appHash?: string }): string {
+  return `${baseMessageId}${variant.psd2 ? '+psd2' : ''}${variant.appHash !== undefined ? `+${variant.appHash}` : ''}`;
+}
+
+const APP_HASH_OF_KEY = /\+([A-Za-z0-9+/]{11})$/;
+
+/**
  * A variant of a Service's SMS/voice message template: PSD2's amount and payee appended, an Android
  * app hash as the template's SMS autofill (its own line, which SMS Retriever reads). Made at first
  * use from the template it varies and kept beside the locales' (so a new CodeLength reaches it too).
+ * A hash beyond the Service's APP_HASHES_PER_SERVICE_MAX is refused (60200), before the start
+ * sends or counts anything.
  */
-export async function variantMessageId(ctx: ServiceContext, principal: Principal, service: TwilioService, baseMessageId: string, variant: { psd2: boolean; appHash?: string }): Promise<string> {
-  if (!variant.psd2 && variant.appHash === undefined) return baseMessageId;
-  const key = `${baseMessageId}${variant.psd2 ? '+psd2' : ''}${variant.appHash !== undefined ? `+${variant.appHash}` : ''}`;
-  const find = async () => (await ctx.store.twilio.listLocaleMessages(principal.accountId, service.application.id)).find((l) => l.locale === key)?.messageId;
-  const known = await find();
-  if (known !== undefined) return known;
+export async function variantMessageId(ctx: ServiceContext, principal: Principal, service: TwilioService, baseMessageId: string, variant: { psd2: boolean; appHash?: string }): Promise<Result<string>> {
+  if (!variant.psd2 && variant.appHash === undefined) return ok(baseMessageId);
+  const key = variantKey(baseMessageId, variant);
+  const listed = () => ctx.store.twilio.listLocaleMessages(principal.accountId, service.application.id);
+  const known = await listed();
+  const found = known.find((l) => l.locale === key);
+  if (found) return ok(found.messageId);
+  if (variant.appHash !== undefined) {
+    const hashes = new Set(known.map((l) => APP_HASH_OF_KEY.exec(l.locale)?.[1]).filter((h) => h !== undefined));
+    if (!hashes.has(variant.appHash) && hashes.size >= APP_HASHES_PER_SERVICE_MAX) {
+      return fail('INVALID_REQUEST', 'Invalid parameter: AppHash', { validationErrors: { AppHash: [`the service sends with ${APP_HASHES_PER_SERVICE_MAX} app hashes already, at most`] } });
+    }
+  }
   const base = await readMessageTemplate(ctx, principal.accountId, service.application.id, baseMessageId);
   if (!base || base.kind !== 'sms_voice') throw new Error(`the Twilio service's message ${baseMessageId} is gone`);
   const template = await createSmsVoiceTemplate(ctx, principal, service.application.id, {
@@ -287,6 +310,6 @@ export async function variantMessageId(ctx: ServiceContext, principal: Principal
     const autofill = await setTemplateAutofill(ctx, principal, service.application.id, template.value.id, { androidAppHash: variant.appHash });
     if (!autofill.ok) throw new Error(`the app hash was refused: ${autofill.failure.text}`);
   }
-  if (await ctx.store.twilio.saveLocaleMessage(principal.accountId, service.application.id, key, template.value.id)) return template.value.id;
-  return (await find()) ?? template.value.id;
+  if (await ctx.store.twilio.saveLocaleMessage(principal.accountId, service.application.id, key, template.value.id)) return ok(template.value.id);
+  return ok((await listed()).find((l) => l.locale === key)?.messageId ?? template.value.id);
 }

@@ -19,7 +19,7 @@ import type { TwilioEventDraft, TwilioVerificationRow, TwilioVerificationStatus 
 import { auditRequest } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
 import { countBreakerVerify } from './security.js';
-import { tooManyRequests } from './limit-refusals.js';
+import type { NamedLimit } from './limit-refusals.js';
 import { resendPin, sendPin } from './send-pin.js';
 import { testNumberAuditReason } from './test-numbers.js';
 import { rateLimitChecks } from './twilio-rate-limits.js';
@@ -197,12 +197,6 @@ export async function startVerification(ctx: ServiceContext, principal: Principa
   if (!checks.ok) return checks;
 
   const now = ctx.clock();
-  // The service's Rate Limit Buckets count every start, a repeated one too (Twilio answers 20429).
-  // They are consumed apart from the send's own limits: a send refused afterwards has still been tried.
-  if (checks.value.length > 0) {
-    const outcome = await ctx.store.consumeRateLimits(checks.value, now);
-    if (!outcome.allowed) return tooManyRequests('SERVICE_RATE_LIMIT', outcome);
-  }
   // One start per destination at a time (Twilio's 60212): two at once would both find nothing pending and make two verifications.
   const lockKey = `${service.application.id}:${destination.value}`;
   const lockedUntil = now + START_LOCK_MS;
@@ -210,7 +204,7 @@ export async function startVerification(ctx: ServiceContext, principal: Principa
     return fail('CONCURRENT_START', 'Too many concurrent requests for phone number', { retryAfterMs: 1000 });
   }
   try {
-    return await startLocked(ctx, principal, service, { input, destination: destination.value, channel, twilioChannel, locale, placeholders, customCode, psd2, sender: sender.value, now });
+    return await startLocked(ctx, principal, service, { input, destination: destination.value, channel, twilioChannel, locale, placeholders, serviceLimits: checks.value, customCode, psd2, sender: sender.value, now });
   } finally {
     await ctx.store.twilio.unlockStart(lockKey, lockedUntil);
   }
@@ -223,6 +217,11 @@ interface StartPlan {
   twilioChannel: TwilioChannel;
   locale: string;
   placeholders: Record<string, string>;
+  /**
+   * The service's Rate Limit Buckets: they count every start that sends, a repeated one too (20429),
+   * consumed with the send's own limits so that a start refused for any reason counts in none.
+   */
+  serviceLimits: NamedLimit[];
   customCode: string | undefined;
   psd2: boolean;
   sender: string | undefined;
@@ -241,17 +240,19 @@ async function startLocked(ctx: ServiceContext, principal: Principal, service: T
       await auditRequest(ctx, principal, { event: 'pin.resend.refused', applicationId: service.application.id, pinId: latest.id, destination: latest.destination, reason: 'twilio:max_send_attempts' });
       return fail('SEND_ATTEMPTS_EXHAUSTED', 'Max send attempts reached', { retryAfterMs: latest.expiresAt - now });
     }
-    const resent = await resendPin(ctx, principal, latest.id, channel, { placeholders });
+    const resent = await resendPin(ctx, principal, latest.id, channel, { placeholders, dialectLimits: plan.serviceLimits });
     if (!resent.ok) return asTwilioFailure(resent.failure);
     await ctx.store.twilio.recordSend(principal.accountId, latest.id, { time: now, channel: twilioChannel, attemptSid: attemptSid(resent.value.deliveryId) }, now);
     return fetchByPinId(ctx, principal, service, latest.id);
   }
 
   const baseMessageId = await serviceMessageId(ctx, principal, service, channel === 'email' ? 'email' : 'sms_voice', plan.locale);
-  const messageId = channel === 'email' ? baseMessageId
+  const variant = channel === 'email' ? ok(baseMessageId)
     : await variantMessageId(ctx, principal, service, baseMessageId, { psd2: plan.psd2, ...(input.appHash !== undefined ? { appHash: input.appHash } : {}) });
+  if (!variant.ok) return variant;
+  const messageId = variant.value;
   const sent = await sendPin(ctx, principal, channel, {
-    applicationId: service.application.id, messageId, to: destination.value, placeholders,
+    applicationId: service.application.id, messageId, to: destination.value, placeholders, dialectLimits: plan.serviceLimits,
     ...(plan.customCode !== undefined ? { pin: plan.customCode } : {}), ...(plan.sender !== undefined ? { from: plan.sender } : {}),
   });
   if (!sent.ok) return asTwilioFailure(sent.failure);

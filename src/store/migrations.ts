@@ -571,6 +571,13 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         for (const statement of COMMIT_BARRIER_SCHEMA) await sql.raw(statement).execute(db);
       },
     },
+    '0026_idempotency_keys_by_account': {
+      async up(db: Kysely<unknown>) {
+        // An account's keys within their window are counted on each claim of a new key, up to the
+        // cap (store/idempotency-store.ts): through this index, never through the whole table.
+        await db.schema.createIndex('idempotency_keys_account').on('idempotency_keys').columns(['account_id', 'expires_at']).execute();
+      },
+    },
   };
 }
 

@@ -2,6 +2,9 @@
 // first answer without running again, per account, for TWOFA_IDEMPOTENCY_WINDOW.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
+import { IDEMPOTENCY_ANSWER_MAX_BYTES } from '../../src/http/plugins/idempotency.js';
+import { authenticate } from '../../src/service/api-keys.js';
 import type { KyselyStore } from '../../src/store/kysely-store.js';
 import { createAppAndTemplate, createHarness, deliveredPin, type Harness } from '../support/harness.js';
 import { assertEnvelope, forbid5xx, freshPhone, inboxFor } from '../support/http-assertions.js';
@@ -109,6 +112,15 @@ describe('Idempotency-Key', () => {
     assertEnvelope(await post('/2fa/2/pin', body, '""'), 400, 'BAD_REQUEST');
   });
 
+  it('a send key posting a 30 KB applicationId with a new key each time is refused (400) and stores nothing', async () => {
+    const before = await storedKeys();
+    for (let i = 0; i < 50; i++) {
+      const refused = await post('/2fa/2/pin', { applicationId: `${i}${'A'.repeat(30_000)}`, messageId: sms.messageId, to: freshPhone() }, freshKey(), h.keys.sendOnly);
+      assertEnvelope(refused, 400, 'BAD_REQUEST');
+    }
+    assert.equal(await storedKeys(), before);
+  });
+
   it('a request without the header stores nothing', async () => {
     const before = await storedKeys();
     assert.equal((await post('/2fa/2/pin', { ...sms, to: freshPhone() }, undefined)).status, 200);
@@ -152,5 +164,73 @@ describe('Idempotency-Key', () => {
     const later = await post('/2fa/2/pin', body, key);
     assert.equal(later.status, 200);
     assert.notEqual(later.body.pinId, first.body.pinId);
+  });
+});
+
+describe('Idempotency-Key: what one account stores is bounded, whatever it sends', () => {
+  const MAX_KEYS = 20;
+  /** docs/security.md: a stored answer (encrypted, base64) takes at most 6 KiB. */
+  const STORED_ANSWER_MAX = 6144;
+  let h: Harness;
+  let sms: { applicationId: string; messageId: string };
+  let accountId: string;
+  before(async () => {
+    h = forbid5xx(await createHarness({ TWOFA_IDEMPOTENCY_MAX_KEYS: String(MAX_KEYS) }));
+    sms = await createAppAndTemplate(h);
+    accountId = (await authenticate(h.node.store, `App ${h.keys.a}`))!.accountId;
+  });
+  after(async () => { await h.close(); });
+
+  let keys = 0;
+  const freshKey = () => `bounded-${(keys += 1)}`;
+  const post = (path: string, body: unknown, key: string, apiKey?: string) =>
+    h.request('POST', path, { body, headers: { 'idempotency-key': key }, ...(apiKey ? { key: apiKey } : {}) });
+  const stored = async () => {
+    const rows = await (h.node.store as KyselyStore).db.selectFrom('idempotency_keys').select(['answer']).where('account_id', '=', accountId).execute();
+    return { rows: rows.length, longest: Math.max(0, ...rows.map((r) => (r.answer ?? '').length)), bytes: rows.reduce((n, r) => n + (r.answer ?? '').length, 0) };
+  };
+  const emailTemplates = async () => Number((await (h.node.store as KyselyStore).db.selectFrom('email_templates').select(sql<number>`count(*)`.as('n')).executeTakeFirstOrThrow()).n);
+
+  it(`a success whose answer is over ${IDEMPOTENCY_ANSWER_MAX_BYTES} bytes is kept without it: a repeat runs nothing and is answered 409`, async () => {
+    const key = freshKey();
+    const body = { name: 'large', subject: 'Your code {{pin}}', html: `<p>{{pin}}</p>${'x'.repeat(30_000)}` };
+    const first = await post('/api/v1/email-templates', body, key);
+    assert.equal(first.status, 200, JSON.stringify(first.body).slice(0, 300));
+    const templates = await emailTemplates();
+    const again = await post('/api/v1/email-templates', body, key);
+    assertEnvelope(again, 409, 'CONFLICT');
+    assert.equal(await emailTemplates(), templates, 'the template was made once');
+    assert.ok((await stored()).longest <= STORED_ANSWER_MAX);
+  });
+
+  it(`new keys beyond TWOFA_IDEMPOTENCY_MAX_KEYS (${MAX_KEYS}) are refused with 429 and Retry-After; the keys held still replay; the stored answers stay within ${MAX_KEYS} × 6 KiB`, async () => {
+    const held: Array<{ key: string; body: unknown; answer: unknown }> = [];
+    let refused = 0;
+    for (let i = 0; i < 3 * MAX_KEYS; i++) {
+      const key = freshKey();
+      // Large answers of every kind a key of the account can get: a large success, a refusal echoing a large value, a send.
+      const [path, body, apiKey] = i % 3 === 0 ? ['/api/v1/email-templates', { name: `t${i}`, subject: '{{pin}}', html: `{{pin}}${'y'.repeat(30_000)}` }, undefined] as const
+        : i % 3 === 1 ? ['/2fa/2/pin', { ...sms, to: freshPhone(), placeholders: { [`p${'z'.repeat(20_000)}`]: 'v' } }, h.keys.sendOnly] as const
+          : ['/2fa/2/pin', { ...sms, to: freshPhone() }, h.keys.sendOnly] as const;
+      const answer = await post(path, body, key, apiKey);
+      if (answer.status === 429) {
+        refused++;
+        assertEnvelope(answer, 429, 'TOO_MANY_REQUESTS');
+        assert.ok(Number(answer.headers['retry-after']) > 0);
+      } else if (path === '/2fa/2/pin' && answer.status === 200) {
+        held.push({ key, body, answer: answer.body });
+      }
+    }
+    assert.ok(refused > 0, 'the account reached its keys');
+    const grown = await stored();
+    assert.ok(grown.rows <= MAX_KEYS, `${grown.rows} keys stored`);
+    assert.ok(grown.longest <= STORED_ANSWER_MAX, `an answer of ${grown.longest} bytes stored`);
+    assert.ok(grown.bytes <= MAX_KEYS * STORED_ANSWER_MAX, `${grown.bytes} bytes of answers stored`);
+    const [first] = held;
+    assert.ok(first, 'some sends were answered and kept');
+    const replayed = await post('/2fa/2/pin', first.body, first.key, h.keys.sendOnly);
+    assert.equal(replayed.status, 200, 'a key the account holds is answered at the cap');
+    assert.deepEqual(replayed.body, first.answer);
+    assert.equal(replayed.headers['idempotent-replayed'], 'true');
   });
 });

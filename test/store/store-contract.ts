@@ -641,7 +641,21 @@ export function storeConformance(name: string, open: () => Promise<Store>, optio
 
     describe('idempotency keys', () => {
       const claim = (id: string, token: string, now: number, fingerprint = 'f1') =>
-        store.idempotency.claim({ id, accountId, fingerprint, token, now, leaseUntil: now + 1000, expiresAt: now + 60_000 });
+        store.idempotency.claim({ id, accountId, fingerprint, token, now, leaseUntil: now + 1000, expiresAt: now + 60_000, maxLiveKeys: 1_000 });
+
+      it('refuses a new key of an account holding maxLiveKeys within their window, still answers the keys it holds, and frees a place as the oldest leaves its window', async () => {
+        const capped = (await store.findOrCreateAccount(`idem-cap-${randomUUID()}`, randomUUID(), T0)).id;
+        const claimCapped = (id: string, now: number) =>
+          store.idempotency.claim({ id, accountId: capped, fingerprint: 'f1', token: randomUUID(), now, leaseUntil: now + 1000, expiresAt: now + 60_000, maxLiveKeys: 3 });
+        const ids = Array.from({ length: 4 }, () => `idem-${randomUUID()}`);
+        assert.deepEqual(await claimCapped(ids[0]!, T0), { kind: 'claimed' });
+        assert.deepEqual(await claimCapped(ids[1]!, T0 + 10), { kind: 'claimed' });
+        assert.deepEqual(await claimCapped(ids[2]!, T0 + 20), { kind: 'claimed' });
+        assert.deepEqual(await claimCapped(ids[3]!, T0 + 30), { kind: 'full', retryAfterMs: 60_000 - 30 });
+        assert.equal((await claimCapped(ids[0]!, T0 + 2000)).kind, 'claimed', 'a key it holds (its lease run out) is taken over as ever');
+        assert.deepEqual(await claim(`idem-${randomUUID()}`, 't1', T0 + 30), { kind: 'claimed' }, 'another account is not counted');
+        assert.deepEqual(await claimCapped(ids[3]!, T0 + 60_010), { kind: 'claimed' }, 'the oldest window ended: a place is free');
+      });
 
       it('lets one request hold a key, then answers repeats with its stored answer; another request with the key is a mismatch', async () => {
         const id = `idem-${randomUUID()}`;

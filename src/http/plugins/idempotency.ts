@@ -10,6 +10,11 @@
 // request. Answers worth repeating are stored: 2xx and 4xx, except 429 (nothing was done, and
 // Retry-After invites the same request again) and 5xx (the failure was ours; a retry should run).
 //
+// What one account can make the shared database keep is bounded: at most `maxKeys` keys within
+// their window, each answer at most IDEMPOTENCY_ANSWER_MAX_BYTES. A larger refusal (4xx: nothing was
+// done, so running it again is harmless) is not kept; a larger success is kept as done without its
+// body, so that a repeat still runs nothing (409 IDEMPOTENCY_ANSWER_NOT_KEPT).
+//
 // Requests without the header pay one header lookup: no query, no hashing.
 import type { FailureName } from '../../domain/errors.js';
 import { FailureError } from '../error-envelope.js';
@@ -35,6 +40,9 @@ export function idempotencyKeyOf(value: string | string[]): string | undefined {
 }
 
 export const DEFAULT_IDEMPOTENCY_WINDOW_MS = 24 * 3_600_000;
+export const DEFAULT_IDEMPOTENCY_MAX_KEYS = 10_000;
+/** The answers worth replaying are small (a send's is under 300 bytes); an echo of a large body is not kept. */
+export const IDEMPOTENCY_ANSWER_MAX_BYTES = 4096;
 
 /** The answer headers a replay carries again: those a client acts on. */
 const REPLAYED_HEADERS = ['content-type', 'cache-control', 'retry-after', 'location', 'x-next-resend-at'] as const;
@@ -42,6 +50,8 @@ const REPLAYED_HEADERS = ['content-type', 'cache-control', 'retry-after', 'locat
 interface StoredAnswer {
   headers: Record<string, string>;
   body: string;
+  /** A success whose answer was over IDEMPOTENCY_ANSWER_MAX_BYTES: done, and not replayable. */
+  notKept?: true;
 }
 
 interface Held {
@@ -60,6 +70,8 @@ export interface IdempotencyOptions {
   ctx: ServiceContext;
   /** How long a key and its answer are kept (TWOFA_IDEMPOTENCY_WINDOW). */
   windowMs: number;
+  /** Keys one account may hold within the window (TWOFA_IDEMPOTENCY_MAX_KEYS). */
+  maxKeys: number;
   /**
    * How long a running request holds its key before a repeat may take it over: a node that dies
    * mid-request must not lock the key for the whole window.
@@ -67,8 +79,8 @@ export interface IdempotencyOptions {
   leaseMs: number;
 }
 
-function refusal(name: FailureName, text: string): FailureError {
-  return new FailureError({ name, text });
+function refusal(name: FailureName, text: string, retryAfterMs?: number): FailureError {
+  return new FailureError({ name, text, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
@@ -90,7 +102,7 @@ function replay(reply: FastifyReply, status: number, answer: StoredAnswer): Fast
  * in onSend, so that a stored answer is durable before the client reads it.
  */
 export function registerIdempotency(app: App, options: IdempotencyOptions): void {
-  const { ctx, windowMs, leaseMs } = options;
+  const { ctx, windowMs, maxKeys, leaseMs } = options;
   app.decorateRequest('idempotency', null);
 
   /** Claims the key; true when the request was answered here (a replay) and must go no further. */
@@ -100,7 +112,7 @@ export function registerIdempotency(app: App, options: IdempotencyOptions): void
     const id = sha256(`${request.principal.accountId}\n${key}`);
     const token = randomUUID();
     const now = ctx.clock();
-    const claim = await ctx.store.idempotency.claim({ id, accountId: request.principal.accountId, fingerprint: fingerprint(request), token, now, leaseUntil: now + leaseMs, expiresAt: now + windowMs });
+    const claim = await ctx.store.idempotency.claim({ id, accountId: request.principal.accountId, fingerprint: fingerprint(request), token, now, leaseUntil: now + leaseMs, expiresAt: now + windowMs, maxLiveKeys: maxKeys });
     switch (claim.kind) {
       case 'claimed':
         request.idempotency = { id, token };
@@ -113,9 +125,13 @@ export function registerIdempotency(app: App, options: IdempotencyOptions): void
         const text = ctx.keyring.decryptAnswer(id, claim.answer);
         // An answer stored under a secret no longer configured cannot be replayed, and the request must not run twice.
         if (text === null) throw refusal('IDEMPOTENCY_ANSWER_UNREADABLE', 'The answer stored for this Idempotency-Key cannot be read (TWOFA_SECRET changed); use a new key');
-        replay(reply, claim.status, JSON.parse(text) as StoredAnswer);
+        const answer = JSON.parse(text) as StoredAnswer;
+        if (answer.notKept) throw refusal('IDEMPOTENCY_ANSWER_NOT_KEPT', `The request with this Idempotency-Key was done, and its answer was larger than ${IDEMPOTENCY_ANSWER_MAX_BYTES} bytes and not kept; use a new key for a new request`);
+        replay(reply, claim.status, answer);
         return true;
       }
+      case 'full':
+        throw refusal('IDEMPOTENCY_KEYS_FULL', `This account holds ${maxKeys} Idempotency-Keys within their window, at most; retry once the oldest expires, or send without a key`, claim.retryAfterMs);
     }
   }
 
@@ -128,8 +144,12 @@ export function registerIdempotency(app: App, options: IdempotencyOptions): void
       const value = reply.getHeader(name);
       if (value !== undefined) headers[name] = String(value);
     }
-    const answer: StoredAnswer = { headers, body: payload };
-    await ctx.store.idempotency.complete(held.id, held.token, status, ctx.keyring.encryptAnswer(held.id, JSON.stringify(answer)));
+    let answer = JSON.stringify({ headers, body: payload } satisfies StoredAnswer);
+    if (Buffer.byteLength(answer, 'utf8') > IDEMPOTENCY_ANSWER_MAX_BYTES) {
+      if (status >= 400) return ctx.store.idempotency.release(held.id, held.token);
+      answer = JSON.stringify({ headers: {}, body: '', notKept: true } satisfies StoredAnswer);
+    }
+    await ctx.store.idempotency.complete(held.id, held.token, status, ctx.keyring.encryptAnswer(held.id, answer));
   }
 
   // Callback hooks, so that a request without the header passes through without a promise.

@@ -25,7 +25,7 @@ export const EmailTemplateResponseSchema = Type.Object({
 export const EmailTemplateIdParamsSchema = Type.Object({ id: Type.String({ pattern: '^[1-9][0-9]{0,14}$', description: 'Email template id.' }) });
 
 export const InboxQuerySchema = Type.Object({
-  to: Type.Optional(Type.String({ description: 'Only messages to this destination.' })),
+  to: Type.Optional(Type.String({ maxLength: 320, description: 'Only messages to this destination.' })),
   limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: 'At most this many messages (default 50, max 1000).' })),
 });
 

@@ -4,6 +4,11 @@ import { Type, type Static } from 'typebox';
 import { LANGUAGE_INPUTS, LANGUAGES, type Language } from '../../domain/languages.js';
 import { PIN_TYPES, type PinType } from '../../domain/pin-generation.js';
 
+/** An id of ours is 32 hex characters; the bound keeps an answer that echoes one small. */
+const ResourceId = (description?: string) => Type.String({ maxLength: 64, ...(description !== undefined ? { description } : {}) });
+/** A phone number or an email address (RFC 5321: at most 320 characters). */
+const DESTINATION_MAX_LENGTH = 320;
+
 const Placeholders = Type.Record(Type.String(), Type.String(), { description: 'Values for {{name}} placeholders of the message; keys without braces, never `pin`.' });
 
 export const PinTypeSchema = Type.Unsafe<PinType>({ type: 'string', enum: [...PIN_TYPES], description: 'Alphabet of the generated PIN.' });
@@ -125,10 +130,10 @@ export type MessageResponse = Static<typeof MessageResponseSchema>;
 // --- sending ---
 
 export const StartAuthenticationRequestSchema = Type.Object({
-  applicationId: Type.String(),
-  messageId: Type.String(),
-  to: Type.String({ description: 'Phone number in international form, digits only, e.g. 41793026727.' }),
-  from: Type.Optional(Type.String({ description: 'Overrides the template senderId.' })),
+  applicationId: ResourceId(),
+  messageId: ResourceId(),
+  to: Type.String({ maxLength: DESTINATION_MAX_LENGTH, description: 'Phone number in international form, digits only, e.g. 41793026727.' }),
+  from: Type.Optional(Type.String({ maxLength: 64, description: 'Overrides the template senderId.' })),
   placeholders: Type.Optional(Placeholders),
   trackDelivery: Type.Optional(Type.Boolean({ description: 'Answer an externalMessageId identifying the delivery.' })),
 });
@@ -148,9 +153,9 @@ export const StartAuthenticationResponseSchema = Type.Object({
 export type StartAuthenticationResponse = Static<typeof StartAuthenticationResponseSchema>;
 
 export const StartEmailAuthenticationRequestSchema = Type.Object({
-  applicationId: Type.String(),
-  messageId: Type.String(),
-  to: Type.String({ description: 'Email address.' }),
+  applicationId: ResourceId(),
+  messageId: ResourceId(),
+  to: Type.String({ maxLength: DESTINATION_MAX_LENGTH, description: 'Email address.' }),
   from: Type.Optional(Type.String({ maxLength: 320 })),
   placeholders: Type.Optional(Placeholders),
   landingPagePlaceholders: Type.Optional(Placeholders),
@@ -173,9 +178,9 @@ export const ResendPinViaEmailRequestSchema = Type.Object({
   landingPagePlaceholders: Type.Optional(Placeholders),
 });
 
-export const PinIdParamsSchema = Type.Object({ pinId: Type.String({ maxLength: 64 }) });
-export const AppIdParamsSchema = Type.Object({ appId: Type.String({ maxLength: 64 }) });
-export const AppMessageParamsSchema = Type.Object({ appId: Type.String({ maxLength: 64 }), msgId: Type.String({ maxLength: 64 }) });
+export const PinIdParamsSchema = Type.Object({ pinId: ResourceId() });
+export const AppIdParamsSchema = Type.Object({ appId: ResourceId() });
+export const AppMessageParamsSchema = Type.Object({ appId: ResourceId(), msgId: ResourceId() });
 
 // --- verification ---
 
@@ -191,7 +196,7 @@ export const VerifyPinResponseSchema = Type.Object({
 
 const BooleanQuery = Type.Union([Type.Literal('true'), Type.Literal('false')]);
 export const VerificationStatusQuerySchema = Type.Object({
-  msisdn: Type.String({ minLength: 1, description: 'Phone number or email address.' }),
+  msisdn: Type.String({ minLength: 1, maxLength: DESTINATION_MAX_LENGTH, description: 'Phone number or email address.' }),
   verified: Type.Optional(BooleanQuery),
   sent: Type.Optional(BooleanQuery),
 });

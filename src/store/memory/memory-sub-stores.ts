@@ -318,6 +318,7 @@ export class MemoryAuditHeadStore implements AuditHeadStore {
 // --- idempotency keys ---
 
 interface IdempotencyRow {
+  accountId: string;
   fingerprint: string;
   leaseToken: string;
   leaseUntil: number;
@@ -330,9 +331,13 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
   private readonly keys = new Map<string, IdempotencyRow>();
 
   async claim(request: IdempotencyClaimRequest): Promise<IdempotencyClaim> {
-    const { id, fingerprint, token, now, leaseUntil, expiresAt } = request;
-    const fresh: IdempotencyRow = { fingerprint, leaseToken: token, leaseUntil, status: null, answer: null, expiresAt };
+    const { id, accountId, fingerprint, token, now, leaseUntil, expiresAt } = request;
+    const fresh: IdempotencyRow = { accountId, fingerprint, leaseToken: token, leaseUntil, status: null, answer: null, expiresAt };
     const row = this.keys.get(id);
+    if (!row) {
+      const live = [...this.keys.values()].filter((r) => r.accountId === accountId && r.expiresAt > now);
+      if (live.length >= request.maxLiveKeys) return { kind: 'full', retryAfterMs: Math.min(...live.map((r) => r.expiresAt)) - now };
+    }
     if (row) {
       const windowEnded = row.expiresAt <= now;
       if (!windowEnded && row.fingerprint !== fingerprint) return { kind: 'mismatch' };

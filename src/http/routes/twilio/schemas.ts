@@ -17,6 +17,10 @@ const VerificationSid = Type.String({ pattern: '^VE[0-9a-fA-F]{32}$', descriptio
 const RateLimitSid = Type.String({ pattern: '^RK[0-9a-fA-F]{32}$', description: 'The Rate Limit\'s SID: RK + 32 hex.' });
 const BucketSid = Type.String({ pattern: '^BL[0-9a-fA-F]{32}$', description: 'The Bucket\'s SID: BL + 32 hex.' });
 const AttemptSid = Type.String({ pattern: '^VL[0-9a-fA-F]{32}$', description: 'The Verification Attempt\'s SID: VL + 32 hex.' });
+/** A SID in a body (34 characters), bounded so that an answer echoing one stays small; its form is the use case's to check. */
+const BodySid = (description?: string) => Type.String({ maxLength: 64, ...(description !== undefined ? { description } : {}) });
+/** E.164 or an email address (RFC 5321: at most 320 characters). */
+const To = (description: string) => Type.String({ maxLength: 320, description });
 export const AttemptParams = Type.Object({ Sid: AttemptSid });
 export const ServiceSidParams = Type.Object({ ServiceSid });
 export const RateLimitParams = Type.Object({ ServiceSid, Sid: RateLimitSid });
@@ -122,19 +126,19 @@ const Channel = Type.Union([Type.Literal('sms'), Type.Literal('call'), Type.Lite
 const Status = Type.String({ description: 'pending, approved, canceled, max_attempts_reached, expired (or failed, deleted).' });
 
 export const CreateVerificationBody = Type.Object({
-  To: Type.String({ description: 'E.164 with a leading + for sms and call, an address for email.' }),
+  To: To('E.164 with a leading + for sms and call, an address for email.'),
   Channel: Type.String({ description: 'sms, call or email.' }),
   CustomFriendlyName: Type.Optional(Type.String({ description: 'Replaces the service\'s name in this message.' })),
   CustomMessage: Type.Optional(Type.String()),
   SendDigits: Type.Optional(Type.String()),
-  Locale: Type.Optional(Type.String()),
+  Locale: Type.Optional(Type.String({ maxLength: 16 })),
   CustomCode: Type.Optional(Type.String()),
   Amount: Type.Optional(Type.String()),
   Payee: Type.Optional(Type.String()),
   RateLimits: Type.Optional(Type.String({ description: 'JSON object, as the SDKs send it.' })),
   ChannelConfiguration: Type.Optional(Type.String({ description: 'JSON object, as the SDKs send it.' })),
-  AppHash: Type.Optional(Type.String()),
-  TemplateSid: Type.Optional(Type.String()),
+  AppHash: Type.Optional(Type.String({ maxLength: 64 })),
+  TemplateSid: Type.Optional(BodySid()),
   TemplateCustomSubstitutions: Type.Optional(Type.String()),
   DeviceIp: Type.Optional(Type.String()),
   RiskCheck: Type.Optional(Type.String()),
@@ -170,8 +174,8 @@ export const VerificationSchema = Type.Object({
 
 export const VerificationCheckBody = Type.Object({
   Code: Type.String({ description: 'The code the user was sent.' }),
-  To: Type.Optional(Type.String({ description: 'The To of the verification (this or VerificationSid).' })),
-  VerificationSid: Type.Optional(Type.String()),
+  To: Type.Optional(To('The To of the verification (this or VerificationSid).')),
+  VerificationSid: Type.Optional(BodySid()),
   Amount: Type.Optional(Type.String()),
   Payee: Type.Optional(Type.String()),
 }, { additionalProperties: true });
@@ -309,7 +313,7 @@ export const TemplateSchema = Type.Object({
 
 export const TemplatePageSchema = Type.Object({ templates: Type.Array(TemplateSchema), meta: PageMetaSchema }, { title: 'TwilioVerificationTemplatePage', description: 'One page of templates.' });
 
-export const SafeListBody = Type.Object({ PhoneNumber: Type.String({ description: 'E.164 with a leading +.' }) }, { additionalProperties: true });
+export const SafeListBody = Type.Object({ PhoneNumber: Type.String({ maxLength: 32, description: 'E.164 with a leading +.' }) }, { additionalProperties: true });
 export const SafeListParams = Type.Object({ PhoneNumber: Type.String({ maxLength: 32, description: 'E.164 with a leading +.' }) });
 
 export const SafeListSchema = Type.Object({
@@ -321,9 +325,9 @@ export const SafeListSchema = Type.Object({
 export const MessagingConfigurationParams = Type.Object({ ServiceSid, Country: Type.String({ maxLength: 3, description: 'ISO 3166-1 alpha-2, or all.' }) });
 export const CreateMessagingConfigurationBody = Type.Object({
   Country: Type.String({ description: 'ISO 3166-1 alpha-2, or all for every country without its own.' }),
-  MessagingServiceSid: Type.String({ description: 'MG + 32 hex.' }),
+  MessagingServiceSid: BodySid('MG + 32 hex.'),
 }, { additionalProperties: true });
-export const UpdateMessagingConfigurationBody = Type.Object({ MessagingServiceSid: Type.String() }, { additionalProperties: true });
+export const UpdateMessagingConfigurationBody = Type.Object({ MessagingServiceSid: BodySid() }, { additionalProperties: true });
 
 export const MessagingConfigurationSchema = Type.Object({
   account_sid: Type.String(),
