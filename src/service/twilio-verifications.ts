@@ -11,6 +11,7 @@ import { normalizeEmailAddress, normalizePhoneNumber, parseEmailSender, phoneCou
 import { autofillErrors } from '../domain/autofill.js';
 import { fail, ok, type Failure, type FailureName, type Result } from '../domain/errors.js';
 import { maskDestination } from '../domain/destinations.js';
+import { chosenCodeTooShort } from '../domain/security-profile.js';
 import type { TwilioVerificationEvent } from '../domain/twilio-events.js';
 import { accountSid, attemptSid, pinIdOf, serviceSid, verificationSid } from '../domain/twilio-sids.js';
 import { BUILT_IN_TEMPLATES, countryLocale, DEFAULT_LOCALE, twilioLocale } from '../domain/twilio-templates.js';
@@ -18,6 +19,7 @@ import type { Channel, PinRecord } from '../store/store.js';
 import type { TwilioEventDraft, TwilioVerificationRow, TwilioVerificationStatus } from '../store/twilio-store.js';
 import { auditRequest } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
+import { profileOf } from './effective-records.js';
 import { countBreakerVerify } from './security.js';
 import { tooManyRequests } from './limit-refusals.js';
 import { resendPin, sendPin } from './send-pin.js';
@@ -176,6 +178,8 @@ export async function startVerification(ctx: ServiceContext, principal: Principa
   if (input.templateSid !== undefined && !BUILT_IN_TEMPLATES.some((t) => t.sid === input.templateSid)) return invalid('TemplateSid', 'is not a template of GET /v2/Templates');
   const customCode = service.settings.custom_code_enabled === true ? input.customCode : undefined;
   if (customCode !== undefined && !CUSTOM_CODE.test(customCode)) return invalid('CustomCode', 'must be 4 to 10 letters or digits');
+  const customCodeTooShort = customCode === undefined ? undefined : chosenCodeTooShort(profileOf(ctx), customCode);
+  if (customCodeTooShort !== undefined) return invalid('CustomCode', customCodeTooShort);
   if (input.appHash !== undefined && autofillErrors({ webOtpDomain: null, androidAppHash: input.appHash })['androidAppHash'] !== undefined) {
     return invalid('AppHash', 'must be the 11-character SMS Retriever app hash (letters, digits, + and /)');
   }

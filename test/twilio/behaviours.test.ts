@@ -11,6 +11,15 @@ import { createHarness, type Harness } from '../support/harness.js';
 import { freshEmail, freshPhone } from '../support/http-assertions.js';
 import { RecordingClient, rejectsWith } from './sdk-support.js';
 
+/** The official SDK, listening harness `h`'s node and authenticated with its key `a`. */
+async function sdkClientOf(h: Harness): Promise<twilio.Twilio> {
+  await h.node.app.listen({ port: 0, host: '127.0.0.1' });
+  const accountSid = (await h.request('GET', '/api/v1/me')).body.accountSid as string;
+  const client = twilio(accountSid, h.keys.a, { httpClient: new RecordingClient({ keepAlive: false }) });
+  client.verify.baseUrl = `http://127.0.0.1:${(h.node.app.server.address() as AddressInfo).port}`;
+  return client;
+}
+
 describe('Twilio Verify start behaviours through the official Node SDK', () => {
   let h: Harness;
   let client: twilio.Twilio;
@@ -18,10 +27,7 @@ describe('Twilio Verify start behaviours through the official Node SDK', () => {
 
   before(async () => {
     h = await createHarness();
-    await h.node.app.listen({ port: 0, host: '127.0.0.1' });
-    const accountSid = (await h.request('GET', '/api/v1/me')).body.accountSid as string;
-    client = twilio(accountSid, h.keys.a, { httpClient: new RecordingClient({ keepAlive: false }) });
-    client.verify.baseUrl = `http://127.0.0.1:${(h.node.app.server.address() as AddressInfo).port}`;
+    client = await sdkClientOf(h);
     accountId = (await authenticate(h.node.store, `App ${h.keys.a}`))!.accountId;
   });
   after(async () => { await h.close(); });
@@ -106,5 +112,29 @@ describe('Twilio Verify start behaviours through the official Node SDK', () => {
     // Once the starts are done, the next one is a repeated start of that verification.
     const again = await client.verify.v2.services(service.sid).verifications.create({ to, channel: 'sms' });
     assert.ok(sids.has(again.sid));
+  });
+});
+
+describe('Twilio Verify CustomCode under TWOFA_SECURITY_PROFILE=strict', () => {
+  let h: Harness;
+  let client: twilio.Twilio;
+
+  before(async () => {
+    h = await createHarness({ TWOFA_SECURITY_PROFILE: 'strict' });
+    client = await sdkClientOf(h);
+  });
+  after(async () => { await h.close(); });
+
+  it('refuses a CustomCode shorter than the profile\'s 6-character floor (60200 on CustomCode) and sends one that meets it', async () => {
+    const service = await client.verify.v2.services.create({ friendlyName: 'Strict', customCodeEnabled: true, codeLength: 6 });
+    const verify = client.verify.v2.services(service.sid);
+    for (const customCode of ['1234', 'AB12C']) {
+      const e = await rejectsWith(verify.verifications.create({ to: `+${freshPhone()}`, channel: 'sms', customCode }), 400, 60200);
+      assert.equal(e.message, 'Invalid parameter: CustomCode');
+    }
+    const to = `+${freshPhone()}`;
+    const started = await verify.verifications.create({ to, channel: 'sms', customCode: '482135' });
+    assert.equal(started.status, 'pending');
+    assert.equal((await verify.verificationChecks.create({ to, code: '482135' })).status, 'approved');
   });
 });
