@@ -79,6 +79,31 @@ describe('Twilio Verify start behaviours through the official Node SDK', () => {
     assert.equal(checked.payee, 'Acme');
   });
 
+  it('PSD2: a start to the same number for another Amount or Payee ends the pending verification; its code approves only the transaction it was shown for', async () => {
+    const service = await client.verify.v2.services.create({ friendlyName: 'Bank', psd2Enabled: true });
+    const verify = client.verify.v2.services(service.sid);
+    const to = `+${freshPhone()}`;
+    const codeOf = async (sid: string) => /code is: (\d{6})\. Amount: (.*)\. Payee: (.*)\.$/.exec((await sent(sid)).text!)!.slice(1);
+    const large = await verify.verifications.create({ to, channel: 'sms', amount: '1000 EUR', payee: 'Mallory' });
+    const [largeCode] = await codeOf(large.sid);
+    const again = await verify.verifications.create({ to, channel: 'sms', amount: '1000 EUR', payee: 'Mallory' });
+    assert.equal(again.sid, large.sid, 'the same transaction again: the same verification and code');
+
+    const small = await verify.verifications.create({ to, channel: 'sms', amount: '10 EUR', payee: 'Alice' });
+    assert.notEqual(small.sid, large.sid, 'another transaction is another verification');
+    assert.deepEqual([small.amount, small.payee, small.sendCodeAttempts.length], ['10 EUR', 'Alice', 1]);
+    const [smallCode, amount, payee] = await codeOf(small.sid);
+    assert.deepEqual([amount, payee], ['10 EUR', 'Alice'], 'the message names the transaction its code confirms');
+    assert.equal((await verify.verifications(large.sid).fetch()).status, 'canceled');
+
+    // The code shown for 10 EUR to Alice never approves 1000 EUR to Mallory, by To or by the first verification's SID.
+    await rejectsWith(verify.verificationChecks.create({ to, code: smallCode!, amount: '1000 EUR', payee: 'Mallory' }), 400, 60200);
+    await rejectsWith(verify.verificationChecks.create({ verificationSid: large.sid, code: smallCode!, amount: '1000 EUR', payee: 'Mallory' }), 404, 20404);
+    await rejectsWith(verify.verificationChecks.create({ verificationSid: large.sid, code: largeCode!, amount: '1000 EUR', payee: 'Mallory' }), 404, 20404);
+    const checked = await verify.verificationChecks.create({ to, code: smallCode!, amount: '10 EUR', payee: 'Alice' });
+    assert.deepEqual([checked.sid, checked.status], [small.sid, 'approved']);
+  });
+
   it('sends email from the ChannelConfiguration\'s from and from_name, and refuses one that is not a JSON object', async () => {
     const service = await client.verify.v2.services.create({ friendlyName: 'Mailer' });
     const started = await client.verify.v2.services(service.sid).verifications.create({
