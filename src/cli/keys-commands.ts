@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { OperationFailedError } from './cli-errors.js';
-import { ALL_SCOPES, createApiKey } from '../service/api-keys.js';
+import { ALL_SCOPES, createApiKey, DEFAULT_SCOPES } from '../service/api-keys.js';
 import { accountSid, apiKeySid } from '../domain/twilio-sids.js';
 import type { KyselyStore } from '../store/kysely-store.js';
 import { withAuditStore } from './audit-command.js';
@@ -40,7 +40,7 @@ Examples:
   keys.command('create')
     .description('Create an API key and print it once')
     .option('--account <name>', 'account the key belongs to (created if it does not exist)', 'default')
-    .option('--scopes <list>', `comma-separated scopes (${ALL_SCOPES.join(', ')})`, parseScopes, [...ALL_SCOPES])
+    .option('--scopes <list>', `comma-separated scopes (${ALL_SCOPES.join(', ')}; 2fa:manage holds the others)`, parseScopes, [...DEFAULT_SCOPES])
     .option('--label <text>', 'a note to recognise the key by')
     .option('--json', 'print {key, id, account, accountSid, sid, scopes} as JSON')
     .addHelpText('after', '\nExamples:\n  $ export TWOFA_API_KEY=$(twofa keys create --label laptop)\n  $ twofa keys create --account acme --scopes 2fa:pin:send --json')

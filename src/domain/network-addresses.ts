@@ -33,7 +33,7 @@ function ipv4Kind(value: number): NonPublicKind | undefined {
 }
 
 function ipv6Kind(groups: number[]): NonPublicKind | undefined {
-  const [g0, g1, g2, , , g5, g6, g7] = groups as [number, number, number, number, number, number, number, number];
+  const [g0, g1, g2, , g4, g5, g6, g7] = groups as [number, number, number, number, number, number, number, number];
   const embeddedV4 = g6 * 65536 + g7;
   const zeroUpTo = (n: number) => groups.slice(0, n).every((g) => g === 0);
   if (zeroUpTo(8)) return 'unspecified';
@@ -41,10 +41,20 @@ function ipv6Kind(groups: number[]): NonPublicKind | undefined {
   // IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible (::a.b.c.d) addresses reach the IPv4 address.
   if (zeroUpTo(5) && g5 === 0xffff) return ipv4Kind(embeddedV4);
   if (zeroUpTo(6)) return ipv4Kind(embeddedV4);
-  // NAT64 (64:ff9b::a.b.c.d) reaches the IPv4 address through the translator.
+  // SIIT's IPv4-translated addresses (::ffff:0:a.b.c.d, RFC 2765) reach it through a stateless translator.
+  if (zeroUpTo(4) && g4 === 0xffff && g5 === 0) return ipv4Kind(embeddedV4);
+  // NAT64 (64:ff9b::a.b.c.d) reaches the IPv4 address through the translator; a public one is what
+  // DNS64 answers for an IPv4-only receiver, so it stays allowed.
   if (g0 === 0x64 && g1 === 0xff9b && groups.slice(2, 6).every((g) => g === 0)) return ipv4Kind(embeddedV4);
+  // Local-use NAT64 (64:ff9b:1::/48, RFC 8215) serves only the operator's own network, and where its
+  // prefix ends, so where the IPv4 address sits, is the operator's choice: none of it is public.
+  if (g0 === 0x64 && g1 === 0xff9b && g2 === 1) return 'private';
   // 6to4 (2002:AABB:CCDD::) carries the IPv4 address in its second and third groups.
   if (g0 === 0x2002) return ipv4Kind(g1 * 65536 + g2);
+  // Teredo (2001::/32) tunnels to a client behind a NAT through its server's IPv4 address (groups 2-3)
+  // and the client's, obfuscated, in the last two: either can be private, and the public Teredo relays
+  // it would need are gone, so the whole prefix is refused.
+  if (g0 === 0x2001 && g1 === 0) return 'reserved';
   if ((g0 & 0xffc0) === 0xfe80) return 'link-local';
   if ((g0 & 0xffc0) === 0xfec0) return 'private'; // site-local, deprecated but still routed inside sites
   if ((g0 & 0xfe00) === 0xfc00) return 'unique-local';

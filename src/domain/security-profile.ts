@@ -49,6 +49,15 @@ export function effectiveTemplate<T extends { pinLength: number }>(profile: Secu
 }
 
 /**
+ * Why a code the client chose (a Twilio CustomCode, a test number's fixed code) is too short for
+ * `profile`, or undefined: the PIN-length floor holds for codes twofa does not generate too.
+ */
+export function chosenCodeTooShort(profile: SecurityProfile, code: string): string | undefined {
+  if (profile === 'compatible' || code.length >= STRICT_FLOORS.pinLengthMin) return undefined;
+  return `must be at least ${STRICT_FLOORS.pinLengthMin} characters under the strict security profile`;
+}
+
+/**
  * The anti-fraud guards as they run under `profile`: `strict` turns the guards on, refuses
  * premium-rate and shared-cost numbers and watches the verification rate per country (the
  * conversion breaker), against SMS pumping (ASVS 5.0 2.4.1, 6.3.1). Country and prefix lists and the

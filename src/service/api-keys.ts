@@ -6,8 +6,20 @@ import type { Principal } from './context.js';
 
 export const SCOPE_MANAGE = '2fa:manage';
 export const SCOPE_PIN_SEND = '2fa:pin:send';
-export const ALL_SCOPES = [SCOPE_MANAGE, SCOPE_PIN_SEND] as const;
+/**
+ * Approving a Twilio verification without its code (POST /v2/.../Verifications/{sid} Status=approved):
+ * a key that sends and checks codes must not also be able to wave any PIN of its account through.
+ */
+export const SCOPE_PIN_APPROVE = '2fa:pin:approve';
+export const ALL_SCOPES = [SCOPE_MANAGE, SCOPE_PIN_SEND, SCOPE_PIN_APPROVE] as const;
+/** A key created without scopes: everything (2fa:manage holds every other scope). */
+export const DEFAULT_SCOPES = [SCOPE_MANAGE, SCOPE_PIN_SEND] as const;
 export const DEFAULT_ACCOUNT = 'default';
+
+/** Whether a key may do what `scope` guards: 2fa:manage is Infobip's superset scope, listed on every 2FA endpoint. */
+export function hasScope(principal: Pick<Principal, 'scopes'>, scope: string): boolean {
+  return principal.scopes.includes(scope) || principal.scopes.includes(SCOPE_MANAGE);
+}
 
 /** The marker every generated key starts with: public, so showing it reveals nothing. */
 export const API_KEY_MARKER = 'tfa_';
@@ -43,7 +55,7 @@ export interface CreatedApiKey {
 export async function createApiKey(store: Store, options: { accountName?: string; scopes?: readonly string[]; label?: string | null; key?: string; now: number }): Promise<CreatedApiKey> {
   const key = options.key ?? generateApiKey();
   const account = await store.findOrCreateAccount(options.accountName ?? DEFAULT_ACCOUNT, randomUUID(), options.now);
-  const scopes = [...(options.scopes ?? ALL_SCOPES)];
+  const scopes = [...(options.scopes ?? DEFAULT_SCOPES)];
   const id = randomUUID();
   const keyPrefix = apiKeyPrefix(key);
   await store.insertApiKey({ id, accountId: account.id, keyHash: hashApiKey(key), keyPrefix, scopes, label: options.label ?? null, createdAt: options.now });

@@ -12,7 +12,7 @@
 import { normalizeEmailAddress, normalizePhoneNumber } from '../domain/destinations.js';
 import { fail, invalid, ok, type Result } from '../domain/errors.js';
 import { generateResourceId } from '../domain/pin-generation.js';
-import { STRICT_FLOORS } from '../domain/security-profile.js';
+import { chosenCodeTooShort } from '../domain/security-profile.js';
 import type { TestNumberRecord } from '../store/test-number-store.js';
 import { auditRequest } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
@@ -52,8 +52,7 @@ export function normalizeTestDestination(destination: string): { ok: true; value
 
 function codeProblem(ctx: ServiceContext, code: string): string | undefined {
   if (!TEST_CODE_PATTERN.test(code)) return 'must be 4 to 16 letters or digits';
-  if (profileOf(ctx) === 'strict' && code.length < STRICT_FLOORS.pinLengthMin) return `must be at least ${STRICT_FLOORS.pinLengthMin} characters under the strict security profile`;
-  return undefined;
+  return chosenCodeTooShort(profileOf(ctx), code);
 }
 
 const toView = (record: TestNumberRecord): TestNumberView => ({ id: record.id, destination: record.destination, createdAt: record.createdAt });

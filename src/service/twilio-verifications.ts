@@ -1,7 +1,8 @@
 // Use cases of Twilio Verify's Verifications, on the engine's PINs (sendPin, resendPin, verifyPin).
 // What Twilio's users rely on, beyond the engine:
 // - a second start to the same To while a verification is pending re-sends the same code (a resend
-//   of the same PIN) and appends to send_code_attempts; the 6th send of one verification is refused
+//   of the same PIN) and appends to send_code_attempts (on a PSD2 Service only for the same Amount and
+//   Payee: another pair ends it and starts a new verification); the 6th send of one verification is refused
 //   (60203), so the limit lifts when the verification ends;
 // - a wrong check is an answer (pending, valid false), not an error; the check after the 5th wrong one
 //   is refused (60202) and the verification is then gone;
@@ -11,6 +12,7 @@ import { normalizeEmailAddress, normalizePhoneNumber, parseEmailSender, phoneCou
 import { autofillErrors } from '../domain/autofill.js';
 import { fail, ok, type Failure, type FailureName, type Result } from '../domain/errors.js';
 import { maskDestination } from '../domain/destinations.js';
+import { chosenCodeTooShort } from '../domain/security-profile.js';
 import type { TwilioVerificationEvent } from '../domain/twilio-events.js';
 import { accountSid, attemptSid, pinIdOf, serviceSid, verificationSid } from '../domain/twilio-sids.js';
 import { BUILT_IN_TEMPLATES, countryLocale, DEFAULT_LOCALE, twilioLocale } from '../domain/twilio-templates.js';
@@ -18,6 +20,7 @@ import type { Channel, PinRecord } from '../store/store.js';
 import type { TwilioEventDraft, TwilioVerificationRow, TwilioVerificationStatus } from '../store/twilio-store.js';
 import { auditRequest } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
+import { profileOf } from './effective-records.js';
 import { countBreakerVerify } from './security.js';
 import type { NamedLimit } from './limit-refusals.js';
 import { resendPin, sendPin } from './send-pin.js';
@@ -176,6 +179,8 @@ export async function startVerification(ctx: ServiceContext, principal: Principa
   if (input.templateSid !== undefined && !BUILT_IN_TEMPLATES.some((t) => t.sid === input.templateSid)) return invalid('TemplateSid', 'is not a template of GET /v2/Templates');
   const customCode = service.settings.custom_code_enabled === true ? input.customCode : undefined;
   if (customCode !== undefined && !CUSTOM_CODE.test(customCode)) return invalid('CustomCode', 'must be 4 to 10 letters or digits');
+  const customCodeTooShort = customCode === undefined ? undefined : chosenCodeTooShort(profileOf(ctx), customCode);
+  if (customCodeTooShort !== undefined) return invalid('CustomCode', customCodeTooShort);
   if (input.appHash !== undefined && autofillErrors({ webOtpDomain: null, androidAppHash: input.appHash })['androidAppHash'] !== undefined) {
     return invalid('AppHash', 'must be the 11-character SMS Retriever app hash (letters, digits, + and /)');
   }
@@ -234,8 +239,15 @@ async function startLocked(ctx: ServiceContext, principal: Principal, service: T
   const latestId = await ctx.store.twilio.latestPinId(principal.accountId, service.application.id, destination.value);
   const latest = latestId === undefined ? undefined : await ctx.store.getPin(principal.accountId, latestId);
   const latestRow = latest ? await ctx.store.twilio.getVerification(principal.accountId, latest.id) : undefined;
+  // PSD2 dynamic linking: a code confirms one amount to one payee (Twilio: it is unique to To, Amount
+  // and Payee). Another pair is another transaction: the pending verification ends, and the new one
+  // gets a code of its own, so no code shown for one transaction can approve another.
+  const otherTransaction = plan.psd2 && latestRow?.status === 'pending' && (latestRow.amount !== input.amount || latestRow.payee !== input.payee);
+  if (latest && otherTransaction && await ctx.store.twilio.settlePin(principal.accountId, latest.id, 'canceled', now, eventOf('verification.canceled', latest, latestRow.channel, 'canceled', now))) {
+    await auditRequest(ctx, principal, { event: 'pin.cancel', applicationId: service.application.id, pinId: latest.id, destination: latest.destination, reason: 'twilio:psd2_transaction_changed' });
+  }
   // A pending verification of this dialect to the same To: the same code again, under the same SID.
-  if (latest && latestRow?.status === 'pending' && isLive(latest, now) && (latest.channel === 'email') === (channel === 'email')) {
+  if (!otherTransaction && latest && latestRow?.status === 'pending' && isLive(latest, now) && (latest.channel === 'email') === (channel === 'email')) {
     if (latest.sendCount >= MAX_SENDS) {
       await auditRequest(ctx, principal, { event: 'pin.resend.refused', applicationId: service.application.id, pinId: latest.id, destination: latest.destination, reason: 'twilio:max_send_attempts' });
       return fail('SEND_ATTEMPTS_EXHAUSTED', 'Max send attempts reached', { retryAfterMs: latest.expiresAt - now });

@@ -282,10 +282,12 @@ describe('the console in Chromium', { skip, timeout: 90_000 }, () => {
     await nav('API keys');
     await page.getByLabel('Label', { exact: true }).fill('billing service');
     await page.getByLabel(/^2fa:pin:send/).check();
+    await page.getByLabel(/^2fa:pin:approve/).check();
     await page.getByRole('button', { name: 'Create key' }).click();
     const key = await page.getByTestId('created-key').inputValue();
     assert.match(key, /^tfa_/);
-    assert.equal((await createTwofaClient({ baseUrl: server.url, apiKey: key }).account.me()).key.label, 'billing service');
+    const me = await createTwofaClient({ baseUrl: server.url, apiKey: key }).account.me();
+    assert.deepEqual([me.key.label, [...me.key.scopes].sort()], ['billing service', ['2fa:pin:approve', '2fa:pin:send']]);
     await shot('13-api-keys');
     await page.getByRole('button', { name: 'Done' }).click();
     await page.getByRole('button', { name: 'Revoke billing service' }).click();

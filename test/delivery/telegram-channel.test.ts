@@ -89,12 +89,18 @@ describe('the telegram channel (Telegram Gateway)', () => {
 
   it('records signed delivery reports as receipts in the PIN\'s details and history', async () => {
     const { pinId, requestId } = await sendPin();
-    assert.equal(await gateway.report(requestId, 'delivered'), 204);
+    assert.equal(await gateway.report(requestId, 'delivered'), 200);
     const details = await h.request('GET', `/api/v1/pins/${pinId}`);
     assert.equal(details.body.channel, 'telegram');
     assert.equal(details.body.delivery.status, 'delivered');
     assert.equal(details.body.delivery.providerMessageId, requestId);
     assert.ok(details.body.history.some((e: { event: string; transport: string }) => e.event === 'delivered' && e.transport === 'telegram'), JSON.stringify(details.body.history));
+  });
+
+  it('answers a signed report 200 OK, the only answer the Gateway takes as received (it posts anything else again, up to ten times, then drops it)', async () => {
+    const { requestId } = await sendPin();
+    assert.equal(await gateway.report(requestId, 'sent'), 200, 'progress');
+    assert.equal(await gateway.report(requestId, 'read'), 200, 'a final status');
   });
 
   it('refuses unsigned, wrongly signed and stale reports with 401 and changes nothing', async () => {

@@ -77,9 +77,9 @@ describe('the whatsapp channel (WhatsApp Cloud API)', () => {
 
   it('records signed status webhooks as delivery receipts in the PIN\'s details and history', async () => {
     const { pinId, wamid } = await sendPin();
-    assert.equal(await graph.sendStatus(callbackUrl, wamid, 'sent'), 204, 'progress is accepted and changes nothing');
+    assert.equal(await graph.sendStatus(callbackUrl, wamid, 'sent'), 200, 'progress is accepted and changes nothing');
     assert.equal((await h.request('GET', `/api/v1/pins/${pinId}`)).body.delivery.status, 'sent');
-    assert.equal(await graph.sendStatus(callbackUrl, wamid, 'delivered'), 204);
+    assert.equal(await graph.sendStatus(callbackUrl, wamid, 'delivered'), 200);
     const details = await h.request('GET', `/api/v1/pins/${pinId}`);
     assert.equal(details.body.channel, 'whatsapp');
     assert.equal(details.body.delivery.status, 'delivered');
@@ -90,7 +90,7 @@ describe('the whatsapp channel (WhatsApp Cloud API)', () => {
 
   it('records a failed status as undelivered, with Meta\'s error code', async () => {
     const { pinId, wamid } = await sendPin();
-    assert.equal(await graph.sendStatus(callbackUrl, wamid, 'failed'), 204);
+    assert.equal(await graph.sendStatus(callbackUrl, wamid, 'failed'), 200);
     const details = await h.request('GET', `/api/v1/pins/${pinId}`);
     assert.equal(details.body.delivery.status, 'undelivered');
     assert.match(details.body.delivery.error, /131026/);
@@ -190,7 +190,7 @@ describe('failover(whatsapp sms): a WhatsApp refusal or failed status falls back
     await h.node.worker.drain();
     const message = graph.messages.at(-1)!;
     assert.equal((await h.request('GET', `/api/v1/pins/${sent.body.pinId}`)).body.delivery.transport, 'whatsapp');
-    assert.equal(await graph.sendStatus(callbackUrl, message.id, 'failed'), 204);
+    assert.equal(await graph.sendStatus(callbackUrl, message.id, 'failed'), 200);
     const pin = await deliveredPin(h, sent.body.pinId);
     assert.equal(pin, message.code, 'the same PIN, not a new one');
     assert.equal((await h.request('GET', `/api/v1/pins/${sent.body.pinId}`)).body.delivery.transport, 'log');

@@ -32,6 +32,12 @@ describe('twofa keys, against a running server sharing the SQLite file', () => {
     if (server) assert.equal(await server.stop(), 0);
   });
 
+  it('creates a key with the scopes given, 2fa:pin:approve among them', async () => {
+    const created = await runCli(['keys', 'create', '--account', 'acme', '--scopes', '2fa:pin:send,2fa:pin:approve', '--json'], env);
+    assert.equal(created.code, 0, created.stderr);
+    assert.deepEqual((JSON.parse(created.stdout) as { scopes: string[] }).scopes, ['2fa:pin:send', '2fa:pin:approve']);
+  });
+
   it('creates a key (printed once as JSON), lists it without the key, revokes it, and the server refuses it from then on', async () => {
     const created = await runCli(['keys', 'create', '--account', 'acme', '--json'], env);
     assert.equal(created.code, 0, created.stderr);

@@ -13,6 +13,7 @@ const NAMES: Record<string, string[]> = {
   'metadata.test': ['169.254.169.254'],
   'mixed.test': ['93.184.216.34', '127.0.0.1'],
   'v6-local.test': ['fd12:3456::1'],
+  'siit.test': ['::ffff:0:a01:203'],
   'public.test': ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946'],
 };
 
@@ -71,6 +72,34 @@ describe('webhook URLs must reach public addresses', () => {
       assertUrlRefused(await h.request('POST', '/api/v1/webhooks', { body: { url, events: ['*'] } }), url);
     }
     assert.deepEqual((await h.request('GET', '/api/v1/webhooks')).body, [], 'nothing was saved');
+  });
+
+  it('refuses IPv6 addresses that a translator or tunnel carries to a non-public IPv4 address (SIIT, NAT64, 6to4, Teredo)', async () => {
+    const translated = [
+      'https://[::ffff:0:7f00:1]/', // SIIT to 127.0.0.1
+      'https://[::ffff:0:10.0.0.1]/', // SIIT, dotted
+      'https://[::ffff:0:a9fe:a9fe]/', // SIIT to 169.254.169.254
+      'https://siit.test/', // a name resolving to SIIT's 10.1.2.3
+      'https://[64:ff9b::10.0.0.1]/', // well-known NAT64 to a private address
+      'https://[64:ff9b:1::a00:1]/', // local-use NAT64, /96
+      'https://[64:ff9b:1:a00:1::]/', // local-use NAT64, /48 (the IPv4 address after the prefix)
+      'https://[2002:a9fe:a9fe::1]/', // 6to4 of 169.254.169.254
+      'https://[2002:c0a8:101::1]/', // 6to4 of 192.168.1.1
+      'https://[2001::1]/', // Teredo
+      'https://[2001:0:4136:e378:8000:63bf:f5ff:fffe]/', // Teredo to the client 10.0.0.1 (obfuscated)
+    ];
+    for (const url of translated) {
+      assertUrlRefused(await h.request('POST', '/api/v1/webhooks', { body: { url, events: ['*'] } }), url);
+    }
+    assert.deepEqual((await h.request('GET', '/api/v1/webhooks')).body, [], 'nothing was saved');
+  });
+
+  it('accepts the translated forms of a public IPv4 address (DNS64 answers 64:ff9b:: for IPv4-only receivers)', async () => {
+    for (const url of ['https://[64:ff9b::5db8:d822]/hook', 'https://[::ffff:0:5db8:d822]/hook', 'https://[2002:5db8:d822::1]/hook']) {
+      const created = await h.request('POST', '/api/v1/webhooks', { body: { url, events: ['*'] } });
+      assert.equal(created.status, 200, `${url}: ${JSON.stringify(created.body)}`);
+      assert.equal((await h.request('DELETE', `/api/v1/webhooks/${created.body.id}`)).status, 204);
+    }
   });
 
   it('refuses such a URL in an update too, and keeps the old one', async () => {

@@ -11,6 +11,15 @@ import { createHarness, type Harness } from '../support/harness.js';
 import { freshEmail, freshPhone } from '../support/http-assertions.js';
 import { RecordingClient, rejectsWith } from './sdk-support.js';
 
+/** The official SDK, listening harness `h`'s node and authenticated with its key `a`. */
+async function sdkClientOf(h: Harness): Promise<twilio.Twilio> {
+  await h.node.app.listen({ port: 0, host: '127.0.0.1' });
+  const accountSid = (await h.request('GET', '/api/v1/me')).body.accountSid as string;
+  const client = twilio(accountSid, h.keys.a, { httpClient: new RecordingClient({ keepAlive: false }) });
+  client.verify.baseUrl = `http://127.0.0.1:${(h.node.app.server.address() as AddressInfo).port}`;
+  return client;
+}
+
 describe('Twilio Verify start behaviours through the official Node SDK', () => {
   let h: Harness;
   let client: twilio.Twilio;
@@ -18,10 +27,7 @@ describe('Twilio Verify start behaviours through the official Node SDK', () => {
 
   before(async () => {
     h = await createHarness();
-    await h.node.app.listen({ port: 0, host: '127.0.0.1' });
-    const accountSid = (await h.request('GET', '/api/v1/me')).body.accountSid as string;
-    client = twilio(accountSid, h.keys.a, { httpClient: new RecordingClient({ keepAlive: false }) });
-    client.verify.baseUrl = `http://127.0.0.1:${(h.node.app.server.address() as AddressInfo).port}`;
+    client = await sdkClientOf(h);
     accountId = (await authenticate(h.node.store, `App ${h.keys.a}`))!.accountId;
   });
   after(async () => { await h.close(); });
@@ -73,6 +79,31 @@ describe('Twilio Verify start behaviours through the official Node SDK', () => {
     assert.equal(checked.payee, 'Acme');
   });
 
+  it('PSD2: a start to the same number for another Amount or Payee ends the pending verification; its code approves only the transaction it was shown for', async () => {
+    const service = await client.verify.v2.services.create({ friendlyName: 'Bank', psd2Enabled: true });
+    const verify = client.verify.v2.services(service.sid);
+    const to = `+${freshPhone()}`;
+    const codeOf = async (sid: string) => /code is: (\d{6})\. Amount: (.*)\. Payee: (.*)\.$/.exec((await sent(sid)).text!)!.slice(1);
+    const large = await verify.verifications.create({ to, channel: 'sms', amount: '1000 EUR', payee: 'Mallory' });
+    const [largeCode] = await codeOf(large.sid);
+    const again = await verify.verifications.create({ to, channel: 'sms', amount: '1000 EUR', payee: 'Mallory' });
+    assert.equal(again.sid, large.sid, 'the same transaction again: the same verification and code');
+
+    const small = await verify.verifications.create({ to, channel: 'sms', amount: '10 EUR', payee: 'Alice' });
+    assert.notEqual(small.sid, large.sid, 'another transaction is another verification');
+    assert.deepEqual([small.amount, small.payee, small.sendCodeAttempts.length], ['10 EUR', 'Alice', 1]);
+    const [smallCode, amount, payee] = await codeOf(small.sid);
+    assert.deepEqual([amount, payee], ['10 EUR', 'Alice'], 'the message names the transaction its code confirms');
+    assert.equal((await verify.verifications(large.sid).fetch()).status, 'canceled');
+
+    // The code shown for 10 EUR to Alice never approves 1000 EUR to Mallory, by To or by the first verification's SID.
+    await rejectsWith(verify.verificationChecks.create({ to, code: smallCode!, amount: '1000 EUR', payee: 'Mallory' }), 400, 60200);
+    await rejectsWith(verify.verificationChecks.create({ verificationSid: large.sid, code: smallCode!, amount: '1000 EUR', payee: 'Mallory' }), 404, 20404);
+    await rejectsWith(verify.verificationChecks.create({ verificationSid: large.sid, code: largeCode!, amount: '1000 EUR', payee: 'Mallory' }), 404, 20404);
+    const checked = await verify.verificationChecks.create({ to, code: smallCode!, amount: '10 EUR', payee: 'Alice' });
+    assert.deepEqual([checked.sid, checked.status], [small.sid, 'approved']);
+  });
+
   it('sends email from the ChannelConfiguration\'s from and from_name, and refuses one that is not a JSON object', async () => {
     const service = await client.verify.v2.services.create({ friendlyName: 'Mailer' });
     const started = await client.verify.v2.services(service.sid).verifications.create({
@@ -106,5 +137,29 @@ describe('Twilio Verify start behaviours through the official Node SDK', () => {
     // Once the starts are done, the next one is a repeated start of that verification.
     const again = await client.verify.v2.services(service.sid).verifications.create({ to, channel: 'sms' });
     assert.ok(sids.has(again.sid));
+  });
+});
+
+describe('Twilio Verify CustomCode under TWOFA_SECURITY_PROFILE=strict', () => {
+  let h: Harness;
+  let client: twilio.Twilio;
+
+  before(async () => {
+    h = await createHarness({ TWOFA_SECURITY_PROFILE: 'strict' });
+    client = await sdkClientOf(h);
+  });
+  after(async () => { await h.close(); });
+
+  it('refuses a CustomCode shorter than the profile\'s 6-character floor (60200 on CustomCode) and sends one that meets it', async () => {
+    const service = await client.verify.v2.services.create({ friendlyName: 'Strict', customCodeEnabled: true, codeLength: 6 });
+    const verify = client.verify.v2.services(service.sid);
+    for (const customCode of ['1234', 'AB12C']) {
+      const e = await rejectsWith(verify.verifications.create({ to: `+${freshPhone()}`, channel: 'sms', customCode }), 400, 60200);
+      assert.equal(e.message, 'Invalid parameter: CustomCode');
+    }
+    const to = `+${freshPhone()}`;
+    const started = await verify.verifications.create({ to, channel: 'sms', customCode: '482135' });
+    assert.equal(started.status, 'pending');
+    assert.equal((await verify.verificationChecks.create({ to, code: '482135' })).status, 'approved');
   });
 });

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import twilio from 'twilio';
-import { authenticate } from '../../src/service/api-keys.js';
+import { serviceSid as twilioServiceSid, verificationSid } from '../../src/domain/twilio-sids.js';
+import { authenticate, createApiKey, SCOPE_PIN_APPROVE, SCOPE_PIN_SEND } from '../../src/service/api-keys.js';
 import { createAppAndTemplate, createHarness, deliveredPin, type Harness } from '../support/harness.js';
 import { freshEmail, freshPhone } from '../support/http-assertions.js';
 import { assertDocumentedFields, assertTwilioError } from './documented-fields.js';
@@ -141,6 +142,32 @@ describe('Twilio Verify v2 through the official Node SDK', () => {
       await rejectsWith(sendOnly.verify.v2.services.create({ friendlyName: 'No' }), 403, 20403);
       const started = await sendOnly.verify.v2.services(serviceSid).verifications.create({ to: `+${freshPhone()}`, channel: 'sms' });
       assert.equal(started.status, 'pending');
+    });
+  });
+
+  describe('approval without the code', () => {
+    it('needs 2fa:pin:approve: a send-only key may cancel a verification but not approve one, of either dialect (403 20403)', async () => {
+      const sendOnly = sdk(accountSid, h.keys.sendOnly);
+      const to = `+${freshPhone()}`;
+      const started = await sendOnly.verify.v2.services(serviceSid).verifications.create({ to, channel: 'sms' });
+      const refused = await rejectsWith(sendOnly.verify.v2.services(serviceSid).verifications(started.sid).update({ status: 'approved' }), 403, 20403);
+      assert.match(refused.message, /2fa:pin:approve/);
+      assert.equal((await client.verify.v2.services(serviceSid).verifications(started.sid).fetch()).status, 'pending', 'the refused approval changed nothing');
+      // A PIN sent through Infobip's API is a verification of its application's Service too.
+      const app = await createAppAndTemplate(h);
+      const infobip = await h.request('POST', '/2fa/2/pin', { key: h.keys.sendOnly, body: { ...app, to: freshPhone() } });
+      await rejectsWith(sendOnly.verify.v2.services(twilioServiceSid(app.applicationId)).verifications(verificationSid(infobip.body.pinId)).update({ status: 'approved' }), 403, 20403);
+      assert.equal((await h.request('POST', `/2fa/2/pin/${infobip.body.pinId}/verify`, { body: { pin: await deliveredPin(h, infobip.body.pinId) } })).body.verified, true);
+      assert.equal((await sendOnly.verify.v2.services(serviceSid).verifications(started.sid).update({ status: 'canceled' })).status, 'canceled');
+    });
+
+    it('approves with a key holding 2fa:pin:send and 2fa:pin:approve, and with a 2fa:manage key', async () => {
+      const approver = (await createApiKey(h.node.store, { accountName: 'account-a', scopes: [SCOPE_PIN_SEND, SCOPE_PIN_APPROVE], now: Date.now() })).key;
+      for (const key of [approver, h.keys.a]) {
+        const verify = sdk(accountSid, key).verify.v2.services(serviceSid);
+        const started = await verify.verifications.create({ to: `+${freshPhone()}`, channel: 'sms' });
+        assert.equal((await verify.verifications(started.sid).update({ status: 'approved' })).status, 'approved');
+      }
     });
   });
 

@@ -6,7 +6,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RateLimit } from '../../domain/durations.js';
 import { ipRateKey } from '../../domain/client-ip.js';
-import { API_KEY_MARKER, authenticate, presentedApiKey } from '../../service/api-keys.js';
+import { API_KEY_MARKER, authenticate, hasScope, presentedApiKey } from '../../service/api-keys.js';
 import { appendAudit } from '../../service/audit-log.js';
 import type { Principal, ServiceContext } from '../../service/context.js';
 import { authenticateBasic, basicCredentials } from '../../service/twilio-credentials.js';
@@ -83,12 +83,14 @@ function authHook(ctx: ServiceContext, throttle: AuthFailureThrottle) {
       reply.header('www-authenticate', twilio ? 'Basic realm="twofa"' : 'App');
       return sendFailure(reply, { name: 'UNAUTHENTICATED', text: twilio ? 'Authentication Error - invalid username or password' : 'Invalid login details' });
     }
-    // 2fa:manage is Infobip's superset scope: it is listed on every 2FA endpoint.
-    if (!principal.scopes.includes(scope) && !principal.scopes.includes('2fa:manage')) {
-      return sendFailure(reply, { name: 'SCOPE_MISSING', text: `This API key lacks the ${scope} scope` });
-    }
+    if (!hasScope(principal, scope)) return sendScopeMissing(reply, scope);
     request.principal = { ...principal, ip: request.ip };
   };
+}
+
+/** 403 in the route's dialect: the caller's key lacks `scope`. */
+export function sendScopeMissing(reply: FastifyReply, scope: string) {
+  return sendFailure(reply, { name: 'SCOPE_MISSING', text: `This API key lacks the ${scope} scope` });
 }
 
 export const DEFAULT_AUTH_FAILURE_LIMIT: RateLimit = { count: 20, windowMs: 60_000 };

@@ -184,7 +184,7 @@ export const StatsResponseSchema = Type.Object({
   testNumbers: Type.Object(CountsSchema, { description: 'PINs sent to the account\'s test numbers in the range (/api/v1/test-numbers), counted apart: totals, series, conversion and latency leave them out.' }),
 }, { description: 'Sends, deliveries and verifications over time per channel, conversion, latency and refusals.' });
 
-const ScopeSchema = Type.Union([Type.Literal('2fa:manage'), Type.Literal('2fa:pin:send')]);
+const ScopeSchema = Type.Union([Type.Literal('2fa:manage'), Type.Literal('2fa:pin:send'), Type.Literal('2fa:pin:approve')]);
 
 export const ApiKeySchema = Type.Object({
   id: Type.String(),
@@ -199,7 +199,7 @@ export const ApiKeyListResponseSchema = Type.Object({ keys: Type.Array(ApiKeySch
 
 export const CreateApiKeyRequestSchema = Type.Object({
   label: Type.Optional(Type.Union([Type.String({ maxLength: 100 }), Type.Null()], { description: 'A name to recognise the key by.' })),
-  scopes: Type.Array(ScopeSchema, { minItems: 1, maxItems: 2, uniqueItems: true, description: '`2fa:manage` (everything) and/or `2fa:pin:send` (send, resend, verify).' }),
+  scopes: Type.Array(ScopeSchema, { minItems: 1, maxItems: 3, uniqueItems: true, description: '`2fa:manage` (everything), `2fa:pin:send` (send, resend, verify; cancel a Twilio verification) and `2fa:pin:approve` (with 2fa:pin:send: approve a Twilio verification without its code).' }),
 });
 
 export const CreatedApiKeySchema = Type.Object({

@@ -12,6 +12,7 @@ import { ACTIONS_COLUMN, DataTable } from '../components/data-table.js';
 const SCOPES = [
   { scope: '2fa:manage', label: '2fa:manage: everything (applications, templates, keys, statistics, the console)' },
   { scope: '2fa:pin:send', label: '2fa:pin:send: send, resend and verify PINs' },
+  { scope: '2fa:pin:approve', label: '2fa:pin:approve: with 2fa:pin:send, approve a Twilio verification without its code' },
 ] as const;
 
 export function ApiKeys() {

@@ -35,8 +35,11 @@ const register: RegisterRoute = (app, { ctx, callbacks, receipts }) => {
         params: Type.Object({ provider: Type.String({ enum: [...PROVIDER_SCHEMES] }) }),
         response: {
           // Declared by media type: the handshake's challenge goes back as the text it came as.
-          200: { description: 'Meta\'s subscription handshake (GET with hub.mode=subscribe): the hub.challenge, echoed.', content: { 'text/plain': { schema: { type: 'string' } } } },
-          204: Type.Null({ description: 'Accepted.' }), ...errorResponses(400, 401, 404),
+          200: {
+            description: 'Accepted: `OK`; or, to Meta\'s subscription handshake (GET with hub.mode=subscribe), the hub.challenge, echoed.',
+            content: { 'text/plain': { schema: { type: 'string' } } },
+          },
+          ...errorResponses(400, 401, 404),
         },
       },
       handler: async (request, reply) => {
@@ -69,7 +72,9 @@ const register: RegisterRoute = (app, { ctx, callbacks, receipts }) => {
         // Applied before the answer when its message is known; otherwise tried again later (a callback
         // can overtake the worker's record of the provider's id), so the provider is not asked to repeat it.
         for (const receipt of parsed.receipts) await receipts.receive(receipt);
-        return reply.code(204).send(null);
+        // 200, not 204: the Telegram Gateway and Meta take any other status as a failed delivery and
+        // post the report again (Telegram up to ten times, then drops it); the others accept any 2xx.
+        return reply.code(200).type('text/plain; charset=utf-8').send('OK');
       },
     });
   });
