@@ -11,6 +11,7 @@ import { normalizeEmailAddress, normalizePhoneNumber, parseEmailSender, phoneCou
 import { autofillErrors } from '../domain/autofill.js';
 import { fail, ok, type Failure, type FailureName, type Result } from '../domain/errors.js';
 import { maskDestination } from '../domain/destinations.js';
+import { isDeliverable } from '../domain/pin-lifecycle.js';
 import type { TwilioVerificationEvent } from '../domain/twilio-events.js';
 import { accountSid, attemptSid, pinIdOf, serviceSid, verificationSid } from '../domain/twilio-sids.js';
 import { BUILT_IN_TEMPLATES, countryLocale, DEFAULT_LOCALE, twilioLocale } from '../domain/twilio-templates.js';
@@ -159,8 +160,6 @@ function eventOf(type: TwilioVerificationEvent, pin: PinRecord, channel: string,
   };
 }
 
-const isLive = (pin: PinRecord, now: number) => pin.pinCiphertext !== null && pin.verifiedAt === null && pin.lockedAt === null && pin.expiresAt > now;
-
 export async function startVerification(ctx: ServiceContext, principal: Principal, serviceSidParam: string, input: StartInput): Promise<Result<Verification>> {
   const found = await getService(ctx, principal, serviceSidParam);
   if (!found.ok) return found;
@@ -236,7 +235,7 @@ async function startLocked(ctx: ServiceContext, principal: Principal, service: T
   const latest = latestId === undefined ? undefined : await ctx.store.getPin(principal.accountId, latestId);
   const latestRow = latest ? await ctx.store.twilio.getVerification(principal.accountId, latest.id) : undefined;
   // A pending verification of this dialect to the same To: the same code again, under the same SID.
-  if (latest && latestRow?.status === 'pending' && isLive(latest, now) && (latest.channel === 'email') === (channel === 'email')) {
+  if (latest && latestRow?.status === 'pending' && isDeliverable(latest, now) && (latest.channel === 'email') === (channel === 'email')) {
     if (latest.sendCount >= MAX_SENDS) {
       await auditRequest(ctx, principal, { event: 'pin.resend.refused', applicationId: service.application.id, pinId: latest.id, destination: latest.destination, reason: 'twilio:max_send_attempts' });
       return fail('SEND_ATTEMPTS_EXHAUSTED', 'Max send attempts reached', { retryAfterMs: latest.expiresAt - now });
