@@ -55,7 +55,7 @@ interface Scenario {
 
 const limitChoice = fc.subarray([0, 1, 2]);
 const operation: fc.Arbitrary<Operation> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ op: fc.constant('advance' as const), ms: fc.oneof(fc.integer({ min: 0, max: 2_000 }), fc.integer({ min: 0, max: 120_000 })) }) },
+  { weight: 3, arbitrary: fc.record({ op: fc.constant('advance' as const), ms: fc.oneof(fc.integer({ min: 0, max: 2_000 }), fc.integer({ min: 0, max: 120_000 }), fc.constantFrom(1, 1_000, 10_000, 60_000)) }) },
   { weight: 2, arbitrary: fc.record({ op: fc.constant('take' as const), limits: limitChoice }) },
   { weight: 1, arbitrary: fc.record({ op: fc.constant('peek' as const), limit: fc.nat(2) }) },
   { weight: 3, arbitrary: fc.record({ op: fc.constant('send' as const), ttlMs: fc.constantFrom(5_000, 60_000, 600_000), attempts: fc.integer({ min: 1, max: 3 }), multiple: fc.boolean(), outbox: fc.boolean(), limits: limitChoice }) },
@@ -320,6 +320,9 @@ const NAMED_SCENARIOS: Record<string, Scenario> = {
       { op: 'advance', ms: 6_001 }, { op: 'peek', limit: 0 }, { op: 'take', limits: [1, 0] }, { op: 'take', limits: [1] }, { op: 'peek', limit: 1 },
       { op: 'send', ttlMs: 60_000, attempts: 3, multiple: false, outbox: true, limits: [2, 1] }, { op: 'advance', ms: 999 }, { op: 'take', limits: [2] },
       { op: 'advance', ms: 1 }, { op: 'take', limits: [2] }, { op: 'advance', ms: 60_000 }, { op: 'send', ttlMs: 60_000, attempts: 3, multiple: false, outbox: true, limits: [0, 1, 2] },
+      // A hit leaves its window exactly `windowMs` after it.
+      { op: 'take', limits: [0] }, { op: 'take', limits: [0] }, { op: 'advance', ms: 9_999 }, { op: 'peek', limit: 0 }, { op: 'take', limits: [0] },
+      { op: 'advance', ms: 1 }, { op: 'peek', limit: 0 }, { op: 'take', limits: [0] }, { op: 'take', limits: [0] },
     ],
   },
 };
