@@ -9,14 +9,12 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, type LogEvent } from 'kysely';
-import pg from 'pg';
+import type { Kysely, LogEvent } from 'kysely';
 import ts from 'typescript';
 import { migrateToLatest, type SqlDialect } from '../../src/store/migrations.js';
+import { kyselyOnPostgres, scratchSqlite } from '../support/migration-databases.js';
 import { createTestDatabase, skipUnlessPostgres, type TestDatabase } from '../support/postgres.js';
 
 const skip = await skipUnlessPostgres();
@@ -116,17 +114,14 @@ function assertSchemaMatches(actual: Map<string, string[]>, dialect: SqlDialect)
 
 describe('migrations run the SQL they were released with', () => {
   it('on SQLite', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'twofa-migration-sql-'));
     const recorder = statementRecorder();
-    const sqlite = new Database(path.join(dir, 'db.sqlite'));
-    const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: sqlite }), log: recorder.log });
+    const { db, sqlite, dispose } = scratchSqlite('migration-sql', { log: recorder.log });
     try {
       checkAgainstFixture('sqlite', await migrationDigests(db, 'sqlite', recorder.statements));
       const tables = sqlite.prepare("select name from sqlite_master where type = 'table' and name not like 'sqlite_%'").all() as Array<{ name: string }>;
       assertSchemaMatches(new Map(tables.map(({ name }) => [name, (sqlite.prepare(`pragma table_info(${JSON.stringify(name)})`).all() as Array<{ name: string }>).map((c) => c.name)])), 'sqlite');
     } finally {
-      await db.destroy();
-      fs.rmSync(dir, { recursive: true, force: true });
+      await dispose();
     }
   });
 
@@ -136,7 +131,7 @@ describe('migrations run the SQL they were released with', () => {
     it('every migration, and the schema it leaves', async () => {
       database = await createTestDatabase('migration_sql');
       const recorder = statementRecorder();
-      const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url, max: 1 }) }), log: recorder.log });
+      const db = kyselyOnPostgres(database.url, { log: recorder.log });
       try {
         checkAgainstFixture('postgres', await migrationDigests(db, 'postgres', recorder.statements));
       } finally {
