@@ -2,6 +2,7 @@
 // decrypted for delivery, and the result lives only in memory: outbox rows never hold the rendered
 // text (see DESIGN.md, "Security decisions").
 import { withAutofill } from '../domain/autofill.js';
+import { isDeliverable, pinState } from '../domain/pin-lifecycle.js';
 import type { PinKeyring } from '../domain/pin-secrets.js';
 import { renderHtml, renderText } from '../domain/template-rendering.js';
 import type { OutboxRecord, Store } from '../store/store.js';
@@ -24,11 +25,12 @@ export type ComposeResult =
 export async function composeMessage(store: Store, keyring: PinKeyring, item: OutboxRecord, now?: number): Promise<ComposeResult> {
   const pin = item.pin ?? await store.getPin(item.accountId, item.pinId);
   if (pin === undefined) return ended('PIN ended before delivery: it no longer exists');
-  // The ciphertext is erased when the PIN is verified, expired or locked: its absence is the signal.
-  if (pin.pinCiphertext === null || pin.verifiedAt !== null || pin.lockedAt !== null) {
-    return ended('PIN ended before delivery: it was verified, expired or locked');
+  // Without `now` only the erased ciphertext tells an expired PIN (the purge erases it).
+  const asOf = now ?? Number.NEGATIVE_INFINITY;
+  if (!isDeliverable(pin, asOf)) {
+    const state = pinState(pin, asOf);
+    return ended(state === 'pending' ? 'PIN ended before delivery: it was verified, expired or locked' : `PIN ended before delivery: it was ${state}`);
   }
-  if (now !== undefined && pin.expiresAt <= now) return ended('PIN ended before delivery: it expired');
 
   const code = keyring.decryptPin(pin.id, pin.pinCiphertext);
   if (code === null) return missing('PIN cannot be decrypted: its secret is no longer configured');

@@ -12,6 +12,7 @@ import { normalizeEmailAddress, normalizePhoneNumber, parseEmailSender, phoneCou
 import { autofillErrors } from '../domain/autofill.js';
 import { fail, ok, type Failure, type FailureName, type Result } from '../domain/errors.js';
 import { maskDestination } from '../domain/destinations.js';
+import { isDeliverable } from '../domain/pin-lifecycle.js';
 import { chosenCodeTooShort } from '../domain/security-profile.js';
 import type { TwilioVerificationEvent } from '../domain/twilio-events.js';
 import { accountSid, attemptSid, pinIdOf, serviceSid, verificationSid } from '../domain/twilio-sids.js';
@@ -162,8 +163,6 @@ function eventOf(type: TwilioVerificationEvent, pin: PinRecord, channel: string,
   };
 }
 
-const isLive = (pin: PinRecord, now: number) => pin.pinCiphertext !== null && pin.verifiedAt === null && pin.lockedAt === null && pin.expiresAt > now;
-
 export async function startVerification(ctx: ServiceContext, principal: Principal, serviceSidParam: string, input: StartInput): Promise<Result<Verification>> {
   const found = await getService(ctx, principal, serviceSidParam);
   if (!found.ok) return found;
@@ -247,7 +246,7 @@ async function startLocked(ctx: ServiceContext, principal: Principal, service: T
     await auditRequest(ctx, principal, { event: 'pin.cancel', applicationId: service.application.id, pinId: latest.id, destination: latest.destination, reason: 'twilio:psd2_transaction_changed' });
   }
   // A pending verification of this dialect to the same To: the same code again, under the same SID.
-  if (!otherTransaction && latest && latestRow?.status === 'pending' && isLive(latest, now) && (latest.channel === 'email') === (channel === 'email')) {
+  if (!otherTransaction && latest && latestRow?.status === 'pending' && isDeliverable(latest, now) && (latest.channel === 'email') === (channel === 'email')) {
     if (latest.sendCount >= MAX_SENDS) {
       await auditRequest(ctx, principal, { event: 'pin.resend.refused', applicationId: service.application.id, pinId: latest.id, destination: latest.destination, reason: 'twilio:max_send_attempts' });
       return fail('SEND_ATTEMPTS_EXHAUSTED', 'Max send attempts reached', { retryAfterMs: latest.expiresAt - now });

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { CompiledQuery, sql, type InferResult, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Autofill } from '../domain/autofill.js';
+import { isDeliverable } from '../domain/pin-lifecycle.js';
 import type { PinType } from '../domain/pin-generation.js';
 import { PIN_RECORD_COLUMNS, type Database, type MessageTemplatesTable, type PinRecordRow, type PinsTable, type EmailTemplatesTable, type ApplicationsTable } from './schema.js';
 import type { ExternalRateLimiter, RateLimiter } from './rate-limiter.js';
@@ -403,7 +404,7 @@ export class KyselyStore implements Store, RateLimiter {
     return this.limits.refusable(limits, now, () => this.deferred((db) => db.transaction().execute(async (trx) => {
       const pin = await trx.selectFrom('pins').select(['account_id', 'pin_ciphertext', 'expires_at', 'locked_at', 'verified_at'])
         .where('id', '=', pinId).executeTakeFirst();
-      if (!pin || pin.pin_ciphertext === null || Number(pin.expires_at) <= now || pin.locked_at !== null || pin.verified_at !== null) {
+      if (!pin || !isDeliverable({ pinCiphertext: pin.pin_ciphertext, verifiedAt: pin.verified_at, lockedAt: pin.locked_at, expiresAt: Number(pin.expires_at) }, now)) {
         return { allowed: true as const, ended: true as const };
       }
       const outcome = await this.limits.consumeWithin(trx, limits, now);

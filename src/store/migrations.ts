@@ -1,10 +1,13 @@
 // One migration set for every dialect. Kysely hides the dialect from migrations by design, so the
 // few places that differ take it as a parameter.
+//
+// A released migration runs the same SQL forever: a database made before a change ran the old text,
+// so a migration whose text changes leaves new databases different from old ones. Each migration
+// therefore holds its SQL literally and imports nothing from the code that uses the schema (a
+// constant shared with that code would change the migration with it); a change is a new migration
+// appended at the end. test/store/migration-sql.test.ts holds a digest of every migration's SQL.
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { advisoryLockKey } from './postgres/advisory-lock.js';
-import { CONFIG_VERSION_SCHEMA } from './postgres/config-version.js';
-import { COMMIT_BARRIER_SCHEMA } from './postgres/deferred-flushes.js';
-import { RATE_LIMITED_FUNCTION } from './postgres/hot-statements.js';
 
 export type SqlDialect = 'sqlite' | 'postgres';
 
@@ -442,7 +445,13 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         // PostgreSQL counts a send's or a verify's rate limits in the same statement as its write
         // (postgres/hot-statements.ts); a refusal raises this function's error, which undoes the whole
         // statement. SQLite checks the limits in the transaction instead.
-        if (dialect === 'postgres') await sql.raw(RATE_LIMITED_FUNCTION).execute(db);
+        if (dialect !== 'postgres') return;
+        // The SQLSTATE is hot-statements.ts's RATE_LIMITED_SQLSTATE.
+        await sql.raw(`create or replace function twofa_rate_limited() returns integer language plpgsql volatile as $$
+begin
+  raise exception 'rate limit reached' using errcode = 'TF429';
+end
+$$`).execute(db);
       },
     },
     '0019_message_on_pin': {
@@ -559,8 +568,22 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         // PostgreSQL: a counter of configuration changes, bumped in the transaction of every change
         // to a table the configuration cache holds, and announced to every node (store/config-cache.ts).
         // SQLite has PRAGMA data_version for this.
+        // The channel is config-version.ts's CONFIG_CHANNEL; the tables were its CONFIG_TABLES then (a
+        // table added there needs its trigger from a new migration).
         if (dialect !== 'postgres') return;
-        for (const statement of CONFIG_VERSION_SCHEMA) await sql.raw(statement).execute(db);
+        await sql.raw('create table config_version (id integer primary key check (id = 1), version bigint not null)').execute(db);
+        await sql.raw('insert into config_version (id, version) values (1, 0)').execute(db);
+        await sql.raw(`create or replace function twofa_config_changed() returns trigger language plpgsql as $$
+begin
+  update config_version set version = version + 1 where id = 1;
+  perform pg_notify('twofa_config', '');
+  return null;
+end
+$$`).execute(db);
+        for (const table of ['api_keys', 'accounts', 'applications', 'message_templates', 'email_templates', 'security_settings', 'webhook_subscriptions', 'test_numbers']) {
+          await sql.raw(`create trigger ${table}_config_version after insert or update or delete or truncate on ${table}
+  for each statement execute function twofa_config_changed()`).execute(db);
+        }
       },
     },
     '0025_commit_barrier': {
@@ -568,7 +591,8 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         // PostgreSQL: the row a durability barrier writes (postgres/deferred-flushes.ts). SQLite
         // makes its commits durable by its own group commit.
         if (dialect !== 'postgres') return;
-        for (const statement of COMMIT_BARRIER_SCHEMA) await sql.raw(statement).execute(db);
+        await sql.raw('create table commit_barrier (id integer primary key check (id = 1), at bigint not null)').execute(db);
+        await sql.raw('insert into commit_barrier (id, at) values (1, 0)').execute(db);
       },
     },
     '0026_idempotency_keys_by_account': {

@@ -92,6 +92,24 @@ export function windowRefusal(check: RateLimitCheck, buckets: { hits: number; la
   return total >= check.limit ? { allowed: false, key: check.key, retryAfterMs: retryAfterMs(buckets, total, check.limit, check.windowMs, now) } : undefined;
 }
 
+type Window = { hits: number; lastAt: number }[];
+
+/**
+ * Every limit checked before any is counted, so that a refused request counts nothing on any key:
+ * the first full window's refusal, or every window as read (`read`: its buckets, sorted by their
+ * newest hit), from which admittedOutcome answers once the hits are counted.
+ */
+export function checkEveryWindow(limits: RateLimitCheck[], now: number, read: (check: RateLimitCheck) => Window): (RateLimitOutcome & { allowed: false }) | { windows: Window[] } {
+  const windows: Window[] = [];
+  for (const check of limits) {
+    const window = read(check);
+    const refused = windowRefusal(check, window, now);
+    if (refused) return refused;
+    windows.push(window);
+  }
+  return { windows };
+}
+
 /** The outcome once a hit at `now` is counted on each of `limits`, from their windows as read before: when each key's next hit fits. */
 export function admittedOutcome(limits: RateLimitCheck[], windows: { hits: number; lastAt: number }[][], now: number): RateLimitOutcome {
   const nextAllowed: Record<string, number> = {};

@@ -2,15 +2,11 @@
 // SQLite and PostgreSQL: the worker then claims it under the same delivery id and its history still
 // reads `queued` once. Messages already done, and PINs with several messages, stay as they were.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
-import pg from 'pg';
+import { sql, type Kysely } from 'kysely';
 import { migrateToLatest, migrateUpTo } from '../../src/store/migrations.js';
 import { openStore } from '../../src/store/open-store.js';
+import { kyselyOnPostgres, scratchSqlite } from '../support/migration-databases.js';
 import { createTestDatabase, skipUnlessPostgres, type TestDatabase } from '../support/postgres.js';
 
 const T0 = 1_800_000_000_000;
@@ -61,18 +57,14 @@ async function check(url: string, rows: <R>(text: string) => Promise<R[]>): Prom
 
 describe('migration 0019: first messages onto their PINs', () => {
   it('on SQLite', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'twofa-0019-'));
-    const file = path.join(dir, 'db.sqlite');
-    const sqlite = new Database(file);
-    const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: sqlite }) });
+    const { db, sqlite, file, dispose } = scratchSqlite('0019');
     try {
       await migrateUpTo(db, 'sqlite', '0018_postgres_rate_limit_refusal');
       await seed(db);
       assert.ok((await migrateToLatest(db, 'sqlite')).includes('0019_message_on_pin'));
       await check(`sqlite:${file}`, async <R>(text: string) => sqlite.prepare(text).all() as R[]);
     } finally {
-      await db.destroy();
-      fs.rmSync(dir, { recursive: true, force: true });
+      await dispose();
     }
   });
 
@@ -81,7 +73,7 @@ describe('migration 0019: first messages onto their PINs', () => {
     after(async () => { await database?.drop(); });
     it('moves the waiting message and keeps the rest', async () => {
       database = await createTestDatabase('migration_0019');
-      const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: database.url, max: 1 }) }) });
+      const db = kyselyOnPostgres(database.url);
       try {
         await migrateUpTo(db, 'postgres', '0018_postgres_rate_limit_refusal');
         await seed(db);

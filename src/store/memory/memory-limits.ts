@@ -1,7 +1,7 @@
 // Rate limits and purge batches of the in-memory store, by the same rules as the database's: the
 // sliding windows of rate-limiter.ts (so a limit admits the same requests and answers the same
 // retry time as on SQLite) and the batch bounds of purge-batches.ts.
-import { admittedOutcome, bucketExpiryOf, bucketStartOf, nextAllowedAt, windowRefusal } from '../rate-limiter.js';
+import { admittedOutcome, bucketExpiryOf, bucketStartOf, checkEveryWindow, nextAllowedAt } from '../rate-limiter.js';
 import type { PurgeLimits } from '../purge-batches.js';
 import type { RateLimitCheck, RateLimitOutcome } from '../store.js';
 
@@ -25,16 +25,11 @@ export class MemoryRateLimits {
    */
   check(limits: RateLimitCheck[], now: number): (RateLimitOutcome & { allowed: false }) | (() => RateLimitOutcome) {
     if (limits.length === 0) return () => ({ allowed: true });
-    const read: { hits: number; lastAt: number }[][] = [];
-    for (const check of limits) {
-      const counted = this.read(check, now);
-      const refused = windowRefusal(check, counted, now);
-      if (refused) return refused;
-      read.push(counted);
-    }
+    const checked = checkEveryWindow(limits, now, (check) => this.read(check, now));
+    if (!('windows' in checked)) return checked;
     return () => {
       for (const check of limits) this.hit(check, now);
-      return admittedOutcome(limits, read, now);
+      return admittedOutcome(limits, checked.windows, now);
     };
   }
 

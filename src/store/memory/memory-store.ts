@@ -13,6 +13,7 @@
 // their use cases are tested over HTTP on the real stores.
 import { randomUUID } from 'node:crypto';
 import type { ApplicationRecord } from '../../domain/application-rules.js';
+import { acceptsAttempt, isDeliverable } from '../../domain/pin-lifecycle.js';
 import type { WorkflowStep } from '../../domain/workflows.js';
 import type { AuditAppend } from '../audit-store.js';
 import type { ConsoleStore } from '../console-store.js';
@@ -267,7 +268,7 @@ export class MemoryStore implements Store {
     const ended = { allowed: true as const, ended: true as const };
     const pin = this.pins.get(pinId);
     // The race gate: the PIN is checked live, and the resend written, with nothing in between.
-    if (!pin || pin.pinCiphertext === null || pin.expiresAt <= now || pin.lockedAt !== null || pin.verifiedAt !== null) return ended;
+    if (!pin || !isDeliverable(pin, now)) return ended;
     const checked = this.limits.check(limits, now);
     if (typeof checked !== 'function') return checked;
     // A workflow's step is queued with its message or not at all: a lost claim writes nothing.
@@ -326,7 +327,7 @@ export class MemoryStore implements Store {
     if (!outcome.allowed) return { kind: 'refused', outcome };
     const row = this.pins.get(pin.id);
     // The first race gate: an attempt is counted only on a live PIN with attempts left, before the comparison.
-    if (!row || row.attemptsLeft <= 0 || row.expiresAt <= now || row.lockedAt !== null || (row.verifiedAt !== null && !row.allowMultipleVerifications)) {
+    if (!row || !acceptsAttempt(row, now)) {
       return { kind: 'ended', pin: row?.accountId === pin.accountId ? copy(row) : undefined };
     }
     row.attemptsLeft -= 1;
@@ -503,7 +504,7 @@ export class MemoryStore implements Store {
    */
   private requeueMessage(message: MessageRow, receiptAt: number, request: DeliveryRequest, now: number): boolean {
     const pin = this.pins.get(message.pinId);
-    if (!pin || pin.pinCiphertext === null || pin.expiresAt <= now || pin.verifiedAt !== null || pin.lockedAt !== null) return false;
+    if (!pin || !isDeliverable(pin, now)) return false;
     if (this.hasPendingMessage(message.pinId)) return false;
     // The history sorts by time: the new message follows the receipt even when the provider's clock is ahead.
     this.queueMessage({ id: randomUUID(), request }, message.pinId, message.accountId, message.channel, now, Math.max(now, receiptAt), false);

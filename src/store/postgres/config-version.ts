@@ -1,8 +1,8 @@
 // The configuration cache's version on PostgreSQL (../config-cache.ts), where several nodes change
 // configuration and no cheap signal like SQLite's PRAGMA data_version exists:
 //
-// - `config_version` (migration 0023) is a one-row counter that a statement-level trigger on every
-//   table the cache holds bumps in the transaction of the change, and announces on TWOFA_CONFIG_CHANNEL.
+// - `config_version` (migration 0024) is a one-row counter that a statement-level trigger on every
+//   table the cache holds bumps in the transaction of the change, and announces on CONFIG_CHANNEL.
 // - Every API key lookup reads the key and that counter in one statement, never from the cache: an
 //   authenticated request observes the counter as of its start, so the configuration it then reads
 //   from the cache (application, templates, security settings, test numbers) is never older than
@@ -17,22 +17,12 @@ import type { KyselyPlugin, OperationNode, PluginTransformQueryArgs, PluginTrans
 
 export const CONFIG_CHANNEL = 'twofa_config';
 
-/** Tables whose rows the configuration cache holds (directly or joined); as sqlite/change-watch.ts. */
+/**
+ * Tables whose rows the configuration cache holds (directly or joined); as sqlite/change-watch.ts.
+ * Each has the trigger that bumps config_version (migration 0024): a table added here needs its
+ * trigger created by a new migration.
+ */
 export const CONFIG_TABLES = ['api_keys', 'accounts', 'applications', 'message_templates', 'email_templates', 'security_settings', 'webhook_subscriptions', 'test_numbers'];
-
-export const CONFIG_VERSION_SCHEMA = [
-  'create table config_version (id integer primary key check (id = 1), version bigint not null)',
-  'insert into config_version (id, version) values (1, 0)',
-  `create or replace function twofa_config_changed() returns trigger language plpgsql as $$
-begin
-  update config_version set version = version + 1 where id = 1;
-  perform pg_notify('${CONFIG_CHANNEL}', '');
-  return null;
-end
-$$`,
-  ...CONFIG_TABLES.map((table) => `create trigger ${table}_config_version after insert or update or delete or truncate on ${table}
-  for each statement execute function twofa_config_changed()`),
-];
 
 /** The version the cache compares: the newest counter observed, this node's own changes, and whether notifications arrive. */
 export class PostgresConfigVersion {

@@ -16,13 +16,7 @@
 
 import { named } from './named-statements.js';
 
-/** Migration 0025: one row that a barrier updates. */
-export const COMMIT_BARRIER_SCHEMA = [
-  'create table commit_barrier (id integer primary key check (id = 1), at bigint not null)',
-  'insert into commit_barrier (id, at) values (1, 0)',
-];
-
-/** The barrier's write: a commit that wrote nothing would flush nothing. */
+/** The barrier's write to the one row of commit_barrier (migration 0025): a commit that wrote nothing would flush nothing. */
 export const COMMIT_BARRIER = named('update commit_barrier set at = $1 where id = 1');
 
 /**

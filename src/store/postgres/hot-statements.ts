@@ -15,7 +15,7 @@ import { named } from './named-statements.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
-/** SQLSTATE raised by twofa_rate_limited(). */
+/** SQLSTATE raised by twofa_rate_limited() (created by migration 0018, which holds this code literally). */
 export const RATE_LIMITED_SQLSTATE = 'TF429';
 
 /** Thrown when a statement was refused by a rate limit; everything it did was rolled back. */
@@ -240,10 +240,3 @@ async function run<Row>(db: Db, text: string, parameters: unknown[]): Promise<Ro
     throw err;
   }
 }
-
-/** The function the statements above call to refuse (PostgreSQL only; migration 0018). */
-export const RATE_LIMITED_FUNCTION = `create or replace function twofa_rate_limited() returns integer language plpgsql volatile as $$
-begin
-  raise exception 'rate limit reached' using errcode = '${RATE_LIMITED_SQLSTATE}';
-end
-$$`;

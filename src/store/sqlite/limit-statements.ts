@@ -2,7 +2,7 @@
 // run synchronously inside the caller's transaction: every limit is read before any is counted, and
 // the one connection (nothing else runs between the statements) makes the read and the count atomic.
 import type BetterSqlite3 from 'better-sqlite3';
-import { admittedOutcome, bucketExpiryOf, bucketStartOf, windowRefusal } from '../rate-limiter.js';
+import { admittedOutcome, bucketExpiryOf, bucketStartOf, checkEveryWindow } from '../rate-limiter.js';
 import type { RateLimitCheck, RateLimitOutcome } from '../store.js';
 import type { SqliteHotPath } from './hot-path.js';
 
@@ -25,17 +25,12 @@ export class SqliteLimitStatements {
   /** Checks every limit, then counts a hit on each; refused, it counts nothing. Must run inside a write transaction. */
   consume(limits: RateLimitCheck[], now: number): RateLimitOutcome {
     if (limits.length === 0) return { allowed: true };
-    const read: { hits: number; lastAt: number }[][] = [];
-    for (const check of limits) {
-      const counted = this.read(check, now);
-      const refused = windowRefusal(check, counted, now);
-      if (refused) return refused;
-      read.push(counted);
-    }
+    const checked = checkEveryWindow(limits, now, (check) => this.read(check, now));
+    if (!('windows' in checked)) return checked;
     this.hot.noteWrite();
     for (const check of limits) this.hit.run(check.key, bucketStartOf(now, check.windowMs), now, bucketExpiryOf(now, check.windowMs));
     // From the buckets just read: the caller learns when the next request fits at no extra query.
-    return admittedOutcome(limits, read, now);
+    return admittedOutcome(limits, checked.windows, now);
   }
 
   /** The buckets of `check`'s window, oldest first. */
