@@ -27,8 +27,16 @@ if (files.length === 0) {
 const sum = (name) => files.reduce((s, f) => s + (f.counters?.[name] ?? 0), 0);
 const figure = (file, name) => files.find((f) => f.name === file)?.figures?.[name];
 const fmt = (v) => (v === undefined || v === null ? 'n/a' : typeof v === 'number' ? v.toLocaleString('en-US', { maximumFractionDigits: 6 }) : String(v));
+// A T-id may be checked by several tests (and files): it passed when every one of its checks did.
 const checks = new Map();
-for (const f of files) for (const c of f.checks ?? []) checks.set(c.id, { ...c, file: f.name, database: f.database });
+for (const f of files) {
+  for (const c of f.checks ?? []) {
+    const seen = checks.get(c.id);
+    if (seen === undefined) checks.set(c.id, { ...c, file: f.name, database: f.database });
+    else if (seen.passed !== c.passed) checks.set(c.id, c.passed ? seen : { ...c, file: f.name, database: f.database });
+    else checks.set(c.id, { ...seen, detail: `${seen.detail}; ${c.detail}` });
+  }
+}
 
 /** What each named test checks against (security-and-test-plan.md §0 and §6.2). */
 const STANDARDS = {
