@@ -59,7 +59,9 @@ describe('randomness and comparison', () => {
     const ids = new Set(Array.from({ length: 10_000 }, () => generatePinId()));
     assert.equal(ids.size, 10_000);
     for (const id of ids) assert.match(id, /^[0-9A-F]{32}$/);
-    results.check('T14', true, `0 Math.random in src/ (lint rule present); ${n} PINs: max per-position χ²(9) ${Math.max(...chi2).toFixed(2)} < ${CHI2_DF9_P001}, leading zeros ${(100 * leadingZero / n).toFixed(2)} %, ${seen.size} distinct (expected ${expectedDistinct.toFixed(0)}); pinIds 128-bit hex`);
+    const pinIdsOk = ids.size === 10_000 && [...ids].every((id) => /^[0-9A-F]{32}$/.test(id));
+    const pinsOk = chi2.every((c) => c < CHI2_DF9_P001) && Math.abs(leadingZero / n - 0.1) < 4 * Math.sqrt(0.09 / n) && Math.abs(seen.size - expectedDistinct) < 6 * sd + 50;
+    results.check('T14', hits.length === 0 && pinsOk && pinIdsOk, `${hits.length} Math.random in src/ (lint rule present); ${n} PINs: max per-position χ²(9) ${Math.max(...chi2).toFixed(2)} < ${CHI2_DF9_P001}, leading zeros ${(100 * leadingZero / n).toFixed(2)} %, ${seen.size} distinct (expected ${expectedDistinct.toFixed(0)}); pinIds 128-bit hex`);
   });
 
   it('T15: every candidate, whatever its length or matching prefix, is checked by one timingSafeEqual of two 32-byte HMACs', () => {
