@@ -165,7 +165,7 @@ w('| Fault | Count | Outcome |');
 w('|---|---:|---|');
 w(`| \`kill -9\` during sends and verifies (T26, T27) | ${fmt(sum('killCycles'))} | ${fmt(sum('lostMessages'))} lost, ${fmt(sum('duplicateDeliveries'))} duplicates, ${fmt(sum('verifiedTwice'))} double verifications, integrity_check ok ${fmt(sum('integrityChecksOk'))}× |`);
 w(`| Provider fault modes (T28: 500, reset, 50 % loss, 2 s, hang) | ${fmt(sum('faultModes'))} | ≤ ${fmt(figure('provider-faults', 'T28.maxAttemptsPerMessage'))} attempts per message; all delivered ${fmt(figure('provider-faults', 'T28.recoveryMs'))} ms after recovery |`);
-w(`| PostgreSQL cut mid-load (T29) | ${fmt(sum('dbOutages'))} | ${fmt(sum('fiveXXDuringOutage'))} generic 500s while down, ready ${fmt(figure('database-outage', 'T29.recoveryMs'))} ms after it returned, 0 acknowledged writes lost |`);
+w(`| PostgreSQL cut mid-load (T29) | ${fmt(sum('dbOutages'))} | ${fmt(sum('fiveXXDuringOutage'))} generic 5xx answers while down, ready ${fmt(figure('database-outage', 'T29.recoveryMs'))} ms after it returned, 0 acknowledged writes lost |`);
 w();
 w('## Nothing lost');
 w();
