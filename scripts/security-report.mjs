@@ -109,13 +109,15 @@ const HARDENING = [
   ['A rendered SMS is capped at `TWOFA_SMS_MAX_SEGMENTS` parts (default 3): a longer send or resend is a 400 and nothing is queued',
     [['test/http/sms-size.test.ts', 'counts a placeholder as often as the template repeats it']]],
   ['Credential-named DSN parameters and userinfo passwords are masked wherever a DSN is shown (`twofa doctor`, DSN errors)',
-    [['test/delivery/dsn-masking.test.ts', 'DSN errors of broken variants never repeat a credential']]],
+    [['test/delivery/dsn-masking.test.ts', 'DSN errors of broken variants never repeat a credential'], ['test/delivery/dsn-masking.test.ts', 'a webhook DSN with an extra credential-named parameter is valid, and shown masked']]],
   ['Audit chain truncation is detected: signed chain heads kept outside the audit table, `twofa audit head`, `twofa audit verify` against them',
     [['test/cli/audit-heads.test.ts', 'SQLite: deleting the newest entries or the whole chain fails twofa audit verify'], ['test/cli/audit-heads.test.ts', 'PostgreSQL: deleting the newest entries or the whole chain fails twofa audit verify']]],
   ['SMTP requires STARTTLS by default for every host but loopback (`require_tls=false` stays available)',
     [['test/delivery/smtp/smtp-transport.test.ts', 'requires STARTTLS by default for every host but loopback, and keeps require_tls=false available']]],
   ['`TWOFA_SECURITY_PROFILE=strict` floors every application and template (6+ characters, at most 5 attempts, TTL at most 10m, one verification, guards on) and echoes them',
     [['test/http/security-profile.test.ts', 'locks a PIN after 5 wrong attempts although the application allows 10'], ['test/http/security-profile.test.ts', 'floors an application stored before the switch']]],
+  ['Constant time by construction, not by a timing statistic: every candidate PIN is one `timingSafeEqual` of two 32-byte HMACs, every API key one lookup by the digest of the whole key (their timings: `bench/key-and-pin-timing.ts`)',
+    [['test/security/rng-and-compare.test.ts', 'T15: every candidate, whatever its length or matching prefix, is checked by one timingSafeEqual of two 32-byte HMACs'], ['test/security/api-keys.test.ts', 'T21: a key that is right but for its last character takes the path of a random one: one lookup, by the digest of the whole key']]],
 ];
 
 /** Runs every hardening test by file and exact name; the outcome of each as "<file>\0<name>" → passed|failed|skipped|todo. */
