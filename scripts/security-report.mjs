@@ -126,13 +126,16 @@ function runHardeningTests() {
   const escape = (name) => name.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
   const outcomesFile = path.join(resultsDir, 'hardening-outcomes.jsonl');
   fs.rmSync(outcomesFile, { force: true });
+  // Attack tests named here save their (partial) results aside, not over the full run's.
+  const asideDir = fs.mkdtempSync(path.join(os.tmpdir(), 'twofa-hardening-results-'));
   const run = spawnSync(process.execPath, [
     '--import', 'tsx', '--test', '--test-concurrency=2',
     '--test-reporter', path.join(root, 'scripts', 'test-outcomes-reporter.mjs'), '--test-reporter-destination', outcomesFile,
     '--test-reporter', 'dot', '--test-reporter-destination', 'stderr',
     ...[...new Set(proofs.map(([, name]) => name))].map((name) => `--test-name-pattern=^${escape(name)}$`),
     ...[...new Set(proofs.map(([file]) => file))].filter((file) => fs.existsSync(path.join(root, file))),
-  ], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, TWOFA_LOG_LEVEL: process.env.TWOFA_LOG_LEVEL ?? 'silent' } });
+  ], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, TWOFA_LOG_LEVEL: process.env.TWOFA_LOG_LEVEL ?? 'silent', TWOFA_SECURITY_RESULTS_DIR: asideDir } });
+  fs.rmSync(asideDir, { recursive: true, force: true });
   if (run.error) throw run.error;
   const outcomes = new Map();
   const lines = fs.existsSync(outcomesFile) ? fs.readFileSync(outcomesFile, 'utf8').split('\n').filter(Boolean) : [];

@@ -14,7 +14,11 @@ import { afterEach } from 'node:test';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const RESULTS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '.results');
+/**
+ * Where results are kept. The report runs some attack tests again as hardening proofs and points
+ * them elsewhere (TWOFA_SECURITY_RESULTS_DIR), so that a partial run never replaces a full one's figures.
+ */
+export const RESULTS_DIR = process.env['TWOFA_SECURITY_RESULTS_DIR'] ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '.results');
 
 /** Long trials (TWOFA_SECURITY_LONG=1, `npm run test:security -- --long`): the plan's full counts. */
 export const LONG = process.env['TWOFA_SECURITY_LONG'] === '1';
