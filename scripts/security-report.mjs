@@ -138,11 +138,12 @@ function runHardeningTests() {
   fs.rmSync(asideDir, { recursive: true, force: true });
   if (run.error) throw run.error;
   const outcomes = new Map();
-  const lines = fs.existsSync(outcomesFile) ? fs.readFileSync(outcomesFile, 'utf8').split('\n').filter(Boolean) : [];
-  for (const { file, name, outcome } of lines.map((l) => JSON.parse(l))) {
+  const recorded = fs.existsSync(outcomesFile) ? fs.readFileSync(outcomesFile, 'utf8').split('\n').filter(Boolean) : [];
+  for (const { file, name, outcome } of recorded.map((line) => JSON.parse(line))) {
     const key = `${path.relative(root, file)}\0${name}`;
     // A test name repeated in one file (one per store, say) passes only if every run of it did.
-    if (outcomes.get(key) !== 'failed') outcomes.set(key, outcomes.has(key) && outcome === 'passed' ? outcomes.get(key) : outcome);
+    const earlier = outcomes.get(key);
+    outcomes.set(key, earlier === undefined || earlier === 'passed' ? outcome : earlier);
   }
   return outcomes;
 }
