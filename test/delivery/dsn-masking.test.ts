@@ -1,6 +1,8 @@
 // No credential of a DSN is ever shown: every provider's DSN, carrying secrets in its user part and in
 // parameters named *secret*, *token*, *password* or *key*, goes through `twofa doctor` and through
-// the parse errors of broken variants, and neither output holds any of the secret values.
+// the parse errors of broken variants, and neither output holds any of the secret values. Every broken
+// variant is refused (log:// and none:// take nothing after them); the one variant that is valid, a
+// webhook's extra parameter (passed on to its endpoint), is shown masked.
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -94,7 +96,6 @@ describe('DSN credentials are masked in twofa doctor and in DSN errors', () => {
       }, `${label} is refused: ${variant}`);
       return message!;
     };
-    let refused = 0;
     for (const { name, variable, dsn } of dsns) {
       const broken: Array<[string, string]> = [
         ['no scheme separator', breakFirstMember(dsn, (d) => d.replace('://', '//'))],
@@ -107,16 +108,13 @@ describe('DSN credentials are masked in twofa doctor and in DSN errors', () => {
       for (const [what, variant] of broken) {
         assert.notEqual(variant, dsn, `${name}: the "${what}" variant breaks something`);
         assertNoSecret(await refusedMessage(variable, variant, `${name} with ${what}`), `the error for ${name} with ${what}`);
-        refused += 1;
       }
     }
     // log:// and none:// take nothing after them, so credential-shaped parameters are refused too.
     for (const scheme of ['log', 'none']) {
       const variant = `${scheme}://?token=${secretValue('logtok')}&password=${secretValue('logpw')}`;
       assertNoSecret(await refusedMessage('TWOFA_SMS_DSN', variant, `${scheme}:// with parameters`), `the error for ${scheme}:// with parameters`);
-      refused += 1;
     }
-    assert.equal(refused, dsns.length * 4 - 1 + 2, 'every broken variant was tried');
   });
 
   it('a webhook DSN with an extra credential-named parameter is valid, and shown masked', async () => {
