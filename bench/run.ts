@@ -4,7 +4,7 @@
 //   npm run bench -- --quick       ~2 minutes: shorter runs, scale at 10^4 and 10^5
 //   npm run bench -- --full        also 10^7 stored PINs (seeding alone takes about 10 minutes, 12 GB)
 //   npm run bench -- --profile     also writes a CPU profile of the server under load, and its summary
-//   npm run bench -- --only=twofa,ceiling   run some groups only (ceiling, storage, twofa, pg, peer, scale)
+//   npm run bench -- --only=twofa,ceiling   run some groups only (ceiling, storage, twofa, pg, peer, scale, timing)
 //   npm run bench -- --hot         the hot paths only, ~2 minutes: both ceilings (empty route, pgbench -N),
 //                                  send and verify-wrong on SQLite and PostgreSQL, with their half-rate runs
 //   npm run bench -- --only=twofa --scenarios=verify-right,send   some of twofa's scenarios only (with --profile: one's profile)
@@ -29,6 +29,7 @@ import { loadAverage, pressure } from './lib/proc-stats.js';
 import { SERVE_NODE_OPTIONS } from '../src/cli/serve-command.js';
 import { openStore } from '../src/store/open-store.js';
 import { summarizeProfile } from './lib/profile.js';
+import { measureCompareTiming } from './lib/compare-timing.js';
 import { writeReport, type BenchResults, type ScaleResult, type ScenarioResult } from './lib/report.js';
 import { measureStorage } from './lib/storage-ceiling.js';
 import { dropDatabase, pendingMessages, preparePgDatabase, recreateDatabase, runPgbench } from './lib/pg-fixture.js';
@@ -40,7 +41,7 @@ const option = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.s
 const quick = flag('quick');
 const full = flag('full');
 const hot = flag('hot');
-const groups = new Set((option('only') ?? (hot ? 'ceiling,twofa,pg' : 'ceiling,storage,twofa,pg,peer,scale')).split(','));
+const groups = new Set((option('only') ?? (hot ? 'ceiling,twofa,pg' : 'ceiling,storage,twofa,pg,peer,scale,timing')).split(','));
 const scenarioFilter = option('scenarios')?.split(',') ?? (hot ? ['send', 'verify-wrong'] : undefined);
 const wanted = (name: string) => scenarioFilter === undefined || scenarioFilter.includes(name);
 const settings = {
@@ -507,6 +508,11 @@ async function main(): Promise<void> {
     if (groups.has('pg')) await runPg(results);
     if (groups.has('peer')) await runPeer(results);
     if (groups.has('scale')) await runScale(results);
+    if (groups.has('timing')) {
+      log('timing: constant-time comparisons, in process');
+      results.compareTiming = await measureCompareTiming(quick ? 5_000 : 20_000);
+      for (const t of results.compareTiming) log(`  ${t.name}: ${t.inputs.map((i) => `${i.label} median ${i.medianNs} ns`).join(', ')}; Welch t ${t.welchT}`);
+    }
   } finally {
     await receiver?.stop();
     fs.rmSync(workDir, { recursive: true, force: true });

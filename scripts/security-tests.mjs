@@ -1,5 +1,6 @@
 // `npm run test:security`: the attack suite (test/security) through the project's test runner, then
-// the summary of what it measured. Options:
+// the summary of what it measured, which runs the hardening tests it names (scripts/security-report.mjs).
+// Exits non-zero when a test of either failed. Options:
 //   --long     the plan's full trial counts (TWOFA_SECURITY_LONG=1): 50 race trials, 20 kill cycles,
 //              10 000 fuzz runs per operation, a 30-minute soak...
 //   --report   also write RELIABILITY.md from this run (scripts/security-report.mjs)
@@ -21,5 +22,5 @@ const run = spawnSync(process.execPath, [path.join(root, 'scripts', 'run-tests.m
 const status = run.status ?? 1;
 const reportArgs = [path.join(root, 'scripts', 'security-report.mjs'), '--status', String(status)];
 if (!report) reportArgs.push('--out', path.join('test', 'security', '.results', 'RELIABILITY.md'));
-spawnSync(process.execPath, reportArgs, { cwd: root, stdio: 'inherit' });
-process.exit(status);
+const reported = spawnSync(process.execPath, reportArgs, { cwd: root, stdio: 'inherit' });
+process.exit(status || (reported.status ?? 1));

@@ -2,6 +2,7 @@
 // in bench/results/*.json). bench/NOTES.md, written by hand, is appended as the analysis.
 import fs from 'node:fs';
 import path from 'node:path';
+import type { CompareTiming } from './compare-timing.js';
 import type { LoadResult } from './load.js';
 import type { StorageResult } from './storage-ceiling.js';
 
@@ -39,6 +40,8 @@ export interface BenchResults {
   halfRate: ScenarioResult[];
   storage: StorageResult[];
   scale: ScaleResult[];
+  /** The constant-time comparisons (the `timing` group); absent from runs before it existed. */
+  compareTiming?: CompareTiming[];
   warnings: string[];
   durationS: number;
 }
@@ -246,6 +249,15 @@ export function writeReport(r: BenchResults, where: { projectRoot: string; resul
     L.push('## The storage ceiling', '', 'The hot paths\' SQL statements, prepared once and run in a tight loop on one better-sqlite3 connection: no HTTP, no Kysely, no event loop; a request\'s statements as the server runs them (sqlite/pin-statements.ts, the crypto of the PIN and the audit chain included), with a commit each or one per 16 requests (the server\'s shared transaction under load). With `synchronous=FULL` every commit waits for its own fsync; with `synchronous=OFF` what is left is the statements\' own cost: the floor of a request\'s CPU before any HTTP.', '');
     L.push('| statements | synchronous | ops/s | µs/op | commits/op |', '|---|---|---:|---:|---:|');
     for (const s of r.storage) L.push(`| ${s.name} | ${s.synchronous} | ${int(s.opsPerSecond)} | ${s.usPerOp} | ${s.commitsPerOp} |`);
+    L.push('');
+  }
+
+  if (r.compareTiming !== undefined && r.compareTiming.length > 0) {
+    L.push('## Constant-time comparisons', '', 'In process, each pair measured interleaved (bench/lib/compare-timing.ts). The attack suite proves these by construction (T15: every candidate PIN is one `timingSafeEqual` of two 32-byte HMACs; T21: every API key one lookup by the digest of the whole key); these are the wall-clock figures, with Welch\'s t of the two means (|t| well under 4: no difference the noise does not explain).', '');
+    L.push('| comparison | input | mean ns | median ns | Welch t |', '|---|---|---:|---:|---:|');
+    for (const t of r.compareTiming) {
+      t.inputs.forEach((input, i) => L.push(`| ${i === 0 ? `${t.name}, ${int(t.samples)} each` : ''} | ${input.label} | ${int(input.meanNs)} | ${int(input.medianNs)} | ${i === 0 ? t.welchT.toFixed(2) : ''} |`));
+    }
     L.push('');
   }
 

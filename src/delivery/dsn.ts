@@ -48,8 +48,10 @@ export async function createTransport(variable: string, dsn: string, deps: Trans
   }
   switch (scheme) {
     case 'none':
+      refuseAnythingAfter(variable, scheme, dsn);
       return null;
     case 'log':
+      refuseAnythingAfter(variable, scheme, dsn);
       return new LogTransport(deps.inbox, deps.logger);
     case 'webhook+http':
     case 'webhook+https':
@@ -75,6 +77,16 @@ export async function createTransport(variable: string, dsn: string, deps: Trans
       }
       throw new DsnError(`${variable}: unsupported scheme ${scheme}:// (supported: ${SUPPORTED})`);
   }
+}
+
+/**
+ * log:// and none:// take no settings: a host, credentials or parameters after them would be ignored,
+ * so they are refused like every other transport's unknown parameter (most likely a DSN pasted into
+ * the wrong variable). The refusal does not repeat the DSN, whose values may be credentials.
+ */
+function refuseAnythingAfter(variable: string, scheme: 'log' | 'none', dsn: string): void {
+  const rest = dsn.trim().slice(`${scheme}:`.length).replace(/^\/\/\/?/, '');
+  if (rest !== '') throw new DsnError(`${variable}: ${scheme}:// takes no host, credentials or parameters; write ${scheme}://`);
 }
 
 /** Parses a URL-shaped DSN and builds its transport, turning the factory's refusals into DsnErrors. */

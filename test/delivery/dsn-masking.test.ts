@@ -1,6 +1,8 @@
 // No credential of a DSN is ever shown: every provider's DSN, carrying secrets in its user part and in
 // parameters named *secret*, *token*, *password* or *key*, goes through `twofa doctor` and through
-// the parse errors of broken variants, and neither output holds any of the secret values.
+// the parse errors of broken variants, and neither output holds any of the secret values. Every broken
+// variant is refused (log:// and none:// take nothing after them); the one variant that is valid, a
+// webhook's extra parameter (passed on to its endpoint), is shown masked.
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -23,6 +25,12 @@ function secretValue(label: string): string {
 
 function assertNoSecret(output: string, where: string): void {
   for (const value of secrets) assert.ok(!output.includes(value), `${where} shows the secret ${value.slice(0, 6)}...: ${output}`);
+}
+
+/** Applies `breakIt` to a plain DSN, or to the first member of a failover(...) or roundrobin(...) route. */
+function breakFirstMember(dsn: string, breakIt: (member: string) => string): string {
+  const route = /^(failover|roundrobin)\((\S+)(.*)$/s.exec(dsn);
+  return route ? `${route[1]}(${breakIt(route[2]!)}${route[3]}` : breakIt(dsn);
 }
 
 describe('DSN credentials are masked in twofa doctor and in DSN errors', () => {
@@ -49,7 +57,6 @@ describe('DSN credentials are masked in twofa doctor and in DSN errors', () => {
     const vonageVoice = `vonage://vonagekey:${secretValue('vnvoice')}@default?application_id=aaaaaaaa-bbbb-cccc-dddd-0123456789ab`
       + `&private_key_file=${encodeURIComponent(keyFile)}&callback_token=${secretValue('vvtok')}&callback_url=http://${at}/cb&base_url=http://${at}`;
     dsns.push(
-      { name: 'log', variable: 'TWOFA_SMS_DSN', dsn: `log://?token=${secretValue('logtok')}&password=${secretValue('logpw')}` },
       { name: 'webhook', variable: 'TWOFA_SMS_DSN', dsn: webhook },
       { name: 'smtp', variable: 'TWOFA_EMAIL_DSN', dsn: `smtp://mailer:${secretValue('smtppw')}@${at}?from=noreply%40example.com` },
       { name: 'smpp', variable: 'TWOFA_SMS_DSN', dsn: smpp },
@@ -77,25 +84,51 @@ describe('DSN credentials are masked in twofa doctor and in DSN errors', () => {
 
   it('DSN errors of broken variants never repeat a credential', async () => {
     const logger = pino({ level: 'silent' });
+    const refusedMessage = async (variable: string, variant: string, label: string): Promise<string> => {
+      let message: string | undefined;
+      await assert.rejects(async () => {
+        const transport = await createTransport(variable, variant, { inbox: new Inbox(), logger });
+        await transport?.close?.();
+      }, (err) => {
+        assert.ok(err instanceof DsnError, `${label}: ${String(err)}`);
+        message = err.message;
+        return true;
+      }, `${label} is refused: ${variant}`);
+      return message!;
+    };
     for (const { name, variable, dsn } of dsns) {
-      const broken = [
-        dsn.replace(/^([a-z+]+):\/\//, '$1//'), // no scheme separator: not a DSN
-        dsn.replace(`:${closed}`, ':99999'), // a port out of range: not a URL
-        `${dsn}${dsn.includes('?') ? '&' : '?'}bogus_password=${secretValue('bogus')}`, // unknown parameter
-        dsn.replace('127.0.0.1', '[::1'), // an unclosed IPv6 host
+      const broken: Array<[string, string]> = [
+        ['no scheme separator', breakFirstMember(dsn, (d) => d.replace('://', '//'))],
+        ['a port out of range', breakFirstMember(dsn, (d) => d.replace(`:${closed}`, ':99999'))],
+        ['an unclosed IPv6 host', breakFirstMember(dsn, (d) => d.replace('127.0.0.1', '[::1'))],
       ];
-      for (const variant of broken) {
-        let message: string | undefined;
-        try {
-          const transport = await createTransport(variable, variant, { inbox: new Inbox(), logger });
-          await transport?.close?.();
-        } catch (err) {
-          assert.ok(err instanceof DsnError, `${name}: ${String(err)}`);
-          message = err.message;
-        }
-        if (message !== undefined) assertNoSecret(message, `the error for a broken ${name} DSN`);
+      // A webhook passes parameters other than its secret on to the endpoint, so an unknown one is
+      // valid there (the accepted-variant test below); every other transport refuses it.
+      if (name !== 'webhook') broken.push(['an unknown parameter', breakFirstMember(dsn, (d) => `${d}${d.includes('?') ? '&' : '?'}bogus_password=${secretValue('bogus')}`)]);
+      for (const [what, variant] of broken) {
+        assert.notEqual(variant, dsn, `${name}: the "${what}" variant breaks something`);
+        assertNoSecret(await refusedMessage(variable, variant, `${name} with ${what}`), `the error for ${name} with ${what}`);
       }
     }
+    // log:// and none:// take nothing after them, so credential-shaped parameters are refused too.
+    for (const scheme of ['log', 'none']) {
+      const variant = `${scheme}://?token=${secretValue('logtok')}&password=${secretValue('logpw')}`;
+      assertNoSecret(await refusedMessage('TWOFA_SMS_DSN', variant, `${scheme}:// with parameters`), `the error for ${scheme}:// with parameters`);
+    }
+  });
+
+  it('a webhook DSN with an extra credential-named parameter is valid, and shown masked', async () => {
+    const webhook = dsns.find((d) => d.name === 'webhook')!;
+    const extra = secretValue('bogus');
+    const variant = `${webhook.dsn}&bogus_password=${extra}`;
+    const transport = await createTransport(webhook.variable, variant, { inbox: new Inbox(), logger: pino({ level: 'silent' }) });
+    assert.ok(transport, 'the webhook DSN builds its transport');
+    await transport.close?.();
+    const shown = describeDsn(variant);
+    assert.match(shown, /bogus_password=\*\*\*/);
+    assertNoSecret(shown, 'the shown webhook DSN');
+    const checks = await runDoctor({ TWOFA_DATA_DIR: dir, TWOFA_SECRET: TEST_SECRET, TWOFA_HOST: '127.0.0.1', TWOFA_PORT: String(closed), [webhook.variable]: variant }, undefined);
+    assertNoSecret(JSON.stringify(checks), 'doctor for the webhook with an extra parameter');
   });
 
   it('masks any parameter named like a credential, and userinfo passwords, in one function', () => {

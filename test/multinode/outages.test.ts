@@ -69,8 +69,7 @@ describe('a node through database and Redis outages', { skip }, () => {
     assert.ok(await alive(), 'the process is still alive');
 
     await databaseProxy.resume();
-    const recoveredIn = await eventually('/readyz to recover', 15_000, async () => (await readyz()) === 200);
-    assert.ok(recoveredIn < 15_000);
+    await eventually('/readyz to recover', 15_000, async () => (await readyz()) === 200);
     const number = to();
     const sent = expectOk(await client.post('/2fa/2/pin', { ...app, to: number }), 'send after the outage');
     await waitForInboxMessage(client, number, sent.body.pinId as string, { timeoutMs: 10_000 });

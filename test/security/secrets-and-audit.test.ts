@@ -74,6 +74,7 @@ async function flow(env: Record<string, string>, receiver: WebhookReceiver, labe
   return { server, responses, pins, logs: server.output() };
 }
 
+/** Scans one flow's answers, logs, database and audit log for secrets, and checks what is audited; returns what the scans found. */
 function check(label: string, outcome: FlowOutcome, tables: { where: string; text: string | Buffer }[], pinHashes: string[], auditRows: { event: string; pin_id: string | null; destination: string | null; application_id: string | null; reason: string | null }[]) {
   const pinNeedles = outcome.pins.flatMap((p) => [{ label: `PIN of ${p.pinId}`, value: p.pin }]);
   const hashNeedles = pinHashes.map((h) => ({ label: 'PIN HMAC', value: h.split(':')[1] ?? h }));
@@ -106,6 +107,16 @@ function check(label: string, outcome: FlowOutcome, tables: { where: string; tex
   assert.ok(auditRows.some((r) => r.event === 'pin.send.refused' && r.reason === 'send:to'), `${label}: a limit refusal is audited`);
   assert.ok(auditRows.some((r) => r.event === 'config.security.update'), `${label}: a configuration change is audited`);
   results.add('auditedDecisions', auditRows.length);
+  return { inResponses, inLogs, inDatabase: [...inDatabase, ...inAudit] };
+}
+
+/** The verdicts of T11 (responses), T12 (logs; with `audit`, the chain checks too) and T13 (the database) for one flow's scan. */
+function recordSecretChecks(where: string, found: ReturnType<typeof check>, audit?: { intact: boolean; editDetected: boolean; deletionDetected: boolean }) {
+  results.check('T11', found.inResponses.length === 0, `${where}: ${found.inResponses.length} PINs or PIN HMACs in response bodies and headers (errors and refusals included)`);
+  results.check('T13', found.inDatabase.length === 0, `${where}: ${found.inDatabase.length} PINs, keys or TWOFA_SECRET in ${where === 'SQLite' ? 'the database files (live and WAL)' : 'a dump of every table'}; stored: <keyId>:HMAC-SHA256(pinId‖pin)`);
+  const chain = audit === undefined ? true : audit.intact && audit.editDetected && audit.deletionDetected;
+  results.check('T12', found.inLogs.length === 0 && chain, `${where}: ${found.inLogs.length} PINs, keys, secrets or full destinations in trace-level logs; every send, refusal, verify decision, delivery and configuration change audited with pinId, application, masked destination and reason`
+    + (audit === undefined ? '' : `; \`twofa audit verify\` ${audit.intact ? 'ok' : 'FAILED'}, and exit 1 after one entry was edited (${audit.editDetected ? 'detected' : 'MISSED'}) or deleted (${audit.deletionDetected ? 'detected' : 'MISSED'})`));
 }
 
 describe('secrets and the audit log (SQLite)', () => {
@@ -120,9 +131,7 @@ describe('secrets and the audit log (SQLite)', () => {
       const db = new Database(dbFile);
       const pinHashes = (db.prepare('select pin_hash from pins').all() as { pin_hash: string }[]).map((r) => r.pin_hash);
       const auditRows = db.prepare('select * from audit_log order by seq').all() as { seq: number; account_id: string; event: string; pin_id: string | null; destination: string | null; application_id: string | null; reason: string | null }[];
-      check('sqlite', outcome, files, pinHashes, auditRows);
-      results.check('T11', true, 'no PIN or PIN HMAC in any response body or header (SQLite and PostgreSQL flows, errors and refusals included)');
-      results.check('T13', true, 'no PIN in the SQLite files (live and WAL) nor in a dump of every PostgreSQL table; stored: <keyId>:HMAC-SHA256(pinId‖pin); pepper (TWOFA_SECRET) not in the database');
+      const found = check('sqlite', outcome, files, pinHashes, auditRows);
 
       const env = { TWOFA_DATABASE_URL: `sqlite:${dbFile}`, TWOFA_SECRET: TEST_SECRET, TWOFA_DATA_DIR: outcome.server.dataDir };
       const intact = await runCli(['audit', 'verify', '--json'], env);
@@ -143,8 +152,9 @@ describe('secrets and the audit log (SQLite)', () => {
       assert.equal(deleted.code, 1);
       assert.match(deleted.stdout, /missing/);
       db.close();
-      results.add('auditTamperingDetected', 2);
-      results.check('T12', true, 'no PIN, key, secret or full destination in trace-level logs; every send, refusal, verify decision, delivery and configuration change audited with pinId, application, masked destination and reason; `twofa audit verify` ok, and exit 1 after one entry was edited or deleted');
+      const tampering = { intact: intact.code === 0 && report.ok, editDetected: edited.code === 1, deletionDetected: deleted.code === 1 };
+      results.add('auditTamperingDetected', Number(tampering.editDetected) + Number(tampering.deletionDetected));
+      recordSecretChecks('SQLite', found, tampering);
     } finally {
       await outcome?.server.stop();
       if (outcome) fs.rmSync(outcome.server.dataDir, { recursive: true, force: true });
@@ -171,7 +181,7 @@ describe('secrets and the audit log (PostgreSQL)', { skip }, () => {
       }
       const pinHashes = (await database.query<{ pin_hash: string }>('select pin_hash from pins')).rows.map((r) => r.pin_hash);
       const auditRows = (await database.query('select * from audit_log order by seq')).rows as never[];
-      check('postgres', outcome, tables, pinHashes, auditRows);
+      recordSecretChecks('PostgreSQL', check('postgres', outcome, tables, pinHashes, auditRows));
     } finally {
       await outcome?.server.stop();
       if (outcome) fs.rmSync(outcome.server.dataDir, { recursive: true, force: true });

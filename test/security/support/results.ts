@@ -3,11 +3,22 @@
 // the T-ids it covers, the standards they check, counters (trials, violations, bad inputs, 5xx,
 // secrets found...) and free-form figures (latencies, durations). The counters are cumulative, so a
 // check that could fail and did not is counted as tried.
+//
+// A check's verdict is the condition the test measured, and check() asserts it, so a verdict and the
+// test's outcome cannot disagree. A test named after T-ids ("T21: ...") that fails anywhere, before
+// its check is reached included, records a failed check for each of them: the report merges every
+// check of one T-id, and one failure is enough to show it as not passed.
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import { afterEach } from 'node:test';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const RESULTS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '.results');
+/**
+ * Where results are kept. The report runs some attack tests again as hardening proofs and points
+ * them elsewhere (TWOFA_SECURITY_RESULTS_DIR), so that a partial run never replaces a full one's figures.
+ */
+export const RESULTS_DIR = process.env['TWOFA_SECURITY_RESULTS_DIR'] ?? path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '.results');
 
 /** Long trials (TWOFA_SECURITY_LONG=1, `npm run test:security -- --long`): the plan's full counts. */
 export const LONG = process.env['TWOFA_SECURITY_LONG'] === '1';
@@ -23,7 +34,10 @@ export interface Results {
   /** Sets a figure (a latency, a rate, a duration, a label). */
   set(name: string, value: number | string | boolean | null): void;
   note(text: string): void;
-  /** A per-test verdict shown in the report: which T-id passed with what evidence. */
+  /**
+   * A per-test verdict shown in the report: whether the measured condition of a T-id held, with the
+   * evidence. Asserts `passed`: a failed check fails the test that made it.
+   */
   check(id: string, passed: boolean, detail: string): void;
   counters: Record<string, number>;
   save(): void;
@@ -35,6 +49,11 @@ export function createResults(name: string, meta: { tests: string[]; standards: 
   const figures: Record<string, number | string | boolean | null> = {};
   const notes: string[] = [];
   const checks: { id: string; passed: boolean; detail: string }[] = [];
+  afterEach((t) => {
+    // TestContext.passed (Node 21.7+) is missing from @types/node.
+    if ((t as { passed?: boolean }).passed !== false) return;
+    for (const id of t.name.match(/\bT\d\d\b/g) ?? []) checks.push({ id, passed: false, detail: `the test "${t.name}" failed` });
+  });
   const save = () => {
     fs.mkdirSync(RESULTS_DIR, { recursive: true });
     const body = {
@@ -49,7 +68,10 @@ export function createResults(name: string, meta: { tests: string[]; standards: 
     add(counter, n = 1) { counters[counter] = (counters[counter] ?? 0) + n; },
     set(key, value) { figures[key] = value; },
     note(text) { notes.push(text); },
-    check(id, passed, detail) { checks.push({ id, passed, detail }); },
+    check(id, passed, detail) {
+      checks.push({ id, passed, detail });
+      assert.ok(passed, `${id} not passed: ${detail}`);
+    },
     save,
   };
 }
