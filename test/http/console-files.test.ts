@@ -12,28 +12,16 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import v8 from 'node:v8';
-import vm from 'node:vm';
 import Fastify from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { consoleFiles, consoleRoutes, type ConsoleFiles } from '../../src/http/routes/console.js';
 import type { RouteDeps } from '../../src/http/route-types.js';
+import { retainedBytes } from '../support/retained-memory.js';
 
 const BUNDLE = 'assets/index-3f2a9c1b.js';
 const BUNDLE_BYTES = 64 * 1024;
 const VARIANTS = 2000;
 
-/** Collects garbage now, so that what the heap holds afterwards is only what something keeps. */
-function collectGarbage(): void {
-  v8.setFlagsFromString('--expose-gc');
-  (vm.runInNewContext('gc') as () => void)();
-}
-
-function retainedBytes(): number {
-  collectGarbage();
-  const usage = process.memoryUsage();
-  return usage.heapUsed + usage.arrayBuffers;
-}
 
 describe('/console files: an allow-list of the build, a bounded cache', () => {
   let dir: string;

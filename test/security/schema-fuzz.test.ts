@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import fc from 'fast-check';
 import { createAppAndTemplate, createHarness, type Harness } from '../support/harness.js';
+import { retainedBytes } from '../support/retained-memory.js';
 import { injector } from './support/in-process.js';
 import { createResults, scale } from './support/results.js';
 
@@ -98,53 +99,64 @@ describe('schema fuzzing of every operation', () => {
   });
 
   it('T20: generated and mutated requests to every operation: 0 × 5xx, every answer declared in /openapi.json', async () => {
-    const runsPerOperation = scale(40, 10_000);
-    const rssBefore = process.memoryUsage().rss;
     const operations = Object.entries(doc.paths).flatMap(([template, item]) => Object.entries(item)
       .filter(([method]) => ['get', 'post', 'put', 'delete', 'patch'].includes(method))
       .map(([method, op]) => ({ template, method: method.toUpperCase(), op })));
     results.set('T20.operations', operations.length);
     const byKind: Record<string, number> = {};
     const statuses: Record<string, number> = {};
-    for (const { template, method, op } of operations) {
-      // /metrics and the document itself are read-only and parameterless: a few runs are enough.
-      const runs = op.parameters?.length || op.requestBody ? runsPerOperation : 5;
-      const pathParams = (op.parameters ?? []).filter((p) => p.in === 'path');
-      const query = (op.parameters ?? []).filter((p) => p.in === 'query');
-      const bodySchema = op.requestBody?.content?.['application/json']?.schema;
-      const arbitrary = fc.record({
-        path: fc.record(Object.fromEntries(pathParams.map((p) => [p.name, fc.oneof(
-          { weight: 3, arbitrary: fc.constant(ids[p.name] ?? 'X') },
-          { weight: 1, arbitrary: fc.string({ maxLength: 40 }) },
-          { weight: 1, arbitrary: fc.constantFrom(...HOSTILE.filter((x) => x.length < 200)) },
-        )]))),
-        query: fc.record(Object.fromEntries(query.map((p) => [p.name, fc.oneof(fromSchema(p.schema).map(String), fc.constantFrom(...HOSTILE.filter((x) => x.length < 200)))])), { requiredKeys: [] }),
-        body: mutated(bodySchema),
-        key: fc.constantFrom<('a' | 'b' | 'sendOnly' | 'none' | 'garbage')[]>('a', 'a', 'a', 'b', 'sendOnly', 'none', 'garbage'),
-        contentType: fc.constantFrom('application/json', 'application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded'),
-      });
-      await fc.assert(fc.asyncProperty(arbitrary, async (req) => {
-        const url = template.replace(/\{([^}]+)\}/g, (_m, name: string) => segment(String((req.path as Record<string, string>)[name] ?? 'X')))
-          + (Object.keys(req.query).length > 0 ? `?${new URLSearchParams(req.query as Record<string, string>).toString()}` : '');
-        const key = req.key === 'none' ? null : req.key === 'garbage' ? 'not-a-key' : h.keys[req.key];
-        const hasBody = method === 'POST' || method === 'PUT' || method === 'PATCH';
-        const raw = req.body.raw ?? JSON.stringify(req.body.value ?? null);
-        const answer = await inject(method, url, { key, ...(hasBody ? { rawBody: raw, headers: { 'content-type': req.contentType } } : {}) });
-        byKind[req.body.kind] = (byKind[req.body.kind] ?? 0) + 1;
-        statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
-        results.add('fuzzRequests');
-        results.add('badInputs', req.body.kind === 'valid' && req.key === 'a' ? 0 : 1);
-        // inject() already threw if the answer is not one the document declares.
-        return answer.status < 500;
-      }), { numRuns: runs, seed: Number(process.env['TWOFA_FUZZ_SEED'] ?? 20261122), endOnFailure: true, includeErrorInReport: true });
-    }
-    const rssAfter = process.memoryUsage().rss;
+    const seed = Number(process.env['TWOFA_FUZZ_SEED'] ?? 20261122);
+    const fuzzEveryOperation = async (runsPerOperation: number, runSeed: number): Promise<void> => {
+      for (const { template, method, op } of operations) {
+        // /metrics and the document itself are read-only and parameterless: a few runs are enough.
+        const runs = op.parameters?.length || op.requestBody ? runsPerOperation : 5;
+        const pathParams = (op.parameters ?? []).filter((p) => p.in === 'path');
+        const query = (op.parameters ?? []).filter((p) => p.in === 'query');
+        const bodySchema = op.requestBody?.content?.['application/json']?.schema;
+        const arbitrary = fc.record({
+          path: fc.record(Object.fromEntries(pathParams.map((p) => [p.name, fc.oneof(
+            { weight: 3, arbitrary: fc.constant(ids[p.name] ?? 'X') },
+            { weight: 1, arbitrary: fc.string({ maxLength: 40 }) },
+            { weight: 1, arbitrary: fc.constantFrom(...HOSTILE.filter((x) => x.length < 200)) },
+          )]))),
+          query: fc.record(Object.fromEntries(query.map((p) => [p.name, fc.oneof(fromSchema(p.schema).map(String), fc.constantFrom(...HOSTILE.filter((x) => x.length < 200)))])), { requiredKeys: [] }),
+          body: mutated(bodySchema),
+          key: fc.constantFrom<('a' | 'b' | 'sendOnly' | 'none' | 'garbage')[]>('a', 'a', 'a', 'b', 'sendOnly', 'none', 'garbage'),
+          contentType: fc.constantFrom('application/json', 'application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded'),
+        });
+        await fc.assert(fc.asyncProperty(arbitrary, async (req) => {
+          const url = template.replace(/\{([^}]+)\}/g, (_m, name: string) => segment(String((req.path as Record<string, string>)[name] ?? 'X')))
+            + (Object.keys(req.query).length > 0 ? `?${new URLSearchParams(req.query as Record<string, string>).toString()}` : '');
+          const key = req.key === 'none' ? null : req.key === 'garbage' ? 'not-a-key' : h.keys[req.key];
+          const hasBody = method === 'POST' || method === 'PUT' || method === 'PATCH';
+          const raw = req.body.raw ?? JSON.stringify(req.body.value ?? null);
+          const answer = await inject(method, url, { key, ...(hasBody ? { rawBody: raw, headers: { 'content-type': req.contentType } } : {}) });
+          byKind[req.body.kind] = (byKind[req.body.kind] ?? 0) + 1;
+          statuses[answer.status] = (statuses[answer.status] ?? 0) + 1;
+          results.add('fuzzRequests');
+          results.add('badInputs', req.body.kind === 'valid' && req.key === 'a' ? 0 : 1);
+          // inject() already threw if the answer is not one the document declares.
+          return answer.status < 500;
+        }), { numRuns: runs, seed: runSeed, endOnFailure: true, includeErrorInReport: true });
+      }
+    };
+    // A first pass compiles what is built once per operation and code path (validators, regular
+    // expressions, lazily loaded modules: about 100 MiB, whatever the number of requests); what the
+    // heap keeps after it is the baseline. The measured pass (1,700+ requests) then adds about 5 MiB
+    // of paths first reached in it: the bound is six times that, far below what a request that
+    // leaves even 20 KB behind would add.
+    await fuzzEveryOperation(20, seed + 1);
+    const retainedBefore = retainedBytes();
+    await fuzzEveryOperation(scale(40, 10_000), seed);
+    const retainedAfter = retainedBytes();
     results.set('T20.byKind', JSON.stringify(byKind));
     results.set('T20.statuses', JSON.stringify(statuses));
-    results.set('T20.rssGrowth', Number((rssAfter / rssBefore).toFixed(2)));
+    results.set('T20.retainedGrowthMiB', Number(((retainedAfter - retainedBefore) / 2 ** 20).toFixed(1)));
     const fiveXX = results.counters['fiveXX'] ?? 0;
     assert.equal(fiveXX, 0);
-    assert.ok(rssAfter < rssBefore * 1.5 + 64 * 1024 * 1024, `RSS ${rssBefore} → ${rssAfter}`);
+    // What the server keeps after a full collection: hostile requests must not accumulate in memory
+    // (RSS is not the measure: it moves with the collector's heuristics and the machine's load).
+    assert.ok(retainedAfter - retainedBefore < 32 * 2 ** 20, `retained heap ${retainedBefore} → ${retainedAfter} bytes`);
     // Reached only when every request's answer was declared in /openapi.json: inject() throws otherwise.
     results.check('T20', fiveXX === 0 && results.counters['fuzzRequests']! > 0, `${results.counters['fuzzRequests']} generated requests over ${operations.length} operations (fast-check, seed ${process.env['TWOFA_FUZZ_SEED'] ?? 20261122}): ${fiveXX} × 5xx, 100 % of answers declared in /openapi.json; statuses ${JSON.stringify(statuses)}`);
   });
