@@ -91,7 +91,7 @@ export class OutboxWorker {
         claim: (now, leaseUntil, max, holder) => store.claimOutbox(now, leaseUntil, max, holder),
         renew: (items, holder, leaseUntil) => store.renewOutbox(items.map(({ id, pinId, attempts }) => ({ id, pinId, attempts })), holder, leaseUntil),
         release: (items, now) => store.releaseOutbox(items.map(({ id, pinId }) => ({ id, pinId })), now),
-        releaseHeld: (holder, now) => store.releaseHeldOutbox(holder, now),
+        releaseHeld: (holder, now, keep) => store.releaseHeldOutbox(holder, now, keep.map(({ id, pinId }) => ({ id, pinId }))),
       },
       deliver: (item) => this.deliver(item),
     });
