@@ -154,7 +154,7 @@ export const CONFIG_OPTIONS = [
   }),
   option({
     key: 'databaseStatementTimeoutMs', env: 'TWOFA_DATABASE_STATEMENT_TIMEOUT', default: '5s',
-    doc: 'PostgreSQL: longest a statement may run (the server\'s statement_timeout, which rolls it back); a statement whose answer has not come 1 s after that ends its connection (a stalled network). The request is answered 503 with Retry-After, or 500 when a write may have committed without its answer. Migrations are not bounded.',
+    doc: 'PostgreSQL: longest a statement may run (the server\'s statement_timeout, which rolls it back); a statement whose answer has not come 1 s after that ends its connection (a stalled network). The request is answered 503 with Retry-After, or 500 when a write may have committed without its answer. Migrations and `twofa audit verify` are not bounded.',
     parse: duration,
   }),
   option({
