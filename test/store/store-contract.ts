@@ -571,6 +571,7 @@ export function storeConformance(name: string, open: () => Promise<Store>, optio
       assert.equal(await store.events.renew([event], a, T0 + 10_000), 1);
       assert.deepEqual(await claimEvents(input.pin.id, T0 + 5000), [], 'a renewed lease holds');
       assert.equal(await store.events.releaseHeld(b, T0 + 5000), 0);
+      assert.equal(await store.events.releaseHeld(a, T0 + 5000, [event.id]), 0, 'an event its holder is delivering is kept');
       assert.ok(await store.events.releaseHeld(a, T0 + 5000) >= 1);
       const [taken] = (await store.events.claim(T0 + 5000, T0 + 15_000, 1000, b)).filter((e) => e.pinId === input.pin.id);
       assert.equal(taken?.attempts, event.attempts + 1);
