@@ -34,6 +34,8 @@ export interface Config {
   nodeId: string;
   /** Most PostgreSQL connections of this node's pool. */
   databasePoolSize: number;
+  databaseConnectTimeoutMs: number;
+  databaseStatementTimeoutMs: number;
   /** TLS to PostgreSQL; undefined leaves it to the URL's sslmode parameter. */
   databaseSsl: 'disable' | 'require' | 'verify-full' | undefined;
   databaseCaFile: string | undefined;
@@ -145,6 +147,16 @@ export const CONFIG_OPTIONS = [
     key: 'databasePoolSize', env: 'TWOFA_DATABASE_POOL_SIZE', default: '10',
     doc: 'PostgreSQL: most connections this node opens (plus one that listens for new messages). Size the server\'s max_connections for nodes × (pool size + 1) plus headroom.',
     parse: integerIn(1, 1000),
+  }),
+  option({
+    key: 'databaseConnectTimeoutMs', env: 'TWOFA_DATABASE_CONNECT_TIMEOUT', default: '5s',
+    doc: 'PostgreSQL: longest a request waits for a pool connection, or for a new one to open. Past it the request is answered 503 with Retry-After (the database is unreachable or the pool is exhausted).',
+    parse: duration,
+  }),
+  option({
+    key: 'databaseStatementTimeoutMs', env: 'TWOFA_DATABASE_STATEMENT_TIMEOUT', default: '5s',
+    doc: 'PostgreSQL: longest a statement may run (the server\'s statement_timeout, which rolls it back); a statement whose answer has not come 1 s after that ends its connection (a stalled network). The request is answered 503 with Retry-After, or 500 when a write may have committed without its answer. Migrations and `twofa audit verify` are not bounded.',
+    parse: duration,
   }),
   option({
     key: 'databaseSsl', env: 'TWOFA_DATABASE_SSL', default: undefined,

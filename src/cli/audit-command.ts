@@ -27,7 +27,8 @@ export async function withAuditStore<T>(config: Config, work: (store: OpenedStor
   const secret = secretOf(config);
   // Loaded on use, as the other database commands do.
   const [{ openStore, postgresOptions }, { PinKeyring }] = await Promise.all([import('../store/open-store.js'), import('../domain/pin-secrets.js')]);
-  const store = await openStore(config.databaseUrl, { migrate: false, postgres: postgresOptions(config) });
+  // Unbounded statements, as for migrations: verifying a long chain reads as much as it has to.
+  const store = await openStore(config.databaseUrl, { migrate: false, postgres: { ...postgresOptions(config), statementTimeoutMs: 0 } });
   try {
     return await work(store, new PinKeyring(secret, config.previousSecrets));
   } finally {

@@ -10,7 +10,8 @@ export function registerMigrateCommand(program: Command): void {
     .action(async (options: { json?: boolean }) => {
       const config = loadConfig();
       const [{ migrateToLatest }, { openStore, postgresOptions }] = await Promise.all([import('../store/migrations.js'), import('../store/open-store.js')]);
-      const store = await openStore(config.databaseUrl, { migrate: false, postgres: postgresOptions(config) });
+      // Unbounded statements: a schema change on a large table takes as long as it takes.
+      const store = await openStore(config.databaseUrl, { migrate: false, postgres: { ...postgresOptions(config), statementTimeoutMs: 0 } });
       try {
         const applied = await migrateToLatest(store.db as unknown as Kysely<unknown>, store.dialect);
         if (options.json) process.stdout.write(`${JSON.stringify({ applied })}\n`);

@@ -7,8 +7,14 @@
 // most of a minute) while a node that dies leaves its items to another node within one lease. A node
 // that starts again under the same id takes back at once what it held when it died. Delivery stays at
 // least once: a holder that stalls past its lease may see its item sent again by another node.
+//
+// A claim that fails may still have committed leases whose answer never arrived (the database died
+// or the connection broke between its commit and its answer). Nobody else may take those items until
+// their leases run out, so the node takes them back itself: after a failed claim, the next claim
+// (once the database answers) first gives back what this node holds but is not delivering.
 import { randomInt } from 'node:crypto';
 import type { Logger } from 'pino';
+import { IncompleteClaimError } from '../store/store.js';
 import type { DeliveryOutcomeLabel } from '../observability/metrics.js';
 
 /** How an attempt ended: the metrics' outcome labels and the log lines use these names. */
@@ -23,8 +29,11 @@ export interface LeaseQueue<Item> {
   renew(items: Item[], holder: string, leaseUntil: number): Promise<number>;
   /** Gives items back untouched, claimable at once. */
   release(items: Item[], now: number): Promise<void>;
-  /** Gives back everything leased to `holder`: what this node held when it last died. */
-  releaseHeld(holder: string, now: number): Promise<number>;
+  /**
+   * Gives back everything leased to `holder` but `keep` (the items in flight): what this node held
+   * when it last died, or what a claim whose answer was lost leased to it.
+   */
+  releaseHeld(holder: string, now: number, keep: Item[]): Promise<number>;
 }
 
 /** What both workers are configured with for their loop. */
@@ -74,7 +83,10 @@ export class LeasedWorker<Item> {
   private readonly inFlight = new Set<Item>();
   private heartbeat: NodeJS.Timeout | undefined;
   private renewing = false;
-  /** Set once the leases this node held before it (re)started are given back; no claim comes before. */
+  /**
+   * Set once the leases this node holds but is not delivering (those of the process before this one,
+   * or of a claim whose answer was lost) are given back; no claim comes before. Cleared by a failed claim.
+   */
   private recovered = false;
   /** One claim at a time, so two claims cannot both count the same free lanes. */
   private claiming = false;
@@ -198,7 +210,10 @@ export class LeasedWorker<Item> {
       } catch (err) {
         // Wait for the next poll rather than hammer a failing database.
         this.moreMayBeDue = false;
-        this.logger.error({ err: errorMessage(err) }, `could not claim ${this.what}; trying again at the next poll`);
+        this.recovered = false;
+        // What a part of the claim did hand over is leased to this node: delivered, not dropped.
+        if (err instanceof IncompleteClaimError) items = err.claimed as Item[];
+        this.logger.error({ err: errorMessage(err), claimed: items?.length ?? 0 }, `could not claim ${this.what}; trying again at the next poll, after taking back what the claim may have leased`);
       }
       if (items === undefined) {
         // The claim failed: nothing to start or give back.
@@ -222,13 +237,14 @@ export class LeasedWorker<Item> {
   }
 
   /**
-   * Takes back what this node's id held when the process before this one died (its leases would
-   * otherwise run out first). Done before the first claim, which would otherwise be given back too.
+   * Takes back what this node's id holds but is not delivering: what the process before this one held
+   * when it died, or what a failed claim leased without handing it over (their leases would otherwise
+   * run out first). Done before a claim, whose items would otherwise be given back too.
    */
   private async recover(): Promise<void> {
-    const released = await this.queue.releaseHeld(this.holder, this.clock());
+    const released = await this.queue.releaseHeld(this.holder, this.clock(), [...this.inFlight]);
     this.recovered = true;
-    if (released > 0) this.logger.info({ released, holder: this.holder }, `took back ${this.what} this node held when it stopped`);
+    if (released > 0) this.logger.info({ released, holder: this.holder }, `took back ${this.what} leased to this node that it was not delivering`);
   }
 
   private startDelivery(item: Item): void {

@@ -7,8 +7,8 @@ import { maskDestination } from '../domain/destinations.js';
 import type { PinKeyring } from '../domain/pin-secrets.js';
 import { noopMetrics, type Metrics } from '../observability/metrics.js';
 import type { AuditAppend, AuditEntryInput } from '../store/audit-store.js';
-import type { Channel, OutboxRecord, Store } from '../store/store.js';
-import { decide, errorMessage, LeasedWorker, logDecision, positiveInteger, type AttemptOutcome, type LoopSettings, type RetryPolicy, type Settlement } from './leased-worker.js';
+import { DatabaseUnavailableError, type Channel, type OutboxRecord, type Store } from '../store/store.js';
+import { decide, DEFAULT_LEASE_MS, errorMessage, LeasedWorker, logDecision, positiveInteger, type AttemptOutcome, type LoopSettings, type RetryPolicy, type Settlement } from './leased-worker.js';
 import { composeMessage, type ComposeResult } from './message-composer.js';
 import type { DeliveryResult, Transport } from './transport.js';
 
@@ -68,6 +68,8 @@ export class OutboxWorker {
   private readonly metrics: Metrics;
   private readonly onFailed: OutboxWorkerDeps['onFailed'];
   private readonly loop: LeasedWorker<OutboxRecord>;
+  /** How long an outcome's write is retried while the database is unavailable: the lease, renewed meanwhile. */
+  private readonly recordPatienceMs: number;
 
   constructor(deps: OutboxWorkerDeps) {
     this.store = deps.store;
@@ -83,6 +85,7 @@ export class OutboxWorker {
     };
     this.metrics = deps.metrics ?? noopMetrics;
     this.onFailed = deps.onFailed;
+    this.recordPatienceMs = deps.leaseMs ?? DEFAULT_LEASE_MS;
     const store = deps.store;
     this.loop = new LeasedWorker<OutboxRecord>({
       ...deps,
@@ -91,7 +94,7 @@ export class OutboxWorker {
         claim: (now, leaseUntil, max, holder) => store.claimOutbox(now, leaseUntil, max, holder),
         renew: (items, holder, leaseUntil) => store.renewOutbox(items.map(({ id, pinId, attempts }) => ({ id, pinId, attempts })), holder, leaseUntil),
         release: (items, now) => store.releaseOutbox(items.map(({ id, pinId }) => ({ id, pinId })), now),
-        releaseHeld: (holder, now) => store.releaseHeldOutbox(holder, now),
+        releaseHeld: (holder, now, keep) => store.releaseHeldOutbox(holder, now, keep.map(({ id, pinId }) => ({ id, pinId }))),
       },
       deliver: (item) => this.deliver(item),
     });
@@ -181,19 +184,31 @@ export class OutboxWorker {
   }
 
   /**
-   * Runs a store write that records an outcome. If it fails the message keeps its lease (no longer
-   * renewed once settle() returns) and is delivered again after it runs out: a possible duplicate, never
-   * a loss. Answers what the write answered, undefined when it failed.
+   * Runs a store write that records an outcome. While the database is unavailable (nothing written)
+   * the write is tried again for up to a lease: the message stays in flight meanwhile, its lease
+   * renewed once the database answers, so a message delivered during an outage is recorded when the
+   * database is back rather than sent again. If it still fails, the message keeps its lease (no longer
+   * renewed once settle() returns) and is delivered again after it runs out, or when this node gives
+   * back what it holds after a failed claim: a possible duplicate, never a loss. Answers what the write
+   * answered, undefined when it failed.
    */
   private async record<T>(item: OutboxRecord, write: () => Promise<T>): Promise<T | undefined> {
-    try {
-      return await write();
-    } catch (err) {
-      this.logger.error(
-        { pinId: item.pinId, channel: item.channel, err: errorMessage(err) },
-        'could not record the delivery outcome; the message is retried when its lease expires',
-      );
-      return undefined;
+    const startedAt = performance.now();
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await write();
+      } catch (err) {
+        const waitMs = Math.min(2000, 250 * 2 ** attempt);
+        if (err instanceof DatabaseUnavailableError && performance.now() - startedAt + waitMs < this.recordPatienceMs) {
+          await new Promise((resolve) => setTimeout(resolve, waitMs).unref());
+          continue;
+        }
+        this.logger.error(
+          { pinId: item.pinId, channel: item.channel, err: errorMessage(err) },
+          'could not record the delivery outcome; the message is retried when its lease expires',
+        );
+        return undefined;
+      }
     }
   }
 }

@@ -10,6 +10,7 @@ export const FAILURE_NAMES = [
   'UNSUPPORTED_MEDIA_TYPE',
   'ROUTE_NOT_FOUND',
   'INTERNAL_ERROR', // a bug or an infrastructure failure; the text never carries details
+  'DATABASE_UNAVAILABLE', // the database is unreachable or did not answer in time, and nothing was written: retry after Retry-After
   // Authentication
   'UNAUTHENTICATED',
   'AUTH_THROTTLED', // too many failed authentications from this address or with this key prefix

@@ -6,6 +6,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Failure, FailureName, Result, ValidationErrors } from '../domain/errors.js';
+import { DatabaseUnavailableError } from '../store/store.js';
 import { messageIdOf, statusOf, type InfobipMessageId } from './failure-statuses.js';
 import { TWILIO_CODE_BY_FAILURE } from './routes/twilio/twilio-errors.js';
 
@@ -88,14 +89,14 @@ export function respondNoContent(reply: FastifyReply, result: Result<unknown>): 
 /** Response schemas of the error statuses a route can answer, for serialisation and OpenAPI. */
 export function errorResponses(...statuses: number[]) {
   const responses: Record<number, typeof ErrorEnvelopeSchema> = {};
-  for (const status of [...statuses, 500]) responses[status] = ErrorEnvelopeSchema;
+  for (const status of [...statuses, 500, 503]) responses[status] = ErrorEnvelopeSchema;
   return responses;
 }
 
 /** The same for a route of the Twilio dialect. */
 export function twilioErrorResponses(...statuses: number[]) {
   const responses: Record<number, typeof TwilioErrorSchema> = {};
-  for (const status of [...statuses, 500]) responses[status] = TwilioErrorSchema;
+  for (const status of [...statuses, 500, 503]) responses[status] = TwilioErrorSchema;
   return responses;
 }
 
@@ -114,6 +115,12 @@ function describeValidation(error: { keyword?: string; message?: string; params?
   if (error.keyword === 'anyOf' || error.keyword === 'enum') return 'is not one of the allowed values';
   return error.message ?? 'is invalid';
 }
+
+/**
+ * The answer while the database is unreachable. Retry-After: a client retrying sooner would only
+ * queue on the same bounded waits (TWOFA_DATABASE_CONNECT_TIMEOUT, 5 s by default).
+ */
+const DATABASE_UNAVAILABLE: Failure = { name: 'DATABASE_UNAVAILABLE', text: 'Service unavailable. Please try again later.', retryAfterMs: 5_000 };
 
 const FRAMEWORK_ERRORS: Record<string, Failure> = {
   FST_ERR_CTP_BODY_TOO_LARGE: { name: 'BODY_TOO_LARGE', text: 'Request body is too large' },
@@ -151,6 +158,11 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
   }
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
     return sendFailure(reply, { name: FAILURE_BY_STATUS[error.statusCode] ?? 'MALFORMED_REQUEST', text: error.message || 'Bad request' });
+  }
+  if (error instanceof DatabaseUnavailableError) {
+    // Nothing the request wrote was committed (store/postgres/open-postgres.ts decides): safe to retry.
+    request.log.warn({ err: error.message }, 'database unavailable');
+    return sendFailure(reply, DATABASE_UNAVAILABLE);
   }
   request.log.error({ err: error }, 'unhandled error');
   return sendFailure(reply, { name: 'INTERNAL_ERROR', text: 'Something went wrong. Please contact support.' });

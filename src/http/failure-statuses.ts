@@ -3,7 +3,7 @@
 // are in routes/twilio/twilio-errors.ts.
 import type { FailureName } from '../domain/errors.js';
 
-/** Infobip's messageIds: one per status, as its reference lists them. */
+/** Infobip's messageIds: one per status, as its reference lists them ("0" is what its clients see with a 503). */
 export type InfobipMessageId =
   | 'BAD_REQUEST'
   | 'UNAUTHORIZED'
@@ -14,7 +14,8 @@ export type InfobipMessageId =
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'UNPROCESSABLE_ENTITY'
   | 'TOO_MANY_REQUESTS'
-  | 'GENERAL_ERROR';
+  | 'GENERAL_ERROR'
+  | '0';
 
 export const MESSAGE_ID_BY_STATUS: Record<number, InfobipMessageId> = {
   400: 'BAD_REQUEST',
@@ -27,6 +28,7 @@ export const MESSAGE_ID_BY_STATUS: Record<number, InfobipMessageId> = {
   422: 'UNPROCESSABLE_ENTITY',
   429: 'TOO_MANY_REQUESTS',
   500: 'GENERAL_ERROR',
+  503: '0',
 };
 
 export const STATUS_BY_FAILURE: Record<FailureName, keyof typeof MESSAGE_ID_BY_STATUS> = {
@@ -36,6 +38,7 @@ export const STATUS_BY_FAILURE: Record<FailureName, keyof typeof MESSAGE_ID_BY_S
   UNSUPPORTED_MEDIA_TYPE: 415,
   ROUTE_NOT_FOUND: 404,
   INTERNAL_ERROR: 500,
+  DATABASE_UNAVAILABLE: 503,
   UNAUTHENTICATED: 401,
   AUTH_THROTTLED: 429,
   SCOPE_MISSING: 403,

@@ -17,7 +17,8 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
   413: 'The request body is larger than the configured limit (TWOFA_BODY_LIMIT).',
   415: 'The request body\'s content type is not one the operation accepts (`application/json`).',
   429: 'A rate limit was reached; `Retry-After` gives the seconds to wait.',
-  500: 'Unexpected failure; the body never carries details.',
+  500: 'Unexpected failure; the body never carries details. Also a write whose commit answer was lost with the database: it may have been done.',
+  503: 'The database is unreachable or did not answer in time, and nothing was written: retry after `Retry-After` seconds.',
 };
 
 const NEXT_RESEND = {
@@ -36,7 +37,7 @@ function documentedResponses(response: Record<string, unknown> | undefined): Rec
     out[status] = {
       ...declared,
       ...(description !== undefined ? { description } : {}),
-      ...(status === '429' && declared['headers'] === undefined ? { headers: RETRY_AFTER } : {}),
+      ...((status === '429' || status === '503') && declared['headers'] === undefined ? { headers: RETRY_AFTER } : {}),
     };
   }
   return out;

@@ -80,8 +80,8 @@ export interface EventStore {
   claim(now: number, leaseUntil: number, max: number, holder?: string): Promise<EventOutboxRecord[]>;
   /** Extends the leases `holder` still has under the claims (`attempts`) that gave it these events; answers how many. */
   renew(events: { id: string; attempts: number }[], holder: string, leaseUntil: number): Promise<number>;
-  /** Gives back every pending event leased to `holder` (a node taking back, as it starts, what it held when it died). */
-  releaseHeld(holder: string, now: number): Promise<number>;
+  /** Gives back every pending event leased to `holder` but those of `keep` (in flight): see Store.releaseHeldOutbox. */
+  releaseHeld(holder: string, now: number, keep?: string[]): Promise<number>;
   complete(id: string, now: number): Promise<void>;
   retry(id: string, nextAttemptAt: number, error: string, now: number): Promise<void>;
   /** Gives up on an event: `failed` (attempts exhausted), `cancelled` (subscription disabled or gone). */
@@ -325,9 +325,11 @@ export class KyselyEventStore implements EventStore {
     return Number(renewed.numUpdatedRows);
   }
 
-  async releaseHeld(holder: string, now: number): Promise<number> {
-    const released = await this.db.updateTable('event_outbox').set({ lease_until: 0, updated_at: now })
-      .where('state', '=', 'pending').where('lease_holder', '=', holder).where('lease_until', '>', now).executeTakeFirst();
+  async releaseHeld(holder: string, now: number, keep: string[] = []): Promise<number> {
+    let held = this.db.updateTable('event_outbox').set({ lease_until: 0, updated_at: now })
+      .where('state', '=', 'pending').where('lease_holder', '=', holder).where('lease_until', '>', now);
+    if (keep.length > 0) held = held.where('id', 'not in', keep);
+    const released = await held.executeTakeFirst();
     return Number(released.numUpdatedRows);
   }
 

@@ -39,6 +39,7 @@ import type {
   EmailTemplateRecord, MessageTemplateRecord, NewPin, OutboxRecord, PinRecord, PinToVerify, RateLimitCheck, RateLimitOutcome,
   ReceiptMessage, ReceiptOptions, Store, VerificationRow, VerifyAttempt, AuditedVerifyAttempt,
 } from './store.js';
+import { IncompleteClaimError } from './store.js';
 import type { AuditAppend } from './audit-store.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -587,12 +588,21 @@ export class KyselyStore implements Store, RateLimiter {
       await this.durable();
       return oldestFirst([...own.map(ownMessageOf), ...later.map((r) => laterMessageOf(r))]).map(outboxRecordOf);
     }
-    // PostgreSQL: first messages (on their PINs) and later ones (outbox rows), both claims at once.
-    const [own, later] = await Promise.all([this.claimOwnMessages(now, leaseUntil, max, holder), this.claimLaterMessages(now, leaseUntil, max, holder)]);
-    const claimed = oldestFirst([...own, ...later]);
+    // PostgreSQL: first messages (on their PINs) and later ones (outbox rows), both claims at once, on
+    // two connections, each committed by itself: one may fail (the database went away) after the
+    // other committed its leases, and those messages are this node's to deliver all the same.
+    const [own, later] = await Promise.allSettled([this.claimOwnMessages(now, leaseUntil, max, holder), this.claimLaterMessages(now, leaseUntil, max, holder)]);
+    const claimed = oldestFirst([...(own.status === 'fulfilled' ? own.value : []), ...(later.status === 'fulfilled' ? later.value : [])]);
+    const failure = own.status === 'rejected' ? own.reason : later.status === 'rejected' ? later.reason : undefined;
+    if (failure !== undefined && claimed.length === 0) throw failure;
+    let givenBack = true;
     // Each claim leased up to `max`: what does not fit is given back at once, or it would wait out the lease.
-    await this.giveBackClaims(claimed.slice(max), leaseUntil);
-    return claimed.slice(0, max).map(outboxRecordOf);
+    if (failure === undefined) givenBack = await this.giveBackClaims(claimed.slice(max), leaseUntil).then(() => true, () => false);
+    const handedOver = (failure === undefined ? claimed.slice(0, max) : claimed).map(outboxRecordOf);
+    // A failed statement may have committed its leases without this node reading them (and the extra
+    // ones may not have been given back): the worker takes them back once the database answers again.
+    if (failure !== undefined || !givenBack) throw new IncompleteClaimError(handedOver, failure);
+    return handedOver;
   }
 
   /** Undoes a claim of these messages (its lease and its count of attempts), as long as no one has claimed them since. */
@@ -841,13 +851,20 @@ export class KyselyStore implements Store, RateLimiter {
     return Number(own.numUpdatedRows) + Number(later.numUpdatedRows);
   }
 
-  async releaseHeldOutbox(holder: string, now: number): Promise<number> {
-    // Through pins_message_due (only pending PINs are in it); run once, when a node starts.
-    const own = await this.db.updateTable('pins').set({ message_lease_until: 0 })
-      .where('message_state', '=', sql.lit('pending')).where('message_lease_holder', '=', holder).where('message_lease_until', '>', now).executeTakeFirst();
-    const later = await this.db.updateTable('outbox').set({ lease_until: 0, updated_at: now })
-      .where('state', '=', 'pending').where('lease_holder', '=', holder).where('lease_until', '>', now).executeTakeFirst();
-    return Number(own.numUpdatedRows) + Number(later.numUpdatedRows);
+  async releaseHeldOutbox(holder: string, now: number, keep: { id: string; pinId: string }[] = []): Promise<number> {
+    // Through pins_message_due (only pending PINs are in it); run when a node starts, and after a claim
+    // whose answer may have been lost. A PIN's own message is named by its delivery_id.
+    const kept = keep.map((m) => m.id);
+    let own = this.db.updateTable('pins').set({ message_lease_until: 0 })
+      .where('message_state', '=', sql.lit('pending')).where('message_lease_holder', '=', holder).where('message_lease_until', '>', now);
+    let later = this.db.updateTable('outbox').set({ lease_until: 0, updated_at: now })
+      .where('state', '=', 'pending').where('lease_holder', '=', holder).where('lease_until', '>', now);
+    if (kept.length > 0) {
+      own = own.where('delivery_id', 'not in', kept);
+      later = later.where('id', 'not in', kept);
+    }
+    const [ownReleased, laterReleased] = [await own.executeTakeFirst(), await later.executeTakeFirst()];
+    return Number(ownReleased.numUpdatedRows) + Number(laterReleased.numUpdatedRows);
   }
 
   async countPendingOutbox(): Promise<number> {

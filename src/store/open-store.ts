@@ -22,11 +22,28 @@ export interface OpenStoreOptions {
 }
 
 /** The PostgreSQL settings of a loaded configuration. */
-export function postgresOptions(config: Pick<Config, 'databasePoolSize' | 'databaseSsl' | 'databaseCaFile' | 'nodeId'>, logger?: Logger): PostgresOptions {
+export function postgresOptions(
+  config: Pick<Config, 'databasePoolSize' | 'databaseSsl' | 'databaseCaFile' | 'databaseConnectTimeoutMs' | 'databaseStatementTimeoutMs' | 'nodeId'>,
+  logger?: Logger,
+): PostgresOptions {
   return {
     poolSize: config.databasePoolSize, ssl: config.databaseSsl, caFile: config.databaseCaFile,
+    connectionTimeoutMs: config.databaseConnectTimeoutMs, statementTimeoutMs: config.databaseStatementTimeoutMs,
     applicationName: `twofa ${config.nodeId}`.slice(0, 63), logger,
   };
+}
+
+/**
+ * Migrations on a connection of their own without a statement bound: a schema change on a large table,
+ * or the wait for another node's migration (an advisory lock), takes as long as it takes.
+ */
+async function migratePostgres(open: typeof import('./postgres/open-postgres.js').openPostgres, databaseUrl: string, options: PostgresOptions = {}): Promise<void> {
+  const { db, close } = open(databaseUrl, { ...options, poolSize: 1, statementTimeoutMs: 0 });
+  try {
+    await migrateToLatest(db as unknown as Kysely<unknown>, 'postgres');
+  } finally {
+    await close();
+  }
 }
 
 export async function openStore(databaseUrl: string, options: OpenStoreOptions = {}): Promise<KyselyStore> {
@@ -39,7 +56,7 @@ export async function openStore(databaseUrl: string, options: OpenStoreOptions =
       const { rows } = await sql<{ version: string }>`select version() as version`.execute(db);
       const problem = compatibilityProblem(rows[0]?.version ?? '', { externalRateLimiter: options.rateLimiter !== undefined });
       if (problem) throw new Error(`TWOFA_DATABASE_URL: ${problem}`);
-      if (options.migrate !== false) await migrateToLatest(db as unknown as Kysely<unknown>, 'postgres');
+      if (options.migrate !== false) await migratePostgres(openPostgres, databaseUrl, options.postgres);
     } catch (err) {
       await close();
       throw err;

@@ -18,6 +18,31 @@ export { CHANNELS } from '../domain/channels.js';
 export type { Channel, DeliveryStatus } from '../domain/channels.js';
 export type { ApplicationConfiguration, ApplicationRecord } from '../domain/application-rules.js';
 
+/**
+ * The database could not be reached or did not answer in time (TWOFA_DATABASE_TIMEOUT), and what the
+ * request wrote was not committed: it is safe to try again, so it is answered 503 with Retry-After.
+ * A failure after which a write may or may not have committed (the answer to a COMMIT, or to a
+ * statement that commits by itself, lost on the way) is not one of these: it stays an error (500).
+ */
+export class DatabaseUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'DatabaseUnavailableError';
+  }
+}
+
+/**
+ * A claim of which one statement failed, possibly after leasing rows it never handed over (its answer
+ * was lost with the connection). `claimed` is what the other statements did hand over: the caller
+ * delivers it, then gives back what it holds but is not delivering once the database answers again.
+ */
+export class IncompleteClaimError<T> extends Error {
+  constructor(readonly claimed: T[], cause: unknown) {
+    super(`claim incomplete: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'IncompleteClaimError';
+  }
+}
+
 export interface AccountRecord {
   id: string;
   name: string;
@@ -336,8 +361,12 @@ export interface Store {
    * (`attempts` as claimed); a message claimed since by anyone is left alone. Answers how many were extended.
    */
   renewOutbox(messages: { id: string; pinId: string; attempts: number }[], holder: string, leaseUntil: number): Promise<number>;
-  /** Gives back every pending message leased to `holder`: what a node held when it died, taken back when it starts again. */
-  releaseHeldOutbox(holder: string, now: number): Promise<number>;
+  /**
+   * Gives back every pending message leased to `holder` but those of `keep` (the messages it is
+   * delivering): what a node held when it died, taken back when it starts again, or what a claim
+   * leased to it without the node ever reading the answer (the database went away meanwhile).
+   */
+  releaseHeldOutbox(holder: string, now: number, keep?: { id: string; pinId: string }[]): Promise<number>;
   /**
    * Records that a transport accepted the message (`accepted`: which one, and the provider's id for it).
    * `audit`: the outcome's audit entry. A store that can append it in the transaction of the outcome

@@ -27,6 +27,8 @@ export interface WebhookReceiver {
   hold(node: string): void;
   /** Requests being held, newest last. */
   held(): WebhookDelivery[];
+  /** Accepts the requests held from `node` (204) and holds its next ones no more. */
+  answerHeld(node: string): void;
   /** The accepted deliveries of one PIN. */
   acceptedFor(pinId: string): WebhookDelivery[];
   /** The PIN the recipient got for `pinId` (waits for the delivery). */
@@ -81,6 +83,14 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
     deliveries,
     hold: (node) => { holding.add(node); },
     held: () => heldRequests.filter((h) => !h.response.writableEnded && !h.response.destroyed).map((h) => h.delivery),
+    answerHeld: (node) => {
+      holding.delete(node);
+      for (const h of heldRequests) {
+        if (h.delivery.node !== node || h.response.writableEnded || h.response.destroyed) continue;
+        h.delivery.accepted = true;
+        h.response.writeHead(204).end();
+      }
+    },
     acceptedFor,
     async pinFor(pinId, timeoutMs = 10_000) {
       await waitUntil(() => acceptedFor(pinId).length > 0, timeoutMs, () => `the delivery of PIN ${pinId}`);

@@ -1,6 +1,6 @@
 // A node whose PostgreSQL (or Redis) goes away and comes back, as in a restart or failover: the node
-// never crashes, answers 500 envelopes and /readyz 503 meanwhile, and serves again by itself, its
-// LISTEN connection included. The database and Redis are reached through TCP proxies the test cuts.
+// never crashes, answers 503 with Retry-After (database) or 500 (Redis) envelopes and /readyz 503
+// meanwhile, and serves again by itself, its LISTEN connection included. The database and Redis are reached through TCP proxies the test cuts.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createAppAndTemplate, createJsonClient, expectOk, waitForInboxMessage, type JsonClient } from '../support/json-client.js';
@@ -53,7 +53,7 @@ describe('a node through database and Redis outages', { skip }, () => {
     await database?.drop();
   });
 
-  it('PostgreSQL gone: 500 envelopes and /readyz 503, no crash; back: ready and delivering again by itself', async () => {
+  it('PostgreSQL gone: 503 envelopes with Retry-After and /readyz 503, no crash; back: ready and delivering again by itself', async () => {
     expectOk(await client.post('/2fa/2/pin', { ...app, to: to() }), 'send before the outage');
     assert.equal(await readyz(), 200);
 
@@ -62,8 +62,9 @@ describe('a node through database and Redis outages', { skip }, () => {
     const body = await (await fetch(`${server.url}/readyz`)).json();
     assert.deepEqual(body, { status: 'database unreachable' });
     const refused = await client.post('/2fa/2/pin', { ...app, to: to() });
-    assert.equal(refused.status, 500);
-    assert.equal(refused.body.requestError.serviceException.messageId, 'GENERAL_ERROR');
+    assert.equal(refused.status, 503);
+    assert.equal(refused.body.requestError.serviceException.messageId, '0');
+    assert.match(refused.headers.get('retry-after') ?? '', /^[1-9][0-9]*$/);
     // Long enough for the worker's polls, the purge and the LISTEN connection to fail a few times.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     assert.ok(await alive(), 'the process is still alive');

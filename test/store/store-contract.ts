@@ -202,8 +202,8 @@ export function storeConformance(name: string, open: () => Promise<Store>, optio
       for (const c of handed) await store.completeOutbox(c.id, c.pinId, T0 + 101);
     });
 
-    it('records who claimed a message: only that claim\'s holder renews its lease, and a restarting node takes back what it held', async () => {
-      const [a, b] = [`node-a-${randomUUID()}`, `node-b-${randomUUID()}`];
+    /** A PIN's first message (on its row) and a resend (an outbox row), both claimed by `holder` at T0 + 2 until `leaseUntil`. */
+    async function twoMessagesClaimedBy(holder: string, leaseUntil: number) {
       const first = newPin();
       const later = newPin();
       await store.createPin(later, [], T0);
@@ -212,9 +212,14 @@ export function storeConformance(name: string, open: () => Promise<Store>, optio
       await store.queueResend(later.pin.id, 'sms', { id: randomUUID(), request: { placeholders: {} } }, [], T0 + 1);
       await store.createPin(first, [], T0 + 1);
       const ours = <T extends { pinId: string }>(items: T[]) => items.filter((c) => c.pinId === first.pin.id || c.pinId === later.pin.id);
-      // A PIN's first message (on its row) and a resend (an outbox row), both claimed by node a.
-      const claimed = ours(await store.claimOutbox(T0 + 2, T0 + 1000, 1000, a));
+      const claimed = ours(await store.claimOutbox(T0 + 2, leaseUntil, 1000, holder));
       assert.equal(claimed.length, 2);
+      return { claimed, ours };
+    }
+
+    it('records who claimed a message: only that claim\'s holder renews its lease, and a restarting node takes back what it held', async () => {
+      const [a, b] = [`node-a-${randomUUID()}`, `node-b-${randomUUID()}`];
+      const { claimed, ours } = await twoMessagesClaimedBy(a, T0 + 1000);
       const held = claimed.map(({ id, pinId, attempts }) => ({ id, pinId, attempts }));
 
       assert.equal(await store.renewOutbox(held, b, T0 + 10_000), 0, 'another node cannot renew');
@@ -237,6 +242,20 @@ export function storeConformance(name: string, open: () => Promise<Store>, optio
       assert.equal(await store.renewOutbox(taken.map(({ id, pinId, attempts }) => ({ id, pinId, attempts })), b, T0 + 30_000), 0, 'nothing done is renewed');
       await store.releaseHeldOutbox(b, T0 + 5002);
       assert.deepEqual(ours(await store.claimOutbox(T0 + 5003, T0 + 6000, 1000, a)), [], 'nothing done is given back');
+    });
+
+    it('gives back what a node holds but is not delivering: the messages it keeps stay leased to it', async () => {
+      const [a, b] = [`node-a-${randomUUID()}`, `node-b-${randomUUID()}`];
+      const { claimed, ours } = await twoMessagesClaimedBy(a, T0 + 60_000);
+      // Either one in flight (a PIN's first message, then a resend): only the other is given back.
+      const [one, other] = [claimed[0]!, claimed[1]!];
+      for (const [delivering, lost] of [[one, other], [other, one]] as const) {
+        assert.equal(await store.releaseHeldOutbox(a, T0 + 3, [{ id: delivering.id, pinId: delivering.pinId }]), 1);
+        const retaken = ours(await store.claimOutbox(T0 + 3, T0 + 60_000, 1000, a));
+        assert.deepEqual(retaken.map((c) => c.id), [lost.id], 'the message not kept is claimable at once');
+        assert.deepEqual(ours(await store.claimOutbox(T0 + 3, T0 + 60_000, 1000, b)), [], 'the kept one stays leased');
+      }
+      for (const c of claimed) await store.completeOutbox(c.id, c.pinId, T0 + 4);
     });
 
     it('counts verification attempts atomically and never below zero', async () => {
@@ -552,6 +571,7 @@ export function storeConformance(name: string, open: () => Promise<Store>, optio
       assert.equal(await store.events.renew([event], a, T0 + 10_000), 1);
       assert.deepEqual(await claimEvents(input.pin.id, T0 + 5000), [], 'a renewed lease holds');
       assert.equal(await store.events.releaseHeld(b, T0 + 5000), 0);
+      assert.equal(await store.events.releaseHeld(a, T0 + 5000, [event.id]), 0, 'an event its holder is delivering is kept');
       assert.ok(await store.events.releaseHeld(a, T0 + 5000) >= 1);
       const [taken] = (await store.events.claim(T0 + 5000, T0 + 15_000, 1000, b)).filter((e) => e.pinId === input.pin.id);
       assert.equal(taken?.attempts, event.attempts + 1);

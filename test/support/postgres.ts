@@ -30,7 +30,12 @@ function tcpReachable(host: string, port: number, timeoutMs = 1000): Promise<boo
 async function postgresAnswers(): Promise<boolean> {
   const { host, port } = hostAndPort(TEST_POSTGRES_URL, 5432);
   if (!(await tcpReachable(host, port))) return false;
-  const client = new pg.Client({ connectionString: TEST_POSTGRES_URL, connectionTimeoutMillis: 3000 });
+  return answersQueries(TEST_POSTGRES_URL, 3000);
+}
+
+/** True if the PostgreSQL at `url` lets a client connect and answers a query. */
+export async function answersQueries(url: string, connectionTimeoutMs: number): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectionTimeoutMs });
   client.on('error', () => undefined);
   try {
     await client.connect();

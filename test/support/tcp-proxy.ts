@@ -1,6 +1,7 @@
 // A TCP proxy that a test can take down and bring back: the process under test sees its database
 // (or Redis) vanish, connections reset and new ones refused, as in a restart or a network cut,
-// without disturbing the shared server that other tests use.
+// without disturbing the shared server that other tests use. It can also stall: hold the bytes of
+// every connection, open or new, without closing anything, as a network that stops delivering does.
 import net from 'node:net';
 
 export interface TcpProxy {
@@ -11,29 +12,57 @@ export interface TcpProxy {
   pause(): Promise<void>;
   /** Accepts connections again, on the same port. */
   resume(): Promise<void>;
+  /**
+   * Holds every byte from now on, both ways (or only the server's answers: `repliesOnly`, so that
+   * what the client sends still reaches the server and takes effect there, unanswered). Connections
+   * stay open and new ones are accepted; nothing is lost: flow() delivers what was held.
+   */
+  stall(options?: { repliesOnly?: boolean }): void;
+  /** Delivers what a stall held and lets bytes through again. */
+  flow(): void;
   close(): Promise<void>;
 }
 
+type Hold = 'none' | 'replies' | 'both';
+
+interface Link {
+  client: net.Socket;
+  upstream: net.Socket;
+  /** Bytes held on their way to the server and to the client. */
+  toServer: Buffer[];
+  toClient: Buffer[];
+}
+
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
-  const sockets = new Set<net.Socket>();
+  const links = new Set<Link>();
   let server: net.Server | undefined;
   let port = 0;
+  let hold: Hold = 'none';
+
+  const forward = (link: Link) => {
+    if (hold !== 'both') for (const chunk of link.toServer.splice(0)) link.upstream.write(chunk);
+    if (hold === 'none') for (const chunk of link.toClient.splice(0)) link.client.write(chunk);
+  };
 
   const listen = () => new Promise<void>((resolve, reject) => {
     const s = net.createServer((client) => {
-      const upstream = net.connect(target);
-      sockets.add(client);
-      sockets.add(upstream);
+      const link: Link = { client, upstream: net.connect(target), toServer: [], toClient: [] };
+      links.add(link);
       const end = () => {
-        client.destroy();
-        upstream.destroy();
-        sockets.delete(client);
-        sockets.delete(upstream);
+        link.client.destroy();
+        link.upstream.destroy();
+        links.delete(link);
       };
       client.on('error', end).on('close', end);
-      upstream.on('error', end).on('close', end);
-      client.pipe(upstream);
-      upstream.pipe(client);
+      link.upstream.on('error', end).on('close', end);
+      client.on('data', (chunk: Buffer) => {
+        link.toServer.push(chunk);
+        forward(link);
+      });
+      link.upstream.on('data', (chunk: Buffer) => {
+        link.toClient.push(chunk);
+        forward(link);
+      });
     });
     s.once('error', reject);
     s.listen(port, '127.0.0.1', () => {
@@ -46,8 +75,11 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   const pause = async () => {
     const s = server;
     server = undefined;
-    for (const socket of sockets) socket.destroy();
-    sockets.clear();
+    for (const link of links) {
+      link.client.destroy();
+      link.upstream.destroy();
+    }
+    links.clear();
     if (s) await new Promise<void>((resolve) => s.close(() => resolve()));
   };
 
@@ -64,6 +96,13 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     },
     pause,
     resume: () => (server ? Promise.resolve() : listen()),
+    stall(options = {}) {
+      hold = options.repliesOnly ? 'replies' : 'both';
+    },
+    flow() {
+      hold = 'none';
+      for (const link of links) forward(link);
+    },
     close: pause,
   };
 }

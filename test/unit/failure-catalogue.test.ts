@@ -18,7 +18,7 @@ interface DocumentedFailure {
 function documentedFailures(): DocumentedFailure[] {
   const text = fs.readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
   const section = text.slice(text.indexOf('\n## Errors'), text.indexOf('\n## ', text.indexOf('\n## Errors') + 1));
-  return [...section.matchAll(/^\| `([A-Z0-9_]+)` \| (\d{3}) \| `([A-Z_]+)` \| (\d+) \|/gm)]
+  return [...section.matchAll(/^\| `([A-Z0-9_]+)` \| (\d{3}) \| `([A-Z0-9_]+)` \| (\d+) \|/gm)]
     .map((m) => ({ name: m[1]!, status: Number(m[2]), messageId: m[3]!, twilioCode: Number(m[4]) }));
 }
 

@@ -77,7 +77,7 @@ export class EventWorker {
         claim: (now, leaseUntil, max, holder) => events.claim(now, leaseUntil, max, holder),
         renew: (items, holder, leaseUntil) => events.renew(items.map(({ id, attempts }) => ({ id, attempts })), holder, leaseUntil),
         release: (items, now) => events.release(items.map((item) => item.id), now),
-        releaseHeld: (holder, now) => events.releaseHeld(holder, now),
+        releaseHeld: (holder, now, keep) => events.releaseHeld(holder, now, keep.map((item) => item.id)),
       },
       deliver: (item) => this.deliver(item),
       // A claim asks for no more events than there are free lanes.

@@ -442,10 +442,11 @@ export class MemoryStore implements Store {
     return renewed;
   }
 
-  async releaseHeldOutbox(holder: string, now: number): Promise<number> {
+  async releaseHeldOutbox(holder: string, now: number, keep: { id: string; pinId: string }[] = []): Promise<number> {
     let released = 0;
+    const kept = new Set(keep.map((m) => m.id));
     for (const message of this.messages.values()) {
-      if (message.state !== 'pending' || message.leaseHolder !== holder || message.leaseUntil <= now) continue;
+      if (message.state !== 'pending' || message.leaseHolder !== holder || message.leaseUntil <= now || kept.has(message.id)) continue;
       message.leaseUntil = 0;
       if (!message.own) message.updatedAt = now;
       released += 1;

@@ -181,10 +181,10 @@ export class MemoryEventStore implements EventStore {
     return renewed;
   }
 
-  async releaseHeld(holder: string, now: number): Promise<number> {
+  async releaseHeld(holder: string, now: number, keep: string[] = []): Promise<number> {
     let released = 0;
     for (const e of this.outbox.values()) {
-      if (e.state !== 'pending' || e.leaseHolder !== holder || e.leaseUntil <= now) continue;
+      if (e.state !== 'pending' || e.leaseHolder !== holder || e.leaseUntil <= now || keep.includes(e.id)) continue;
       Object.assign(e, { leaseUntil: 0, updatedAt: now });
       released += 1;
     }
