@@ -16,7 +16,6 @@ import { accountSid, attemptSid, pinIdOf, serviceSid, verificationSid } from '..
 import { BUILT_IN_TEMPLATES, countryLocale, DEFAULT_LOCALE, twilioLocale } from '../domain/twilio-templates.js';
 import type { Channel, PinRecord } from '../store/store.js';
 import type { TwilioEventDraft, TwilioVerificationRow, TwilioVerificationStatus } from '../store/twilio-store.js';
-import { auditRequest } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
 import { countBreakerVerify } from './security.js';
 import { tooManyRequests } from './limit-refusals.js';
@@ -24,6 +23,7 @@ import { resendPin, sendPin } from './send-pin.js';
 import { testNumberAuditReason } from './test-numbers.js';
 import { rateLimitChecks } from './twilio-rate-limits.js';
 import { getService, serviceMessageId, variantMessageId, type TwilioService } from './twilio-services.js';
+import { inUnitOfWork, type UnitOfWork } from './unit-of-work.js';
 import { verifyPin } from './verify-pin.js';
 
 export const TWILIO_CHANNELS = ['sms', 'call', 'email', 'whatsapp'] as const;
@@ -161,7 +161,12 @@ function eventOf(type: TwilioVerificationEvent, pin: PinRecord, channel: string,
 
 const isLive = (pin: PinRecord, now: number) => pin.pinCiphertext !== null && pin.verifiedAt === null && pin.lockedAt === null && pin.expiresAt > now;
 
-export async function startVerification(ctx: ServiceContext, principal: Principal, serviceSidParam: string, input: StartInput): Promise<Result<Verification>> {
+export function startVerification(ctx: ServiceContext, principal: Principal, serviceSidParam: string, input: StartInput): Promise<Result<Verification>> {
+  return inUnitOfWork(ctx, principal, (unit) => start(unit, serviceSidParam, input));
+}
+
+async function start(unit: UnitOfWork, serviceSidParam: string, input: StartInput): Promise<Result<Verification>> {
+  const { ctx, principal } = unit;
   const found = await getService(ctx, principal, serviceSidParam);
   if (!found.ok) return found;
   const service = found.value;
@@ -210,7 +215,7 @@ export async function startVerification(ctx: ServiceContext, principal: Principa
     return fail('CONCURRENT_START', 'Too many concurrent requests for phone number', { retryAfterMs: 1000 });
   }
   try {
-    return await startLocked(ctx, principal, service, { input, destination: destination.value, channel, twilioChannel, locale, placeholders, customCode, psd2, sender: sender.value, now });
+    return await startLocked(unit, service, { input, destination: destination.value, channel, twilioChannel, locale, placeholders, customCode, psd2, sender: sender.value, now });
   } finally {
     await ctx.store.twilio.unlockStart(lockKey, lockedUntil);
   }
@@ -229,7 +234,8 @@ interface StartPlan {
   now: number;
 }
 
-async function startLocked(ctx: ServiceContext, principal: Principal, service: TwilioService, plan: StartPlan): Promise<Result<Verification>> {
+async function startLocked(unit: UnitOfWork, service: TwilioService, plan: StartPlan): Promise<Result<Verification>> {
+  const { ctx, principal } = unit;
   const { input, channel, twilioChannel, placeholders, now } = plan;
   const destination = { value: plan.destination };
   const latestId = await ctx.store.twilio.latestPinId(principal.accountId, service.application.id, destination.value);
@@ -238,10 +244,10 @@ async function startLocked(ctx: ServiceContext, principal: Principal, service: T
   // A pending verification of this dialect to the same To: the same code again, under the same SID.
   if (latest && latestRow?.status === 'pending' && isLive(latest, now) && (latest.channel === 'email') === (channel === 'email')) {
     if (latest.sendCount >= MAX_SENDS) {
-      await auditRequest(ctx, principal, { event: 'pin.resend.refused', applicationId: service.application.id, pinId: latest.id, destination: latest.destination, reason: 'twilio:max_send_attempts' });
+      unit.audit({ event: 'pin.resend.refused', applicationId: service.application.id, pinId: latest.id, destination: latest.destination, reason: 'twilio:max_send_attempts' });
       return fail('SEND_ATTEMPTS_EXHAUSTED', 'Max send attempts reached', { retryAfterMs: latest.expiresAt - now });
     }
-    const resent = await resendPin(ctx, principal, latest.id, channel, { placeholders });
+    const resent = await resendPin(ctx, principal, latest.id, channel, { placeholders }, unit);
     if (!resent.ok) return asTwilioFailure(resent.failure);
     await ctx.store.twilio.recordSend(principal.accountId, latest.id, { time: now, channel: twilioChannel, attemptSid: attemptSid(resent.value.deliveryId) }, now);
     return fetchByPinId(ctx, principal, service, latest.id);
@@ -253,7 +259,7 @@ async function startLocked(ctx: ServiceContext, principal: Principal, service: T
   const sent = await sendPin(ctx, principal, channel, {
     applicationId: service.application.id, messageId, to: destination.value, placeholders,
     ...(plan.customCode !== undefined ? { pin: plan.customCode } : {}), ...(plan.sender !== undefined ? { from: plan.sender } : {}),
-  });
+  }, unit);
   if (!sent.ok) return asTwilioFailure(sent.failure);
   const pin = await ctx.store.getPin(principal.accountId, sent.value.pinId);
   if (!pin) return notFound(`/Services/${serviceSid(service.application.id)}/Verifications/${sent.value.pinId}`);
@@ -289,7 +295,12 @@ export async function fetchVerification(ctx: ServiceContext, principal: Principa
   return ok(verification);
 }
 
-export async function updateVerification(ctx: ServiceContext, principal: Principal, serviceSidParam: string, sid: string, status: 'approved' | 'canceled'): Promise<Result<Verification>> {
+export function updateVerification(ctx: ServiceContext, principal: Principal, serviceSidParam: string, sid: string, status: 'approved' | 'canceled'): Promise<Result<Verification>> {
+  return inUnitOfWork(ctx, principal, (unit) => settle(unit, serviceSidParam, sid, status));
+}
+
+async function settle(unit: UnitOfWork, serviceSidParam: string, sid: string, status: 'approved' | 'canceled'): Promise<Result<Verification>> {
+  const { ctx, principal } = unit;
   const found = await getService(ctx, principal, serviceSidParam);
   if (!found.ok) return found;
   const verification = await bySid(ctx, principal, found.value, sid);
@@ -309,7 +320,7 @@ export async function updateVerification(ctx: ServiceContext, principal: Princip
     ctx.metrics.verification(verification.pin.channel, 'verified');
     if (!verification.pin.testNumber) await countBreakerVerify(ctx, verification.pin.applicationId, verification.pin.destination, now);
   }
-  await auditRequest(ctx, principal, {
+  unit.audit({
     event: status === 'approved' ? 'pin.verify' : 'pin.cancel', applicationId: verification.pin.applicationId, pinId: verification.pin.id,
     destination: verification.pin.destination, reason: testNumberAuditReason(status === 'approved' ? 'approved by update' : 'canceled by update', verification.pin.testNumber),
   });
@@ -329,7 +340,12 @@ export interface CheckOutcome {
   valid: boolean;
 }
 
-export async function checkVerification(ctx: ServiceContext, principal: Principal, serviceSidParam: string, input: CheckInput): Promise<Result<CheckOutcome>> {
+export function checkVerification(ctx: ServiceContext, principal: Principal, serviceSidParam: string, input: CheckInput): Promise<Result<CheckOutcome>> {
+  return inUnitOfWork(ctx, principal, (unit) => check(unit, serviceSidParam, input));
+}
+
+async function check(unit: UnitOfWork, serviceSidParam: string, input: CheckInput): Promise<Result<CheckOutcome>> {
+  const { ctx, principal } = unit;
   const found = await getService(ctx, principal, serviceSidParam);
   if (!found.ok) return found;
   const service = found.value;
@@ -356,7 +372,7 @@ export async function checkVerification(ctx: ServiceContext, principal: Principa
   if (row?.amount != null && input.amount !== row.amount) return invalid('Amount', 'must be the Amount the verification was started with');
   if (row?.payee != null && input.payee !== row.payee) return invalid('Payee', 'must be the Payee the verification was started with');
   const pinId = verification.pin.id;
-  const outcome = await verifyPin(ctx, principal, pinId, input.code);
+  const outcome = await verifyPin(ctx, principal, pinId, input.code, unit);
   if (!outcome.ok) return outcome;
   const now = ctx.clock();
   switch (outcome.value.pinError) {
