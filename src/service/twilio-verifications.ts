@@ -103,8 +103,8 @@ function invalid(field: string, message: string) {
   return fail('INVALID_REQUEST', `Invalid parameter: ${field}`, { validationErrors: { [field]: [message] } });
 }
 
-function statusOf(pin: PinRecord, row: TwilioVerificationRow | undefined, now: number): VerificationStatus {
-  if (row && row.status !== 'pending') return row.status;
+/** A verification's status is its PIN's: the dialect's row records only which end was reported (store/twilio-store.ts). */
+function statusOf(pin: PinRecord, now: number): VerificationStatus {
   if (pin.verifiedAt !== null) return 'approved';
   if (pin.lockedAt !== null) return pin.attemptsLeft === 0 ? 'max_attempts_reached' : 'canceled';
   if (pin.expiresAt <= now) return 'expired';
@@ -113,7 +113,7 @@ function statusOf(pin: PinRecord, row: TwilioVerificationRow | undefined, now: n
 
 function verificationOf(service: TwilioService, pin: PinRecord, row: TwilioVerificationRow | undefined, now: number): Verification {
   return {
-    service, pin, row, status: statusOf(pin, row, now),
+    service, pin, row, status: statusOf(pin, now),
     channel: (row?.channel as TwilioChannel | undefined) ?? TWILIO_CHANNEL[pin.channel],
     to: pin.channel === 'email' ? pin.destination : `+${pin.destination}`,
     updatedAt: Math.max(row?.updatedAt ?? pin.createdAt, pin.verifiedAt ?? 0, pin.lockedAt ?? 0),
@@ -372,13 +372,14 @@ async function check(unit: UnitOfWork, serviceSidParam: string, input: CheckInpu
   if (row?.amount != null && input.amount !== row.amount) return invalid('Amount', 'must be the Amount the verification was started with');
   if (row?.payee != null && input.payee !== row.payee) return invalid('Payee', 'must be the Payee the verification was started with');
   const pinId = verification.pin.id;
-  const outcome = await verifyPin(ctx, principal, pinId, input.code, unit);
+  // A right code approves the verification, and queues verification.approved, in the engine's own
+  // verify transaction: no crash can leave the PIN verified and its verification unreported.
+  const approved = eventOf('verification.approved', verification.pin, verification.channel, 'approved', ctx.clock());
+  const outcome = await verifyPin(ctx, principal, pinId, input.code, unit, { approved });
   if (!outcome.ok) return outcome;
   const now = ctx.clock();
   switch (outcome.value.pinError) {
     case undefined:
-      await ctx.store.twilio.endVerification(principal.accountId, pinId, 'approved', now, eventOf('verification.approved', verification.pin, verification.channel, 'approved', now));
-      break;
     case 'WRONG_PIN':
       break;
     case 'NO_MORE_PIN_ATTEMPTS':

@@ -35,7 +35,7 @@ import { ConfigCache, UNCACHED, type ConfigReader, type ConfigVersion } from './
 import type { PostgresConfigVersion } from './postgres/config-version.js';
 import type {
   AccountRecord, ApiKeyRecord, DeliveryEvent, DeliveryEventKind, ReceiptInput, ApplicationRecord, Channel, DeliveryRequest, DeliveryStatus, EmailTemplateFields,
-  EmailTemplateRecord, MessageTemplateRecord, NewPin, OutboxRecord, PinRecord, PinToVerify, RateLimitCheck, RateLimitOutcome,
+  DialectVerification, EmailTemplateRecord, MessageTemplateRecord, NewPin, OutboxRecord, PinRecord, PinToVerify, RateLimitCheck, RateLimitOutcome,
   ReceiptMessage, ReceiptOptions, Store, VerificationRow, VerifyAttempt, AuditedVerifyAttempt,
 } from './store.js';
 import type { AuditAppend } from './audit-store.js';
@@ -498,8 +498,8 @@ export class KyselyStore implements Store, RateLimiter {
     return this.db.transaction().execute((trx) => this.limits.consumeWithin(trx, limits, now));
   }
 
-  async verifyPinAttempt(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean, audit: (attempt: VerifyAttempt) => AuditAppend): Promise<AuditedVerifyAttempt> {
-    if (this.dialect === 'postgres') return { ...await this.verifyPinAttemptPostgres(pin, now, limits, matches), audited: false };
+  async verifyPinAttempt(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean, audit: (attempt: VerifyAttempt) => AuditAppend, dialect?: DialectVerification): Promise<AuditedVerifyAttempt> {
+    if (this.dialect === 'postgres') return { ...await this.verifyPinAttemptPostgres(pin, now, limits, matches, dialect), audited: false };
     // One synchronous transaction, one commit: the limit, the attempt, the verified mark or the lock,
     // and the audit entry (sqlite/pin-statements.ts). With an external limiter (Redis), its verdict
     // comes first, and a refusal's entry is its own transaction.
@@ -510,7 +510,7 @@ export class KyselyStore implements Store, RateLimiter {
       await this.audit.append(entry, seal);
       return { ...refused, audited: true };
     }
-    return { ...attemptOf(await this.sqlite.pins.attempt(pin, now, this.externalLimiter ? [] : limits, matches, (rows) => audit(attemptOf(rows)))), audited: true };
+    return { ...attemptOf(await this.sqlite.pins.attempt(pin, now, this.externalLimiter ? [] : limits, matches, (rows) => audit(attemptOf(rows)), dialect)), audited: true };
   }
 
   /**
@@ -519,7 +519,7 @@ export class KyselyStore implements Store, RateLimiter {
    * right PINs wait on the row and find it verified without spending an attempt. A wrong PIN is
    * three round trips (BEGIN, the statement, COMMIT), whatever the limits.
    */
-  private async verifyPinAttemptPostgres(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean): Promise<VerifyAttempt> {
+  private async verifyPinAttemptPostgres(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean, dialect: DialectVerification | undefined): Promise<VerifyAttempt> {
     const external = await this.limits.consumeExternally(limits, now);
     if (!external.allowed) return { kind: 'refused', outcome: external };
     const dbLimits = this.externalLimiter ? [] : limits;
@@ -539,7 +539,7 @@ export class KyselyStore implements Store, RateLimiter {
           const current = await this.hot.pin.first(trx, { id: pin.id, accountId: pin.accountId });
           return { kind: 'ended', pin: current && toPin(current) };
         }
-        return this.settleAttempt(trx, toPin(row), now, matches);
+        return this.settleAttempt(trx, toPin(row), now, matches, dialect);
       });
     } catch (err) {
       if (err instanceof RateLimitRefusal) return { kind: 'refused', outcome: await this.limits.refusalOutcome(limits, now) };
@@ -547,10 +547,14 @@ export class KyselyStore implements Store, RateLimiter {
     }
   }
 
-  /** PostgreSQL, after a counted attempt: compares the candidate, then marks the PIN verified or, after its last wrong attempt, locks it. */
-  private async settleAttempt(trx: Transaction<Database>, counted: PinRecord, now: number, matches: (pinHash: string) => boolean): Promise<VerifyAttempt> {
+  /**
+   * PostgreSQL, after a counted attempt: compares the candidate, then marks the PIN verified (ending
+   * `dialect`'s verification with it) or, after its last wrong attempt, locks it.
+   */
+  private async settleAttempt(trx: Transaction<Database>, counted: PinRecord, now: number, matches: (pinHash: string) => boolean, dialect: DialectVerification | undefined): Promise<VerifyAttempt> {
     if (matches(counted.pinHash)) {
       const won = await this.markVerifiedIn(trx, counted.id, now, counted.allowMultipleVerifications);
+      if (won && dialect) await this.twilio.endVerificationIn(trx, counted.accountId, counted.id, 'approved', now, dialect.approved);
       return { kind: 'counted', pin: counted, matched: true, verified: won };
     }
     if (counted.attemptsLeft === 0) await this.lockIn(trx, counted.id, now);

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it as test } from 'node:test';
 import { DEFAULT_CONFIGURATION } from '../../src/domain/application-rules.js';
 import { PinKeyring } from '../../src/domain/pin-secrets.js';
-import type { ApplicationRecord, NewPin, OutboxRecord, PinToVerify, RateLimitCheck, Store, VerifyAttempt } from '../../src/store/store.js';
+import type { ApplicationRecord, DialectVerification, NewPin, OutboxRecord, PinToVerify, RateLimitCheck, Store, VerifyAttempt } from '../../src/store/store.js';
 import { auditEntryText, type AuditAppend } from '../../src/store/audit-store.js';
 import { KyselyStore } from '../../src/store/kysely-store.js';
 import { explain, StatementRecorder } from './query-plans.js';
@@ -48,12 +48,12 @@ export function storeConformance(name: string, open: () => Promise<Store>, optio
     after(async () => { await store.close(); });
 
     /** A verification as the service makes it: its audit entry appended, in its transaction where the store does so. */
-    async function verifyAttempt(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean): Promise<VerifyAttempt> {
+    async function verifyAttempt(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean, dialect?: DialectVerification): Promise<VerifyAttempt> {
       const auditOf = (attempt: VerifyAttempt): AuditAppend => ({
         entry: { accountId: pin.accountId, at: now, event: 'pin.verify', pinId: pin.id, reason: attempt.kind },
         seal: (unsealed) => keyring.sealAudit(auditEntryText(unsealed)),
       });
-      const attempt = await store.verifyPinAttempt(pin, now, limits, matches, auditOf);
+      const attempt = await store.verifyPinAttempt(pin, now, limits, matches, auditOf, dialect);
       if (!attempt.audited) await store.audit.append(auditOf(attempt).entry, auditOf(attempt).seal);
       return attempt;
     }
@@ -425,6 +425,45 @@ export function storeConformance(name: string, open: () => Promise<Store>, optio
       assert.equal(await store.twilio.settlePin(account, canceled.pin.id, 'canceled', T0 + 1), true);
       const events = (await store.events.claim(T0 + 2, T0 + 1000, 1000)).map((e) => `${e.pinId}:${e.type}`).sort();
       assert.deepEqual(events.filter((e) => e.startsWith(approved.pin.id) || e.startsWith(canceled.pin.id)), [`${approved.pin.id}:pin.verified`, `${canceled.pin.id}:pin.locked`].sort());
+    });
+
+    it('approves a Twilio verification, with its verification.approved event, in the transaction of the verify that verifies its PIN', async () => {
+      const account = (await store.findOrCreateAccount(`twilio-approve-${randomUUID()}`, randomUUID(), T0)).id;
+      await store.twilio.insertWebhook({
+        sid: `YW${randomUUID().replace(/-/g, '')}`, accountId: account, applicationId: app.id, friendlyName: 'approvals', eventTypes: ['verification.approved'],
+        webhookUrl: 'https://hooks.example.com/twilio', status: 'enabled', version: 'v2', createdAt: T0, updatedAt: T0,
+      });
+      const approval = (pinId: string): DialectVerification => ({
+        approved: {
+          applicationId: app.id, pinId,
+          params: { type: 'verification.approved', account_sid: 'AC0', service_sid: 'VA0', verification_sid: `VE${pinId}`, channel: 'sms', to: '4179***6727', status: 'approved', date_created: new Date(T0).toISOString() },
+        },
+      });
+      const [approved, unwritable, wrong] = [newPin({ accountId: account }), newPin({ accountId: account }), newPin({ accountId: account })];
+      for (const p of [approved, unwritable, wrong]) {
+        assert.equal((await store.createPin(p, [], T0)).allowed, true);
+        await store.twilio.insertVerification({ pinId: p.pin.id, accountId: account, status: 'pending', channel: 'sms', sendCodeAttempts: [], createdAt: T0, updatedAt: T0, expiresAt: p.pin.expiresAt });
+      }
+
+      const verified = await verifyAttempt(approved.pin, T0 + 1, [], () => true, approval(approved.pin.id));
+      assert.equal(verified.kind === 'counted' && verified.verified, true);
+      assert.equal((await store.twilio.getVerification(account, approved.pin.id))?.status, 'approved');
+      assert.deepEqual((await claimEvents(approved.pin.id, T0 + 2)).map((e) => e.type), ['verification.approved']);
+      // A wrong code ends nothing.
+      await verifyAttempt(wrong.pin, T0 + 1, [], () => false, approval(wrong.pin.id));
+      assert.equal((await store.twilio.getVerification(account, wrong.pin.id))?.status, 'pending');
+      assert.deepEqual(await claimEvents(wrong.pin.id, T0 + 2), []);
+
+      // One transaction or nothing: when the verification's end cannot be written (an event that
+      // cannot be serialised stands for any failure of it), the PIN is neither verified nor charged an attempt.
+      const failing = approval(unwritable.pin.id);
+      failing.approved.params.channel = Symbol('unserialisable') as unknown as string;
+      await assert.rejects(verifyAttempt(unwritable.pin, T0 + 3, [], () => true, failing));
+      const untouched = await store.getPin(account, unwritable.pin.id);
+      assert.equal(untouched?.verifiedAt, null);
+      assert.equal(untouched?.attemptsLeft, unwritable.pin.attemptsLeft);
+      assert.equal((await store.twilio.getVerification(account, unwritable.pin.id))?.status, 'pending');
+      assert.deepEqual(await claimEvents(unwritable.pin.id, T0 + 4), []);
     });
 
     it('keeps a Service\'s Rate Limit names unique under concurrent creates, and deletes a limit with its Buckets', async () => {
