@@ -369,6 +369,9 @@ async function check(unit: UnitOfWork, serviceSidParam: string, input: CheckInpu
 
   // PSD2 dynamic linking: the code confirms one amount to one payee; another pair is refused before any attempt is spent.
   const row = verification.row;
+  // On a PSD2 Service, a PIN without the row of its start (sent through Infobip's API, or its row lost
+  // to a crash after the PIN's commit) has no Amount and Payee to link its code to: it is not checked.
+  if (service.settings.psd2_enabled === true && !row) return gone;
   if (row?.amount != null && input.amount !== row.amount) return invalid('Amount', 'must be the Amount the verification was started with');
   if (row?.payee != null && input.payee !== row.payee) return invalid('Payee', 'must be the Payee the verification was started with');
   const pinId = verification.pin.id;
