@@ -9,7 +9,7 @@ import { withAutofill } from '../domain/autofill.js';
 import { generatePin, generatePinId } from '../domain/pin-generation.js';
 import { validateSmsSender } from '../domain/sender-ids.js';
 import { missingPlaceholders, renderedSmsInfo, validatePlaceholderValues } from '../domain/template-rendering.js';
-import type { ApplicationRecord, Channel, DeliveryRequest, MessageTemplateRecord, PinRecord, RateLimitOutcome } from '../store/store.js';
+import type { ApplicationRecord, Channel, DeliveryRequest, DialectStart, MessageTemplateRecord, NewPin, PinRecord, RateLimitOutcome } from '../store/store.js';
 import { isDeliverable } from '../domain/pin-lifecycle.js';
 import type { AuditEvent } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
@@ -31,6 +31,8 @@ export interface SendPinInput {
   landingPagePlaceholders?: Record<string, string>;
   /** A code the caller chose (Twilio's CustomCode) instead of one generated here; stored as any PIN is. */
   pin?: string;
+  /** The dialect verification the PIN starts (a Twilio start), written with the PIN or not at all. */
+  dialect?: (pin: NewPin['pin'], deliveryId: string | undefined) => DialectStart;
 }
 
 export interface ResendPinInput {
@@ -256,15 +258,17 @@ async function queuePin(unit: UnitOfWork, requested: Channel, input: SendPinInpu
   const deliveryId = queued ? randomUUID() : undefined;
   const request: DeliveryRequest = { placeholders: input.placeholders ?? {}, ...(input.from !== undefined ? { from: input.from } : {}) };
   const message: AdmittedMessage = { pinId, queued, deliveryId, testNumber };
+  const newPin: NewPin['pin'] = {
+    id: pinId, accountId: principal.accountId, applicationId: app.id, messageId, channel, destination: to,
+    pinHash: ctx.keyring.hashPin(pinId, pin), pinCiphertext: ctx.keyring.encryptPin(pinId, pin),
+    attemptsLeft: app.configuration.pinAttempts, allowMultipleVerifications: app.configuration.allowMultiplePinVerifications,
+    createdAt: now, expiresAt: now + ttl, deliveryStatus: queued ? 'queued' : 'not_sent',
+    country: isPhoneChannel(channel) ? phoneCountry(to) ?? null : null, testNumber,
+  };
   const outcome = await unit.write((result: RateLimitOutcome) => outcomeAuditEvent(admission.value, result, message), (audit) => ctx.store.createPin({
-    pin: {
-      id: pinId, accountId: principal.accountId, applicationId: app.id, messageId, channel, destination: to,
-      pinHash: ctx.keyring.hashPin(pinId, pin), pinCiphertext: ctx.keyring.encryptPin(pinId, pin),
-      attemptsLeft: app.configuration.pinAttempts, allowMultipleVerifications: app.configuration.allowMultiplePinVerifications,
-      createdAt: now, expiresAt: now + ttl, deliveryStatus: queued ? 'queued' : 'not_sent',
-      country: isPhoneChannel(channel) ? phoneCountry(to) ?? null : null, testNumber,
-    },
+    pin: newPin,
     ...(deliveryId ? { outbox: { id: deliveryId, request } } : {}),
+    ...(input.dialect ? { dialect: input.dialect(newPin, deliveryId) } : {}),
   }, admission.value.limits, now, audit));
   if (workflow && !outcome.allowed) await ctx.store.workflows.discard(pinId);
   return settle(ctx, admission.value, outcome, message, now);

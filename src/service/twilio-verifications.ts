@@ -149,7 +149,7 @@ function asTwilioFailure(failure: Failure): { ok: false; failure: Failure } {
 }
 
 /** A verification event for the Service's webhooks (queued by the store with the change it reports). */
-function eventOf(type: TwilioVerificationEvent, pin: PinRecord, channel: string, status: string, now: number): TwilioEventDraft {
+function eventOf(type: TwilioVerificationEvent, pin: Pick<PinRecord, 'id' | 'accountId' | 'applicationId' | 'destination'>, channel: string, status: string, now: number): TwilioEventDraft {
   return {
     applicationId: pin.applicationId, pinId: pin.id,
     params: {
@@ -259,16 +259,19 @@ async function startLocked(unit: UnitOfWork, service: TwilioService, plan: Start
   const sent = await sendPin(ctx, principal, channel, {
     applicationId: service.application.id, messageId, to: destination.value, placeholders,
     ...(plan.customCode !== undefined ? { pin: plan.customCode } : {}), ...(plan.sender !== undefined ? { from: plan.sender } : {}),
+    // The verification (its PSD2 Amount and Payee among it) and verification.started are written in
+    // the PIN's own transaction: no PIN of a start is ever without them.
+    dialect: (pin, deliveryId) => ({
+      twilio: {
+        pinId: pin.id, accountId: principal.accountId, status: 'pending', channel: twilioChannel,
+        sendCodeAttempts: [{ time: now, channel: twilioChannel, attemptSid: attemptSid(deliveryId) }], createdAt: now, updatedAt: now, expiresAt: pin.expiresAt,
+        amount: plan.psd2 ? input.amount! : null, payee: plan.psd2 ? input.payee! : null,
+      },
+      started: eventOf('verification.started', pin, twilioChannel, 'pending', now),
+    }),
   }, unit);
   if (!sent.ok) return asTwilioFailure(sent.failure);
-  const pin = await ctx.store.getPin(principal.accountId, sent.value.pinId);
-  if (!pin) return notFound(`/Services/${serviceSid(service.application.id)}/Verifications/${sent.value.pinId}`);
-  await ctx.store.twilio.insertVerification({
-    pinId: pin.id, accountId: principal.accountId, status: 'pending', channel: twilioChannel,
-    sendCodeAttempts: [{ time: now, channel: twilioChannel, attemptSid: attemptSid(sent.value.deliveryId) }], createdAt: now, updatedAt: now, expiresAt: pin.expiresAt,
-    amount: plan.psd2 ? input.amount! : null, payee: plan.psd2 ? input.payee! : null,
-  }, eventOf('verification.started', pin, twilioChannel, 'pending', now));
-  return fetchByPinId(ctx, principal, service, pin.id);
+  return fetchByPinId(ctx, principal, service, sent.value.pinId);
 }
 
 async function fetchByPinId(ctx: ServiceContext, principal: Principal, service: TwilioService, pinId: string): Promise<Result<Verification>> {
@@ -369,8 +372,8 @@ async function check(unit: UnitOfWork, serviceSidParam: string, input: CheckInpu
 
   // PSD2 dynamic linking: the code confirms one amount to one payee; another pair is refused before any attempt is spent.
   const row = verification.row;
-  // On a PSD2 Service, a PIN without the row of its start (sent through Infobip's API, or its row lost
-  // to a crash after the PIN's commit) has no Amount and Payee to link its code to: it is not checked.
+  // On a PSD2 Service, a PIN without the row of its start (sent through Infobip's API: a start writes
+  // its row with the PIN) has no Amount and Payee to link its code to: it is not checked.
   if (service.settings.psd2_enabled === true && !row) return gone;
   if (row?.amount != null && input.amount !== row.amount) return invalid('Amount', 'must be the Amount the verification was started with');
   if (row?.payee != null && input.payee !== row.payee) return invalid('Payee', 'must be the Payee the verification was started with');

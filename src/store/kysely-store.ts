@@ -30,6 +30,7 @@ import { SqliteAuditStatements } from './sqlite/audit-statements.js';
 import { SqliteLimitStatements } from './sqlite/limit-statements.js';
 import { SqlitePinStatements, type AttemptRows } from './sqlite/pin-statements.js';
 import { SqliteEventStatements } from './sqlite/event-statements.js';
+import { SqliteTwilioStatements } from './sqlite/twilio-statements.js';
 import { SqliteOutboxStatements, type OutboxOutcome } from './sqlite/outbox-statements.js';
 import { ConfigCache, UNCACHED, type ConfigReader, type ConfigVersion } from './config-cache.js';
 import type { PostgresConfigVersion } from './postgres/config-version.js';
@@ -160,7 +161,8 @@ export class KyselyStore implements Store, RateLimiter {
     const limits = new SqliteLimitStatements(hot);
     const audit = new SqliteAuditStatements(hot.connection);
     const events = new SqliteEventStatements(hot.connection, this.options.configVersion);
-    return (this.sqliteStatements = { limits, pins: new SqlitePinStatements(hot, limits, audit, events), audit, outbox: new SqliteOutboxStatements(hot, events, audit) });
+    const pins = new SqlitePinStatements(hot, limits, audit, events, new SqliteTwilioStatements(hot.connection, events));
+    return (this.sqliteStatements = { limits, pins, audit, outbox: new SqliteOutboxStatements(hot, events, audit) });
   }
 
   constructor(readonly db: Kysely<Database>, readonly dialect: 'sqlite' | 'postgres', private readonly onClose: () => Promise<void>, private readonly options: KyselyStoreOptions = {}) {
@@ -367,12 +369,22 @@ export class KyselyStore implements Store, RateLimiter {
       const external = await this.limits.consumeExternally(limits, now);
       if (!external.allowed) return external;
       const p = input.pin;
+      const create = (db: Db, deferFlush: boolean) => pgHot.createPin(db, this.externalLimiter ? [] : limits, now, {
+        id: p.id, accountId: p.accountId, applicationId: p.applicationId, messageId: p.messageId, channel: p.channel, destination: p.destination,
+        pinHash: p.pinHash, pinCiphertext: p.pinCiphertext, attemptsLeft: p.attemptsLeft, allowMultipleVerifications: p.allowMultipleVerifications,
+        createdAt: p.createdAt, expiresAt: p.expiresAt, deliveryStatus: p.deliveryStatus, country: p.country ?? null, testNumber: p.testNumber === true,
+      }, input.outbox && { id: input.outbox.id, request: JSON.stringify(input.outbox.request) }, OUTBOX_CHANNEL, deferFlush);
+      const { dialect } = input;
       return this.limits.refusable(limits, now, async () => {
-        const windows = await this.deferFlush((deferFlush) => pgHot.createPin(this.db, this.externalLimiter ? [] : limits, now, {
-          id: p.id, accountId: p.accountId, applicationId: p.applicationId, messageId: p.messageId, channel: p.channel, destination: p.destination,
-          pinHash: p.pinHash, pinCiphertext: p.pinCiphertext, attemptsLeft: p.attemptsLeft, allowMultipleVerifications: p.allowMultipleVerifications,
-          createdAt: p.createdAt, expiresAt: p.expiresAt, deliveryStatus: p.deliveryStatus, country: p.country ?? null, testNumber: p.testNumber === true,
-        }, input.outbox && { id: input.outbox.id, request: JSON.stringify(input.outbox.request) }, OUTBOX_CHANNEL, deferFlush));
+        // A PIN that starts a dialect verification is one transaction with its row (a Twilio start
+        // only): the statement, then the row, so the application's bucket is held a round trip longer.
+        const windows = await this.deferFlush((deferFlush) => dialect
+          ? this.db.transaction().execute(async (trx) => {
+            const created = await create(trx, deferFlush);
+            await this.twilio.insertVerificationIn(trx, dialect.twilio, dialect.started);
+            return created;
+          })
+          : create(this.db, deferFlush));
         return this.externalLimiter ? external : this.limits.allowedAfter(limits, windows, now);
       });
     }
@@ -394,7 +406,7 @@ export class KyselyStore implements Store, RateLimiter {
       verified_at: null, locked_at: null, delivery_status: p.deliveryStatus, delivery_error: null, sent_at: null, send_count: 1,
       delivery_transport: null, provider_message_id: null, delivered_at: null, country: p.country ?? null, test_number: p.testNumber ? 1 : 0,
       ...ownMessageColumns(input.outbox, now),
-    }, this.externalLimiter ? [] : limits, now, audit);
+    }, this.externalLimiter ? [] : limits, now, audit, input.dialect);
     // With an external limiter the store counted no limit: the outcome (and its windows) is the limiter's.
     return this.externalLimiter ? { ...external, ...created } : created;
   }

@@ -9,7 +9,7 @@ import type { PurgeLimits } from './purge-batches.js';
 import type { SecurityStore } from './security-store.js';
 import type { EventStore } from './event-store.js';
 import type { ConsoleStore } from './console-store.js';
-import type { TwilioEventDraft, TwilioStore } from './twilio-store.js';
+import type { TwilioEventDraft, TwilioStore, TwilioVerificationRow } from './twilio-store.js';
 import type { IdempotencyStore } from './idempotency-store.js';
 import type { TestNumberStore } from './test-number-store.js';
 import type { WorkflowStepClaim, WorkflowStore } from './workflow-store.js';
@@ -210,6 +210,15 @@ export interface DialectVerification {
   approved: TwilioEventDraft;
 }
 
+/**
+ * A dialect's own verification started by the PIN (Twilio's Verification: its row with its first
+ * send, and `started` for its webhooks), written in the PIN's own transaction, only if the PIN is.
+ */
+export interface DialectStart {
+  twilio: TwilioVerificationRow;
+  started?: TwilioEventDraft;
+}
+
 /** The PIN a verification names: its id and account, and its hash when the caller already read it. */
 export type PinToVerify = Pick<PinRecord, 'id' | 'accountId'> & Partial<Pick<PinRecord, 'pinHash'>>;
 
@@ -222,6 +231,8 @@ export interface NewPin {
   };
   /** Absent when the channel has no transport: the PIN is stored, nothing is queued. */
   outbox?: { id: string; request: DeliveryRequest };
+  /** The dialect verification the PIN starts (the in-memory store keeps no dialect rows). */
+  dialect?: DialectStart;
 }
 
 export interface VerificationRow {

@@ -332,14 +332,17 @@ export class KyselyTwilioStore implements TwilioStore {
   }
 
   async insertVerification(row: TwilioVerificationRow, event?: TwilioEventDraft): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      if (event) await this.enqueueEvent(trx, row.accountId, event, row.createdAt);
-      await trx.insertInto('twilio_verifications').values({
-        pin_id: row.pinId, account_id: row.accountId, status: row.status, channel: row.channel, created_at: row.createdAt, updated_at: row.updatedAt, expires_at: row.expiresAt,
-        amount: row.amount ?? null, payee: row.payee ?? null,
-      }).execute();
-      for (const [seq, attempt] of row.sendCodeAttempts.entries()) await this.insertAttempt(trx, row.accountId, row.pinId, attempt, seq, row.expiresAt);
-    });
+    await this.db.transaction().execute((trx) => this.insertVerificationIn(trx, row, event));
+  }
+
+  /** insertVerification in the caller's transaction: the engine's, for the verification a new PIN starts (Store.createPin with a DialectStart). */
+  async insertVerificationIn(trx: Db, row: TwilioVerificationRow, event?: TwilioEventDraft): Promise<void> {
+    if (event) await this.enqueueEvent(trx, row.accountId, event, row.createdAt);
+    await trx.insertInto('twilio_verifications').values({
+      pin_id: row.pinId, account_id: row.accountId, status: row.status, channel: row.channel, created_at: row.createdAt, updated_at: row.updatedAt, expires_at: row.expiresAt,
+      amount: row.amount ?? null, payee: row.payee ?? null,
+    }).execute();
+    for (const [seq, attempt] of row.sendCodeAttempts.entries()) await this.insertAttempt(trx, row.accountId, row.pinId, attempt, seq, row.expiresAt);
   }
 
   private async insertAttempt(db: Kysely<Database>, accountId: string, pinId: string, attempt: SendCodeAttempt, seq: number, expiresAt: number): Promise<void> {

@@ -1,6 +1,6 @@
-// PSD2 dynamic linking holds for every PIN a PSD2 Service can be asked to check: one whose start
-// recorded no Amount and Payee (sent through Infobip's API to the Service's application, as a PIN
-// whose Twilio row a crash lost after its commit would be) is not checked by the Twilio dialect.
+// PSD2 dynamic linking holds for every PIN a PSD2 Service can be asked to check: one that no start
+// recorded an Amount and Payee for (sent through Infobip's API to the Service's application) is not
+// checked by the Twilio dialect.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createHarness, deliveredPin, type Harness } from '../support/harness.js';

@@ -1,20 +1,16 @@
 // A PIN's webhook events on SQLite (event-store.ts makes the rows), queued by the hot path's
-// transactions (pin-statements.ts, outbox-statements.ts) in the transaction of the change they report;
-// and the end of a Twilio verification with the verify that ends it (twilio-store.ts makes its rows).
+// transactions (pin-statements.ts, outbox-statements.ts) in the transaction of the change they report.
 import type BetterSqlite3 from 'better-sqlite3';
 import type { Selectable } from 'kysely';
 import type { PinEventType } from '../../domain/pin-events.js';
 import { pinEventRows, type PinEventDetails, type PinSubscriberRow } from '../event-store.js';
 import type { ConfigVersion } from '../config-cache.js';
 import type { EventOutboxTable } from '../schema.js';
-import { twilioEventRows, type TwilioEventDraft } from '../twilio-store.js';
 
 export class SqliteEventStatements {
   private readonly subscribersOfPin: BetterSqlite3.Statement<[string], PinSubscriberRow>;
   private readonly insertEvent: BetterSqlite3.Statement<Omit<Selectable<EventOutboxTable>, 'lease_holder'>>;
   private readonly anyEnabled: BetterSqlite3.Statement<[], unknown>;
-  private readonly approveVerification: BetterSqlite3.Statement<[number, string, string]>;
-  private readonly twilioHooks: BetterSqlite3.Statement<[string, string], { sid: string; event_types: string }>;
   /** Whether any subscription is enabled, as of `enabledAt` (a configuration version: config-cache.ts). */
   private enabled = true;
   private enabledAt: string | undefined;
@@ -27,15 +23,11 @@ export class SqliteEventStatements {
       lease_until, last_error, created_at, updated_at) values (:id, :account_id, :subscription_id, :event_type, :pin_id, :payload, :state, :attempts,
       :next_attempt_at, :lease_until, :last_error, :created_at, :updated_at)`);
     this.anyEnabled = connection.prepare('select 1 from webhook_subscriptions where enabled = 1 limit 1');
-    // Race gate: of concurrent ends of one verification only the first reports it (as twilio-store.ts endVerification).
-    this.approveVerification = connection.prepare("update twilio_verifications set status = 'approved', updated_at = ? where pin_id = ? and account_id = ? and status = 'pending'");
-    this.twilioHooks = connection.prepare("select sid, event_types from twilio_webhooks where application_id = ? and account_id = ? and status = 'enabled'");
   }
 
-  /** Approves the PIN's pending Twilio verification and queues `event` for its Service's webhooks; must run inside a write transaction. */
-  approveTwilioVerification(accountId: string, pinId: string, now: number, event: TwilioEventDraft): void {
-    if (this.approveVerification.run(now, pinId, accountId).changes === 0) return;
-    for (const row of twilioEventRows(accountId, event, now, this.twilioHooks.all(event.applicationId, accountId))) this.insertEvent.run(row);
+  /** Queues rows made elsewhere (the Twilio dialect's events: twilio-statements.ts); must run inside a write transaction. */
+  insertRows(rows: ReadonlyArray<Omit<Selectable<EventOutboxTable>, 'lease_holder'>>): void {
+    for (const row of rows) this.insertEvent.run(row);
   }
 
   /** Queues the event for every subscription that wants it; must run inside a write transaction (hot-path.ts). */
