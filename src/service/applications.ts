@@ -3,7 +3,7 @@ import { DEFAULT_CONFIGURATION, mergeConfiguration, validateApplicationName } fr
 import { FieldErrors, fail, ok, type Result } from '../domain/errors.js';
 import { generateResourceId } from '../domain/pin-generation.js';
 import type { ApplicationConfiguration, ApplicationRecord } from '../store/store.js';
-import { auditRequest } from './audit-log.js';
+import { inUnitOfWork } from './unit-of-work.js';
 import type { Principal, ServiceContext } from './context.js';
 import { presentApplication } from './effective-records.js';
 
@@ -34,10 +34,11 @@ export async function createApplication(ctx: ServiceContext, principal: Principa
     id: generateResourceId(), accountId: principal.accountId, name: input.name, enabled: input.enabled ?? true,
     configuration, createdAt: now, updatedAt: now,
   };
-  await ctx.store.insertApplication(app);
-  await auditRequest(ctx, principal, { event: 'config.application.create', applicationId: app.id, reason: describeConfiguration(app) });
-  await ctx.store.durable();
-  return ok(presentApplication(ctx, app));
+  return inUnitOfWork(ctx, principal, async (unit) => {
+    await ctx.store.insertApplication(app);
+    unit.audit({ event: 'config.application.create', applicationId: app.id, reason: describeConfiguration(app) });
+    return ok(presentApplication(ctx, app));
+  });
 }
 
 export async function getApplication(ctx: ServiceContext, principal: Principal, id: string): Promise<Result<ApplicationRecord>> {
@@ -61,8 +62,9 @@ export async function updateApplication(ctx: ServiceContext, principal: Principa
   const configuration = mergeConfiguration(current.configuration, input.configuration, errors);
   if (!errors.empty) return errors.result();
   const updated: ApplicationRecord = { ...current, name: input.name, enabled: input.enabled ?? current.enabled, configuration, updatedAt: ctx.clock() };
-  await ctx.store.updateApplication(updated);
-  await auditRequest(ctx, principal, { event: 'config.application.update', applicationId: updated.id, reason: describeConfiguration(updated) });
-  await ctx.store.durable();
-  return ok(presentApplication(ctx, updated));
+  return inUnitOfWork(ctx, principal, async (unit) => {
+    await ctx.store.updateApplication(updated);
+    unit.audit({ event: 'config.application.update', applicationId: updated.id, reason: describeConfiguration(updated) });
+    return ok(presentApplication(ctx, updated));
+  });
 }

@@ -1,7 +1,8 @@
 // The audit log's use cases: append an entry (every send, delivery outcome, verify decision and
-// configuration change), read an account's entries page by page, and check the chains. An append that
-// fails never fails the request it records (a send that was committed must not answer 500 and be
-// retried into a duplicate): it is counted in twofa_audit_write_failures_total instead.
+// configuration change), read an account's entries page by page, and check the chains. A request's
+// entries are appended by its unit of work (unit-of-work.ts), which fails the request when one cannot
+// be written; appendAudit is for what no request waits on (a delivery outcome, an auth throttle),
+// where a failed append is counted in twofa_audit_write_failures_total instead.
 import type { PinKeyring } from '../domain/pin-secrets.js';
 import { maskDestination } from '../domain/destinations.js';
 import type { Metrics } from '../observability/metrics.js';
@@ -20,20 +21,9 @@ export interface AuditEvent {
 }
 
 /**
- * Runs `work`, then waits until every commit made so far is durable (Store.durable()), whatever
- * `work` answers: for services whose reads and writes do not wait for the disk themselves.
- */
-export async function durably<T>(store: Store, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } finally {
-    await store.durable();
-  }
-}
-
-/**
  * Appends one entry, committed but not necessarily durable yet: the caller awaits store.durable()
- * before it answers (one wait for the entry and the change it records). Never throws.
+ * before it answers (one wait for the entry and the change it records). Never throws: for entries no
+ * answer depends on (a request's own go through its unit of work, which fails the request instead).
  */
 export async function appendAudit(deps: { store: Store; keyring: PinKeyring; metrics: Metrics }, entry: AuditEntryInput & { destination?: string | null }): Promise<void> {
   try {
@@ -68,11 +58,6 @@ function requestEntry(ctx: ServiceContext, principal: Principal, event: AuditEve
     pinId: event.pinId ?? null, destination: event.destination ?? null, sourceIp: principal.ip ?? null, actor: principal.keyId,
     reason: event.reason ?? null,
   };
-}
-
-/** Appends an entry for a request made by `principal`. */
-export function auditRequest(ctx: ServiceContext, principal: Principal, event: AuditEvent): Promise<void> {
-  return appendAudit(ctx, requestEntry(ctx, principal, event));
 }
 
 /** The entry of a request made by `principal`, for a store to append in the transaction of what it records. */

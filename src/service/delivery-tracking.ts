@@ -156,6 +156,8 @@ async function recordDeliveryReceipt(ctx: ServiceContext, routes: FailoverRoutes
   if (matched.requeued) ctx.messageQueued();
   // A receipt that fails the PIN's latest message (not one a failover route sends again) moves its workflow on.
   if (receipt.status === 'undelivered' && !matched.requeued) await failedLatestMessage(ctx, matched, receipt);
+  // Never throws, unlike a request's unit of work: the receipt is applied already, and failing it
+  // would only make the provider send again a receipt that now matches nothing.
   await appendAudit(ctx, {
     accountId: matched.accountId, at: ctx.clock(), event: `delivery.${receipt.status}`, pinId: matched.pinId, actor: receipt.transport,
     reason: receipt.error ?? receipt.status,

@@ -17,9 +17,9 @@ import type { ActiveBlock } from '../store/security-store.js';
 import type { ApplicationRecord, Channel } from '../store/store.js';
 import type { NamedLimit } from './limit-refusals.js';
 import { applicationNotFound } from './applications.js';
-import { auditRequest } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
 import { presentApplication, profileOf, readMessageTemplates } from './effective-records.js';
+import { inUnitOfWork, type UnitOfWork } from './unit-of-work.js';
 
 export interface SecurityView {
   applicationId: string;
@@ -67,10 +67,11 @@ export async function updateSecurity(ctx: ServiceContext, principal: Principal, 
   const current = await storedSecuritySettings(ctx, app.id);
   const merged = mergeSecuritySettings(current, patch, errors);
   if (!errors.empty) return errors.result();
-  await ctx.store.security.putSettings(principal.accountId, app.id, JSON.stringify(merged), ctx.clock());
-  await auditRequest(ctx, principal, { event: 'config.security.update', applicationId: app.id, reason: `enabled=${merged.enabled}` });
-  await ctx.store.durable();
-  return ok(await view(ctx, app));
+  return inUnitOfWork(ctx, principal, async (unit) => {
+    await ctx.store.security.putSettings(principal.accountId, app.id, JSON.stringify(merged), ctx.clock());
+    unit.audit({ event: 'config.security.update', applicationId: app.id, reason: `enabled=${merged.enabled}` });
+    return ok(await view(ctx, app));
+  });
 }
 
 const PREMIUM_TYPES = new Set(['PREMIUM_RATE', 'SHARED_COST']);
@@ -105,7 +106,7 @@ function breakerBucketMs(windowMs: number): number {
 }
 
 /** The first destination guard (countries, prefixes, premium numbers, the conversion breaker) that refuses `to`, if any. */
-async function destinationRefusal(ctx: ServiceContext, principal: Principal, app: ApplicationRecord, settings: SecuritySettings, to: string, country: string | undefined, now: number): Promise<GuardRefusal | undefined> {
+async function destinationRefusal(unit: UnitOfWork, app: ApplicationRecord, settings: SecuritySettings, to: string, country: string | undefined, now: number): Promise<GuardRefusal | undefined> {
   if (settings.allowedCountries.length > 0 && (country === undefined || !settings.allowedCountries.includes(country))) {
     return blocked('country', `country ${country ?? 'unknown'} is not among the allowed countries`);
   }
@@ -120,12 +121,13 @@ async function destinationRefusal(ctx: ServiceContext, principal: Principal, app
     if (type !== undefined && PREMIUM_TYPES.has(type)) return blocked('premium_number', `${type === 'PREMIUM_RATE' ? 'premium-rate' : 'shared-cost'} numbers are refused`);
   }
   const breaker = settings.conversionBreaker;
-  if (breaker.enabled && country !== undefined) return checkBreaker(ctx, principal, app, settings, country, now);
+  if (breaker.enabled && country !== undefined) return checkBreaker(unit, app, settings, country, now);
   return undefined;
 }
 
 /** The checks before a send; no-op (one settings read) for an application that has not turned them on. */
-export async function checkSendGuards(ctx: ServiceContext, principal: Principal, app: ApplicationRecord, channel: Channel, to: string, now: number): Promise<GuardPass | GuardRefusal> {
+export async function checkSendGuards(unit: UnitOfWork, app: ApplicationRecord, channel: Channel, to: string, now: number): Promise<GuardPass | GuardRefusal> {
+  const { ctx, principal } = unit;
   const settings = await loadSecuritySettings(ctx, app.id);
   if (!settings.enabled) return { ok: true, limits: [] };
   const limits: NamedLimit[] = [];
@@ -133,7 +135,7 @@ export async function checkSendGuards(ctx: ServiceContext, principal: Principal,
 
   if (channel !== 'email') {
     const country = phoneCountry(to);
-    const refusal = await destinationRefusal(ctx, principal, app, settings, to, country, now);
+    const refusal = await destinationRefusal(unit, app, settings, to, country, now);
     // A number on the account's Safe List (POST /v2/SafeList/Numbers) passes the destination guards,
     // looked up only when one refuses; the per-address limits below still count it.
     if (refusal && !(await ctx.store.twilio.isSafeListed(principal.accountId, to))) {
@@ -156,7 +158,8 @@ export async function checkSendGuards(ctx: ServiceContext, principal: Principal,
   return { ok: true, limits, settings, ...(breakerCountry !== undefined ? { breakerCountry } : {}) };
 }
 
-async function checkBreaker(ctx: ServiceContext, principal: Principal, app: ApplicationRecord, settings: SecuritySettings, country: string, now: number): Promise<GuardRefusal | undefined> {
+async function checkBreaker(unit: UnitOfWork, app: ApplicationRecord, settings: SecuritySettings, country: string, now: number): Promise<GuardRefusal | undefined> {
+  const { ctx } = unit;
   const scope = `country:${country}`;
   const tooMany = (until: number, text: string): GuardRefusal => {
     ctx.metrics.securityRefusal('conversion_breaker');
@@ -171,8 +174,7 @@ async function checkBreaker(ctx: ServiceContext, principal: Principal, app: Appl
   const until = now + (parseDuration(b.blockFor) ?? 3_600_000);
   const reason = `${verifies} of ${sends} sends verified in ${b.window}, below ${b.minConversionRate}`;
   await ctx.store.security.addBlock(app.id, scope, until, reason, now);
-  await auditRequest(ctx, principal, { event: 'security.breaker.tripped', applicationId: app.id, reason: `${scope}: ${reason}` });
-  await ctx.store.durable();
+  unit.audit({ event: 'security.breaker.tripped', applicationId: app.id, reason: `${scope}: ${reason}` });
   return tooMany(until, `Sends to country ${country} are paused by the conversion breaker (${reason}); retry in ${Math.ceil((until - now) / 1000)} s`);
 }
 

@@ -9,16 +9,17 @@ import { withAutofill } from '../domain/autofill.js';
 import { generatePin, generatePinId } from '../domain/pin-generation.js';
 import { validateSmsSender } from '../domain/sender-ids.js';
 import { missingPlaceholders, renderedSmsInfo, validatePlaceholderValues } from '../domain/template-rendering.js';
-import type { ApplicationRecord, Channel, DeliveryRequest, MessageTemplateRecord, PinRecord, RateLimitOutcome } from '../store/store.js';
+import type { ApplicationRecord, Channel, DeliveryRequest, DialectStart, MessageTemplateRecord, NewPin, PinRecord, RateLimitOutcome } from '../store/store.js';
 import { isDeliverable } from '../domain/pin-lifecycle.js';
-import { auditAppendOf, auditRequest, durably, type AuditEvent } from './audit-log.js';
+import type { AuditEvent } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
 import { readApplication, readMessageTemplate } from './effective-records.js';
 import { refusingLimit, tooManyRequests, type NamedLimit } from './limit-refusals.js';
 import { checkSendGuards, countBreakerSend, type GuardPass } from './security.js';
 import { appHashTooLong } from './template-autofill.js';
 import { testNumberAuditReason, testNumberCode } from './test-numbers.js';
-import { planSend, WORKFLOW_ACTOR } from './workflow-plan.js';
+import { inUnitOfWork, type UnitOfWork } from './unit-of-work.js';
+import { planSend, workflowPrincipal } from './workflow-plan.js';
 import type { WorkflowStepClaim } from '../store/workflow-store.js';
 
 export interface SendPinInput {
@@ -35,6 +36,8 @@ export interface SendPinInput {
    * send's own in its write: a send refused by any of them, or by anything else, counts in none.
    */
   dialectLimits?: readonly NamedLimit[];
+  /** The dialect verification the PIN starts (a Twilio start), written with the PIN or not at all. */
+  dialect?: (pin: NewPin['pin'], deliveryId: string | undefined) => DialectStart;
 }
 
 export interface ResendPinInput {
@@ -160,9 +163,10 @@ interface Admission {
  * `errors` already).
  */
 async function admit(
-  ctx: ServiceContext, principal: Principal, attempt: Pick<Admission, 'kind' | 'app' | 'channel' | 'to' | 'pinId'>,
+  unit: UnitOfWork, attempt: Pick<Admission, 'kind' | 'app' | 'channel' | 'to' | 'pinId'>,
   template: MessageTemplateRecord | undefined, placeholders: Record<string, string>, errors: FieldErrors, dialectLimits: readonly NamedLimit[] = [],
 ): Promise<Result<Admission>> {
+  const { ctx } = unit;
   const { kind, app, channel, to } = attempt;
   if (!app.enabled) errors.add('applicationId', `application ${app.id} is disabled`);
   if (template) {
@@ -172,9 +176,9 @@ async function admit(
   if (!errors.empty || !template) return errors.result();
 
   // The application's anti-fraud guards (off unless turned on): after the body, before the limits.
-  const guard = await checkSendGuards(ctx, principal, app, channel, to, ctx.clock());
+  const guard = await checkSendGuards(unit, app, channel, to, ctx.clock());
   if (!guard.ok) {
-    await auditRequest(ctx, principal, { event: `pin.${kind}.refused`, applicationId: app.id, ...(attempt.pinId !== undefined ? { pinId: attempt.pinId } : {}), destination: to, reason: guard.guard });
+    unit.audit({ event: `pin.${kind}.refused`, applicationId: app.id, ...(attempt.pinId !== undefined ? { pinId: attempt.pinId } : {}), destination: to, reason: guard.guard });
     return { ok: false, failure: guard.failure };
   }
   return ok({ ...attempt, template, limits: [...sendLimits(app, to), ...guard.limits, ...dialectLimits], guard });
@@ -198,18 +202,12 @@ function outcomeAuditEvent(admission: Admission, outcome: RateLimitOutcome, mess
   return { event: `pin.${kind}`, applicationId: app.id, pinId, destination: to, reason: testNumberAuditReason(channel, testNumber) };
 }
 
-/**
- * The answer to an admitted send or resend once its write is done: a limit's refusal, or the message
- * counted, audited (by the store in the write's own transaction where it could: `audited`) and handed to the worker.
- */
-async function settle(
-  ctx: ServiceContext, principal: Principal, admission: Admission, outcome: RateLimitOutcome & { audited?: true }, message: AdmittedMessage, now: number,
-): Promise<Result<SendOutcome>> {
+/** The answer to an admitted send or resend once its write is done (and audited): a limit's refusal, or the message counted and handed to the worker. */
+async function settle(ctx: ServiceContext, admission: Admission, outcome: RateLimitOutcome, message: AdmittedMessage, now: number): Promise<Result<SendOutcome>> {
   const { kind, app, channel, to, guard } = admission;
   const { pinId, queued, deliveryId, testNumber } = message;
   if (!outcome.allowed) {
     const { reason } = refusingLimit(admission.limits, outcome);
-    if (!outcome.audited) await auditRequest(ctx, principal, outcomeAuditEvent(admission, outcome, message));
     SEND_LIMIT_REPORTS[reason].metric(ctx);
     return tooManyRequests(reason, outcome);
   }
@@ -220,20 +218,21 @@ async function settle(
   if (queued) ctx.messageQueued();
   // A test number's sends are never verified by a real person: counted, they would trip the conversion breaker.
   if (!testNumber && guard.breakerCountry !== undefined && guard.settings) await countBreakerSend(ctx, app, guard.breakerCountry, guard.settings, now);
-  if (!outcome.audited) await auditRequest(ctx, principal, outcomeAuditEvent(admission, outcome, message));
   // From the write that consumed the limits: no query of its own.
   const destinationLimit = admission.limits.find((l) => l.reason === 'SEND_LIMIT_DESTINATION');
   const nextResendAt = (destinationLimit && outcome.nextAllowedAt?.[destinationLimit.key]) ?? now;
   return ok({ pinId, to, queued, deliveryId, nextResendAt, testNumber });
 }
 
-export function sendPin(ctx: ServiceContext, principal: Principal, channel: Channel, input: SendPinInput): Promise<Result<SendOutcome>> {
-  // The PIN, its message and the audit entry are committed without waiting for the disk: one wait
-  // (one fsync shared with the requests in flight) makes them durable before the send is answered.
-  return durably(ctx.store, () => queuePin(ctx, principal, channel, input));
+/** `within`: the unit of work of a use case the send is part of (a Twilio start). */
+export function sendPin(ctx: ServiceContext, principal: Principal, channel: Channel, input: SendPinInput, within?: UnitOfWork): Promise<Result<SendOutcome>> {
+  // The PIN, its message and the audit entry are committed without waiting for the disk: the unit's
+  // one wait (one fsync shared with the requests in flight) makes them durable before the send is answered.
+  return inUnitOfWork(ctx, principal, (unit) => queuePin(unit, channel, input), within);
 }
 
-async function queuePin(ctx: ServiceContext, principal: Principal, requested: Channel, input: SendPinInput): Promise<Result<SendOutcome>> {
+async function queuePin(unit: UnitOfWork, requested: Channel, input: SendPinInput): Promise<Result<SendOutcome>> {
+  const { ctx, principal } = unit;
   const errors = new FieldErrors();
   const to = checkDestination(requested, input.to, errors);
   if (input.from !== undefined) errors.add('from', isPhoneChannel(requested) ? validateSmsSender(input.from) : validateEmailSender(input.from));
@@ -253,7 +252,7 @@ async function queuePin(ctx: ServiceContext, principal: Principal, requested: Ch
   // Under a workflow the PIN goes out on its first step's channel, whichever dialect asked.
   const workflow = planSend(ctx, app, requested);
   const channel = workflow?.channel ?? requested;
-  const admission = await admit(ctx, principal, { kind: 'send', app, channel, to }, template?.kind === wanted ? template : undefined, input.placeholders ?? {}, errors, input.dialectLimits);
+  const admission = await admit(unit, { kind: 'send', app, channel, to }, template?.kind === wanted ? template : undefined, input.placeholders ?? {}, errors, input.dialectLimits);
   if (!admission.ok) return admission;
 
   const now = ctx.clock();
@@ -269,18 +268,20 @@ async function queuePin(ctx: ServiceContext, principal: Principal, requested: Ch
   const deliveryId = queued ? randomUUID() : undefined;
   const request: DeliveryRequest = { placeholders: input.placeholders ?? {}, ...(input.from !== undefined ? { from: input.from } : {}) };
   const message: AdmittedMessage = { pinId, queued, deliveryId, testNumber };
-  const outcome = await ctx.store.createPin({
-    pin: {
-      id: pinId, accountId: principal.accountId, applicationId: app.id, messageId, channel, destination: to,
-      pinHash: ctx.keyring.hashPin(pinId, pin), pinCiphertext: ctx.keyring.encryptPin(pinId, pin),
-      attemptsLeft: app.configuration.pinAttempts, allowMultipleVerifications: app.configuration.allowMultiplePinVerifications,
-      createdAt: now, expiresAt: now + ttl, deliveryStatus: queued ? 'queued' : 'not_sent',
-      country: isPhoneChannel(channel) ? phoneCountry(to) ?? null : null, testNumber,
-    },
+  const newPin: NewPin['pin'] = {
+    id: pinId, accountId: principal.accountId, applicationId: app.id, messageId, channel, destination: to,
+    pinHash: ctx.keyring.hashPin(pinId, pin), pinCiphertext: ctx.keyring.encryptPin(pinId, pin),
+    attemptsLeft: app.configuration.pinAttempts, allowMultipleVerifications: app.configuration.allowMultiplePinVerifications,
+    createdAt: now, expiresAt: now + ttl, deliveryStatus: queued ? 'queued' : 'not_sent',
+    country: isPhoneChannel(channel) ? phoneCountry(to) ?? null : null, testNumber,
+  };
+  const outcome = await unit.write((result: RateLimitOutcome) => outcomeAuditEvent(admission.value, result, message), (audit) => ctx.store.createPin({
+    pin: newPin,
     ...(deliveryId ? { outbox: { id: deliveryId, request } } : {}),
-  }, admission.value.limits, now, (result) => auditAppendOf(ctx, principal, outcomeAuditEvent(admission.value, result, message)));
+    ...(input.dialect ? { dialect: input.dialect(newPin, deliveryId) } : {}),
+  }, admission.value.limits, now, audit));
   if (workflow && !outcome.allowed) await ctx.store.workflows.discard(pinId);
-  return settle(ctx, principal, admission.value, outcome, message, now);
+  return settle(ctx, admission.value, outcome, message, now);
 }
 
 function pinEnded(pinId: string) {
@@ -300,12 +301,13 @@ function inboxResendRefusal(ctx: ServiceContext, pin: PinRecord, channel: Channe
 }
 
 /** Resend delivers the same PIN under the same pinId; it never resets the attempts or the expiry. */
-export function resendPin(ctx: ServiceContext, principal: Principal, pinId: string, channel: Channel, input: ResendPinInput): Promise<Result<SendOutcome>> {
+export function resendPin(ctx: ServiceContext, principal: Principal, pinId: string, channel: Channel, input: ResendPinInput, within?: UnitOfWork): Promise<Result<SendOutcome>> {
   // Whatever it answers (the PIN as read, the resend queued, the audit entry) is durable first.
-  return durably(ctx.store, () => queueResend(ctx, principal, pinId, channel, input));
+  return inUnitOfWork(ctx, principal, (unit) => queueResend(unit, pinId, channel, input), within);
 }
 
-async function queueResend(ctx: ServiceContext, principal: Principal, pinId: string, channel: Channel, input: ResendPinInput): Promise<Result<SendOutcome>> {
+async function queueResend(unit: UnitOfWork, pinId: string, channel: Channel, input: ResendPinInput): Promise<Result<SendOutcome>> {
+  const { ctx, principal } = unit;
   const pin: PinRecord | undefined = await ctx.store.getPin(principal.accountId, pinId);
   if (!pin) return pinNotFound(pinId);
   if (isPhoneChannel(channel) !== isPhoneChannel(pin.channel)) {
@@ -320,18 +322,19 @@ async function queueResend(ctx: ServiceContext, principal: Principal, pinId: str
   if (!isDeliverable(pin, ctx.clock())) return pinEnded(pinId);
   const errors = new FieldErrors();
   checkPlaceholders(input, errors);
-  return queueAdmittedResend(ctx, principal, pin, channel, input, errors);
+  return queueAdmittedResend(unit, pin, channel, input, errors);
 }
 
 /** A resend whose PIN and request were checked: the send checks (admit), then the write and its answer. */
 async function queueAdmittedResend(
-  ctx: ServiceContext, principal: Principal, pin: PinRecord, channel: Channel, input: ResendPinInput, errors: FieldErrors, workflowStep?: WorkflowStepClaim,
+  unit: UnitOfWork, pin: PinRecord, channel: Channel, input: ResendPinInput, errors: FieldErrors, workflowStep?: WorkflowStepClaim,
 ): Promise<Result<SendOutcome>> {
+  const { ctx, principal } = unit;
   const pinId = pin.id;
   const app = await readApplication(ctx, principal.accountId, pin.applicationId);
   const template = await readMessageTemplate(ctx, principal.accountId, pin.applicationId, pin.messageId);
   if (!app || !template) return pinNotFound(pinId);
-  const admission = await admit(ctx, principal, { kind: 'resend', app, channel, to: pin.destination, pinId }, template, input.placeholders ?? {}, errors, input.dialectLimits);
+  const admission = await admit(unit, { kind: 'resend', app, channel, to: pin.destination, pinId }, template, input.placeholders ?? {}, errors, input.dialectLimits);
   if (!admission.ok) return admission;
 
   const now = ctx.clock();
@@ -341,7 +344,9 @@ async function queueAdmittedResend(
   const request: DeliveryRequest = { placeholders: input.placeholders ?? {} };
   const outcome = await ctx.store.queueResend(pinId, channel, deliveryId ? { id: deliveryId, request } : undefined, admission.value.limits, now, workflowStep);
   if ('ended' in outcome) return pinEnded(pinId);
-  return settle(ctx, principal, admission.value, outcome, { pinId, queued, deliveryId, testNumber: pin.testNumber }, now);
+  const message: AdmittedMessage = { pinId, queued, deliveryId, testNumber: pin.testNumber };
+  unit.audit(outcomeAuditEvent(admission.value, outcome, message));
+  return settle(ctx, admission.value, outcome, message, now);
 }
 
 /**
@@ -349,11 +354,10 @@ async function queueAdmittedResend(
  * resend passes (limits, guards, breaker), under the account's name; the step is marked sent in the
  * resend's own transaction. Refused like a resend when the PIN ended or the step's claim was lost.
  */
-export function resendWorkflowStep(ctx: ServiceContext, pin: PinRecord, step: WorkflowStepClaim): Promise<Result<SendOutcome>> {
-  const principal: Principal = { accountId: pin.accountId, keyId: WORKFLOW_ACTOR, scopes: [] };
-  return durably(ctx.store, async () => {
+export function resendWorkflowStep(ctx: ServiceContext, pin: PinRecord, step: WorkflowStepClaim, within?: UnitOfWork): Promise<Result<SendOutcome>> {
+  return inUnitOfWork(ctx, workflowPrincipal(pin.accountId), async (unit) => {
     const intoInbox = inboxResendRefusal(ctx, pin, step.channel);
     if (intoInbox) return intoInbox;
-    return queueAdmittedResend(ctx, principal, pin, step.channel, {}, new FieldErrors(), step);
-  });
+    return queueAdmittedResend(unit, pin, step.channel, {}, new FieldErrors(), step);
+  }, within);
 }

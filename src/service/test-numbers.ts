@@ -14,7 +14,7 @@ import { fail, invalid, ok, type Result } from '../domain/errors.js';
 import { generateResourceId } from '../domain/pin-generation.js';
 import { chosenCodeTooShort } from '../domain/security-profile.js';
 import type { TestNumberRecord } from '../store/test-number-store.js';
-import { auditRequest } from './audit-log.js';
+import { inUnitOfWork } from './unit-of-work.js';
 import type { Principal, ServiceContext } from './context.js';
 import { profileOf } from './effective-records.js';
 
@@ -74,10 +74,11 @@ export async function addTestNumber(ctx: ServiceContext, principal: Principal, i
   const record: TestNumberRecord = {
     id, accountId: principal.accountId, destination: destination.value, codeCiphertext: ctx.keyring.encryptTestNumberCode(id, input.code), createdAt: ctx.clock(),
   };
-  if ((await ctx.store.testNumbers.add(record)) === 'duplicate') return fail('TEST_NUMBER_EXISTS', 'This destination is already a test number of the account; remove it first to change its code');
-  await auditRequest(ctx, principal, { event: 'config.test-number.create', destination: record.destination, reason: id });
-  await ctx.store.durable();
-  return ok(toView(record));
+  return inUnitOfWork(ctx, principal, async (unit) => {
+    if ((await ctx.store.testNumbers.add(record)) === 'duplicate') return fail('TEST_NUMBER_EXISTS', 'This destination is already a test number of the account; remove it first to change its code');
+    unit.audit({ event: 'config.test-number.create', destination: record.destination, reason: id });
+    return ok(toView(record));
+  });
 }
 
 export async function listTestNumbers(ctx: ServiceContext, principal: Principal): Promise<TestNumberView[]> {
@@ -86,10 +87,11 @@ export async function listTestNumbers(ctx: ServiceContext, principal: Principal)
 
 export async function removeTestNumber(ctx: ServiceContext, principal: Principal, id: string): Promise<Result<null>> {
   const existing = (await ctx.store.testNumbers.list(principal.accountId)).find((t) => t.id === id);
-  if (!existing || !(await ctx.store.testNumbers.remove(principal.accountId, id))) return fail('TEST_NUMBER_NOT_FOUND', `Test number ${id} not found`);
-  await auditRequest(ctx, principal, { event: 'config.test-number.delete', destination: existing.destination, reason: id });
-  await ctx.store.durable();
-  return ok(null);
+  return inUnitOfWork(ctx, principal, async (unit) => {
+    if (!existing || !(await ctx.store.testNumbers.remove(principal.accountId, id))) return fail('TEST_NUMBER_NOT_FOUND', `Test number ${id} not found`);
+    unit.audit({ event: 'config.test-number.delete', destination: existing.destination, reason: id });
+    return ok(null);
+  });
 }
 
 /**

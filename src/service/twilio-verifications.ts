@@ -19,7 +19,6 @@ import { accountSid, attemptSid, pinIdOf, serviceSid, verificationSid } from '..
 import { BUILT_IN_TEMPLATES, countryLocale, DEFAULT_LOCALE, twilioLocale } from '../domain/twilio-templates.js';
 import type { Channel, PinRecord } from '../store/store.js';
 import type { TwilioEventDraft, TwilioVerificationRow, TwilioVerificationStatus } from '../store/twilio-store.js';
-import { auditRequest } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
 import { profileOf } from './effective-records.js';
 import { countBreakerVerify } from './security.js';
@@ -28,6 +27,7 @@ import { resendPin, sendPin } from './send-pin.js';
 import { testNumberAuditReason } from './test-numbers.js';
 import { rateLimitChecks } from './twilio-rate-limits.js';
 import { getService, serviceMessageId, variantMessageId, type TwilioService } from './twilio-services.js';
+import { inUnitOfWork, type UnitOfWork } from './unit-of-work.js';
 import { verifyPin } from './verify-pin.js';
 
 export const TWILIO_CHANNELS = ['sms', 'call', 'email', 'whatsapp'] as const;
@@ -107,8 +107,8 @@ function invalid(field: string, message: string) {
   return fail('INVALID_REQUEST', `Invalid parameter: ${field}`, { validationErrors: { [field]: [message] } });
 }
 
-function statusOf(pin: PinRecord, row: TwilioVerificationRow | undefined, now: number): VerificationStatus {
-  if (row && row.status !== 'pending') return row.status;
+/** A verification's status is its PIN's: the dialect's row records only which end was reported (store/twilio-store.ts). */
+function statusOf(pin: PinRecord, now: number): VerificationStatus {
   if (pin.verifiedAt !== null) return 'approved';
   if (pin.lockedAt !== null) return pin.attemptsLeft === 0 ? 'max_attempts_reached' : 'canceled';
   if (pin.expiresAt <= now) return 'expired';
@@ -117,7 +117,7 @@ function statusOf(pin: PinRecord, row: TwilioVerificationRow | undefined, now: n
 
 function verificationOf(service: TwilioService, pin: PinRecord, row: TwilioVerificationRow | undefined, now: number): Verification {
   return {
-    service, pin, row, status: statusOf(pin, row, now),
+    service, pin, row, status: statusOf(pin, now),
     channel: (row?.channel as TwilioChannel | undefined) ?? TWILIO_CHANNEL[pin.channel],
     to: pin.channel === 'email' ? pin.destination : `+${pin.destination}`,
     updatedAt: Math.max(row?.updatedAt ?? pin.createdAt, pin.verifiedAt ?? 0, pin.lockedAt ?? 0),
@@ -153,7 +153,7 @@ function asTwilioFailure(failure: Failure): { ok: false; failure: Failure } {
 }
 
 /** A verification event for the Service's webhooks (queued by the store with the change it reports). */
-function eventOf(type: TwilioVerificationEvent, pin: PinRecord, channel: string, status: string, now: number): TwilioEventDraft {
+function eventOf(type: TwilioVerificationEvent, pin: Pick<PinRecord, 'id' | 'accountId' | 'applicationId' | 'destination'>, channel: string, status: string, now: number): TwilioEventDraft {
   return {
     applicationId: pin.applicationId, pinId: pin.id,
     params: {
@@ -163,7 +163,12 @@ function eventOf(type: TwilioVerificationEvent, pin: PinRecord, channel: string,
   };
 }
 
-export async function startVerification(ctx: ServiceContext, principal: Principal, serviceSidParam: string, input: StartInput): Promise<Result<Verification>> {
+export function startVerification(ctx: ServiceContext, principal: Principal, serviceSidParam: string, input: StartInput): Promise<Result<Verification>> {
+  return inUnitOfWork(ctx, principal, (unit) => start(unit, serviceSidParam, input));
+}
+
+async function start(unit: UnitOfWork, serviceSidParam: string, input: StartInput): Promise<Result<Verification>> {
+  const { ctx, principal } = unit;
   const found = await getService(ctx, principal, serviceSidParam);
   if (!found.ok) return found;
   const service = found.value;
@@ -208,7 +213,7 @@ export async function startVerification(ctx: ServiceContext, principal: Principa
     return fail('CONCURRENT_START', 'Too many concurrent requests for phone number', { retryAfterMs: 1000 });
   }
   try {
-    return await startLocked(ctx, principal, service, { input, destination: destination.value, channel, twilioChannel, locale, placeholders, serviceLimits: checks.value, customCode, psd2, sender: sender.value, now });
+    return await startLocked(unit, service, { input, destination: destination.value, channel, twilioChannel, locale, placeholders, serviceLimits: checks.value, customCode, psd2, sender: sender.value, now });
   } finally {
     await ctx.store.twilio.unlockStart(lockKey, lockedUntil);
   }
@@ -232,7 +237,8 @@ interface StartPlan {
   now: number;
 }
 
-async function startLocked(ctx: ServiceContext, principal: Principal, service: TwilioService, plan: StartPlan): Promise<Result<Verification>> {
+async function startLocked(unit: UnitOfWork, service: TwilioService, plan: StartPlan): Promise<Result<Verification>> {
+  const { ctx, principal } = unit;
   const { input, channel, twilioChannel, placeholders, now } = plan;
   const destination = { value: plan.destination };
   const latestId = await ctx.store.twilio.latestPinId(principal.accountId, service.application.id, destination.value);
@@ -243,15 +249,15 @@ async function startLocked(ctx: ServiceContext, principal: Principal, service: T
   // gets a code of its own, so no code shown for one transaction can approve another.
   const otherTransaction = plan.psd2 && latestRow?.status === 'pending' && (latestRow.amount !== input.amount || latestRow.payee !== input.payee);
   if (latest && otherTransaction && await ctx.store.twilio.settlePin(principal.accountId, latest.id, 'canceled', now, eventOf('verification.canceled', latest, latestRow.channel, 'canceled', now))) {
-    await auditRequest(ctx, principal, { event: 'pin.cancel', applicationId: service.application.id, pinId: latest.id, destination: latest.destination, reason: 'twilio:psd2_transaction_changed' });
+    unit.audit({ event: 'pin.cancel', applicationId: service.application.id, pinId: latest.id, destination: latest.destination, reason: 'twilio:psd2_transaction_changed' });
   }
   // A pending verification of this dialect to the same To: the same code again, under the same SID.
   if (!otherTransaction && latest && latestRow?.status === 'pending' && isDeliverable(latest, now) && (latest.channel === 'email') === (channel === 'email')) {
     if (latest.sendCount >= MAX_SENDS) {
-      await auditRequest(ctx, principal, { event: 'pin.resend.refused', applicationId: service.application.id, pinId: latest.id, destination: latest.destination, reason: 'twilio:max_send_attempts' });
+      unit.audit({ event: 'pin.resend.refused', applicationId: service.application.id, pinId: latest.id, destination: latest.destination, reason: 'twilio:max_send_attempts' });
       return fail('SEND_ATTEMPTS_EXHAUSTED', 'Max send attempts reached', { retryAfterMs: latest.expiresAt - now });
     }
-    const resent = await resendPin(ctx, principal, latest.id, channel, { placeholders, dialectLimits: plan.serviceLimits });
+    const resent = await resendPin(ctx, principal, latest.id, channel, { placeholders, dialectLimits: plan.serviceLimits }, unit);
     if (!resent.ok) return asTwilioFailure(resent.failure);
     await ctx.store.twilio.recordSend(principal.accountId, latest.id, { time: now, channel: twilioChannel, attemptSid: attemptSid(resent.value.deliveryId) }, now);
     return fetchByPinId(ctx, principal, service, latest.id);
@@ -265,16 +271,19 @@ async function startLocked(ctx: ServiceContext, principal: Principal, service: T
   const sent = await sendPin(ctx, principal, channel, {
     applicationId: service.application.id, messageId, to: destination.value, placeholders, dialectLimits: plan.serviceLimits,
     ...(plan.customCode !== undefined ? { pin: plan.customCode } : {}), ...(plan.sender !== undefined ? { from: plan.sender } : {}),
-  });
+    // The verification (its PSD2 Amount and Payee among it) and verification.started are written in
+    // the PIN's own transaction: no PIN of a start is ever without them.
+    dialect: (pin, deliveryId) => ({
+      twilio: {
+        pinId: pin.id, accountId: principal.accountId, status: 'pending', channel: twilioChannel,
+        sendCodeAttempts: [{ time: now, channel: twilioChannel, attemptSid: attemptSid(deliveryId) }], createdAt: now, updatedAt: now, expiresAt: pin.expiresAt,
+        amount: plan.psd2 ? input.amount! : null, payee: plan.psd2 ? input.payee! : null,
+      },
+      started: eventOf('verification.started', pin, twilioChannel, 'pending', now),
+    }),
+  }, unit);
   if (!sent.ok) return asTwilioFailure(sent.failure);
-  const pin = await ctx.store.getPin(principal.accountId, sent.value.pinId);
-  if (!pin) return notFound(`/Services/${serviceSid(service.application.id)}/Verifications/${sent.value.pinId}`);
-  await ctx.store.twilio.insertVerification({
-    pinId: pin.id, accountId: principal.accountId, status: 'pending', channel: twilioChannel,
-    sendCodeAttempts: [{ time: now, channel: twilioChannel, attemptSid: attemptSid(sent.value.deliveryId) }], createdAt: now, updatedAt: now, expiresAt: pin.expiresAt,
-    amount: plan.psd2 ? input.amount! : null, payee: plan.psd2 ? input.payee! : null,
-  }, eventOf('verification.started', pin, twilioChannel, 'pending', now));
-  return fetchByPinId(ctx, principal, service, pin.id);
+  return fetchByPinId(ctx, principal, service, sent.value.pinId);
 }
 
 async function fetchByPinId(ctx: ServiceContext, principal: Principal, service: TwilioService, pinId: string): Promise<Result<Verification>> {
@@ -301,7 +310,12 @@ export async function fetchVerification(ctx: ServiceContext, principal: Principa
   return ok(verification);
 }
 
-export async function updateVerification(ctx: ServiceContext, principal: Principal, serviceSidParam: string, sid: string, status: 'approved' | 'canceled'): Promise<Result<Verification>> {
+export function updateVerification(ctx: ServiceContext, principal: Principal, serviceSidParam: string, sid: string, status: 'approved' | 'canceled'): Promise<Result<Verification>> {
+  return inUnitOfWork(ctx, principal, (unit) => settle(unit, serviceSidParam, sid, status));
+}
+
+async function settle(unit: UnitOfWork, serviceSidParam: string, sid: string, status: 'approved' | 'canceled'): Promise<Result<Verification>> {
+  const { ctx, principal } = unit;
   const found = await getService(ctx, principal, serviceSidParam);
   if (!found.ok) return found;
   const verification = await bySid(ctx, principal, found.value, sid);
@@ -321,7 +335,7 @@ export async function updateVerification(ctx: ServiceContext, principal: Princip
     ctx.metrics.verification(verification.pin.channel, 'verified');
     if (!verification.pin.testNumber) await countBreakerVerify(ctx, verification.pin.applicationId, verification.pin.destination, now);
   }
-  await auditRequest(ctx, principal, {
+  unit.audit({
     event: status === 'approved' ? 'pin.verify' : 'pin.cancel', applicationId: verification.pin.applicationId, pinId: verification.pin.id,
     destination: verification.pin.destination, reason: testNumberAuditReason(status === 'approved' ? 'approved by update' : 'canceled by update', verification.pin.testNumber),
   });
@@ -341,7 +355,12 @@ export interface CheckOutcome {
   valid: boolean;
 }
 
-export async function checkVerification(ctx: ServiceContext, principal: Principal, serviceSidParam: string, input: CheckInput): Promise<Result<CheckOutcome>> {
+export function checkVerification(ctx: ServiceContext, principal: Principal, serviceSidParam: string, input: CheckInput): Promise<Result<CheckOutcome>> {
+  return inUnitOfWork(ctx, principal, (unit) => check(unit, serviceSidParam, input));
+}
+
+async function check(unit: UnitOfWork, serviceSidParam: string, input: CheckInput): Promise<Result<CheckOutcome>> {
+  const { ctx, principal } = unit;
   const found = await getService(ctx, principal, serviceSidParam);
   if (!found.ok) return found;
   const service = found.value;
@@ -365,16 +384,20 @@ export async function checkVerification(ctx: ServiceContext, principal: Principa
 
   // PSD2 dynamic linking: the code confirms one amount to one payee; another pair is refused before any attempt is spent.
   const row = verification.row;
+  // On a PSD2 Service, a PIN without the row of its start (sent through Infobip's API: a start writes
+  // its row with the PIN) has no Amount and Payee to link its code to: it is not checked.
+  if (service.settings.psd2_enabled === true && !row) return gone;
   if (row?.amount != null && input.amount !== row.amount) return invalid('Amount', 'must be the Amount the verification was started with');
   if (row?.payee != null && input.payee !== row.payee) return invalid('Payee', 'must be the Payee the verification was started with');
   const pinId = verification.pin.id;
-  const outcome = await verifyPin(ctx, principal, pinId, input.code);
+  // A right code approves the verification, and queues verification.approved, in the engine's own
+  // verify transaction: no crash can leave the PIN verified and its verification unreported.
+  const approved = eventOf('verification.approved', verification.pin, verification.channel, 'approved', ctx.clock());
+  const outcome = await verifyPin(ctx, principal, pinId, input.code, unit, { approved });
   if (!outcome.ok) return outcome;
   const now = ctx.clock();
   switch (outcome.value.pinError) {
     case undefined:
-      await ctx.store.twilio.endVerification(principal.accountId, pinId, 'approved', now, eventOf('verification.approved', verification.pin, verification.channel, 'approved', now));
-      break;
     case 'WRONG_PIN':
       break;
     case 'NO_MORE_PIN_ATTEMPTS':

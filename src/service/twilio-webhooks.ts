@@ -17,6 +17,7 @@ import type { TwilioWebhookRow } from '../store/twilio-store.js';
 import type { Principal, ServiceContext } from './context.js';
 import { checkWebhookUrl } from './webhooks.js';
 import { getService, type TwilioService } from './twilio-services.js';
+import { inUnitOfWork } from './unit-of-work.js';
 
 /** Each webhook costs an outbox row per event, as a subscription of /api/v1/webhooks does. */
 export const WEBHOOKS_PER_SERVICE_MAX = 20;
@@ -147,6 +148,15 @@ export async function authToken(ctx: Pick<ServiceContext, 'store' | 'keyring' | 
 }
 
 /** A new Auth Token: events signed from now on use it (the worker reads it at each attempt). */
+/** POST /api/v1/twilio/auth-token: a new Auth Token for the caller's account, audited. */
+export function rotateAuthTokenOnRequest(ctx: ServiceContext, principal: Principal): Promise<string> {
+  return inUnitOfWork(ctx, principal, async (unit) => {
+    const token = await rotateAuthToken(ctx, principal.accountId);
+    unit.audit({ event: 'twilio.auth_token.rotate' });
+    return token;
+  });
+}
+
 export async function rotateAuthToken(ctx: Pick<ServiceContext, 'store' | 'keyring' | 'clock'>, accountId: string): Promise<string> {
   const token = newAuthToken();
   await ctx.store.twilio.replaceAuthToken(accountId, ctx.keyring.encryptTwilioAuthToken(accountId, token), ctx.clock());

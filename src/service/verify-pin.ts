@@ -4,13 +4,14 @@ import { limitKeyDestination } from '../domain/destinations.js';
 import { parseRateLimit } from '../domain/durations.js';
 import { ok, pinNotFound, type Result } from '../domain/errors.js';
 import { endedReason, type PinError } from '../domain/pin-lifecycle.js';
-import type { PinRecord, VerifyAttempt } from '../store/store.js';
-import { auditAppendOf, auditRequest, type AuditEvent } from './audit-log.js';
+import type { DialectVerification, PinRecord, VerifyAttempt } from '../store/store.js';
+import type { AuditEvent } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
 import { presentApplication } from './effective-records.js';
 import { countBreakerVerify } from './security.js';
 import { tooManyRequests, type NamedLimit } from './limit-refusals.js';
 import { testNumberAuditReason } from './test-numbers.js';
+import { inUnitOfWork, type UnitOfWork } from './unit-of-work.js';
 
 export interface VerifyOutcome {
   pinId: string;
@@ -34,7 +35,18 @@ function decisionOf(pin: PinRecord, attempt: Exclude<VerifyAttempt, { kind: 'ref
   return attempt.verified ? { verified: true, attemptsRemaining } : { verified: false, attemptsRemaining, pinError: 'ALREADY_VERIFIED' };
 }
 
-export async function verifyPin(ctx: ServiceContext, principal: Principal, pinId: string, candidate: string): Promise<Result<VerifyOutcome>> {
+/**
+ * `within`: the unit of work of a use case the verification is part of (a Twilio check); `dialect`:
+ * that dialect's verification, ended in the attempt's transaction when the attempt verifies the PIN.
+ */
+export function verifyPin(ctx: ServiceContext, principal: Principal, pinId: string, candidate: string, within?: UnitOfWork, dialect?: DialectVerification): Promise<Result<VerifyOutcome>> {
+  // The attempt (and the verified mark or the lock) and its audit entry are committed without waiting
+  // for the disk: the unit makes them durable before the decision is answered.
+  return inUnitOfWork(ctx, principal, (unit) => decide(unit, pinId, candidate, dialect), within);
+}
+
+async function decide(unit: UnitOfWork, pinId: string, candidate: string, dialect: DialectVerification | undefined): Promise<Result<VerifyOutcome>> {
+  const { ctx, principal } = unit;
   const read = await ctx.store.getPinToVerify(principal.accountId, pinId);
   if (!read) return pinNotFound(pinId);
   const { pin } = read;
@@ -50,12 +62,9 @@ export async function verifyPin(ctx: ServiceContext, principal: Principal, pinId
     : { event: 'pin.verify', applicationId: pin.applicationId, pinId, destination: pin.destination, reason: testNumberAuditReason(decisionOf(pin, attempt, now).pinError ?? 'verified', pin.testNumber) };
   // Any string is compared: a wrong length or alphabet is simply a wrong, counted attempt. The
   // store appends the audit entry in the attempt's own transaction where it can (SQLite).
-  const attempt = await ctx.store.verifyPinAttempt(pin, now, limits, (pinHash) => ctx.keyring.matches(pinHash, pinId, candidate),
-    (outcome) => auditAppendOf(ctx, principal, auditEventOf(outcome)));
-  if (!attempt.audited) await auditRequest(ctx, principal, auditEventOf(attempt));
+  const attempt = await unit.write(auditEventOf, (audit) => ctx.store.verifyPinAttempt(pin, now, limits, (pinHash) => ctx.keyring.matches(pinHash, pinId, candidate), audit, dialect));
   if (attempt.kind === 'refused') {
     ctx.metrics.rateLimited('verifyPinLimit');
-    await ctx.store.durable();
     return tooManyRequests('VERIFY_LIMIT', attempt.outcome);
   }
   const decision = decisionOf(pin, attempt, now);
@@ -64,8 +73,5 @@ export async function verifyPin(ctx: ServiceContext, principal: Principal, pinId
   ctx.metrics.verification(pin.channel, decision.pinError ?? 'verified');
   // A test number's verifications are not a real person's: they stay out of the conversion breaker.
   if (decision.verified && !pin.testNumber) await countBreakerVerify(ctx, pin.applicationId, pin.destination, now);
-  // The attempt (and the verified mark or the lock) and the audit entry were committed without
-  // waiting for the disk: one wait makes them durable before the decision is answered.
-  await ctx.store.durable();
   return ok({ pinId, destination: pin.destination, ...decision });
 }

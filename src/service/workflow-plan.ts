@@ -3,10 +3,15 @@
 import { planWorkflow } from '../domain/workflows.js';
 import type { ApplicationRecord, Channel } from '../store/store.js';
 import type { NewWorkflowStep } from '../store/workflow-store.js';
-import type { ServiceContext } from './context.js';
+import type { Principal, ServiceContext } from './context.js';
 
 /** The actor named in the audit log for the resends a workflow makes. */
 export const WORKFLOW_ACTOR = 'workflow';
+
+/** Who a workflow's resends act as: the account, under WORKFLOW_ACTOR. */
+export function workflowPrincipal(accountId: string): Principal {
+  return { accountId, keyId: WORKFLOW_ACTOR, scopes: [] };
+}
 
 export interface SendPlan {
   /** The channel the send itself goes out on. */

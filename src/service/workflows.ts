@@ -8,10 +8,10 @@ import { validateWorkflow, type WorkflowStep } from '../domain/workflows.js';
 import type { Channel } from '../store/store.js';
 import type { WorkflowStepClaim, WorkflowStepRecord } from '../store/workflow-store.js';
 import { applicationNotFound } from './applications.js';
-import { appendAudit, auditRequest } from './audit-log.js';
+import { inUnitOfWork } from './unit-of-work.js';
 import type { Principal, ServiceContext } from './context.js';
 import { resendWorkflowStep } from './send-pin.js';
-import { WORKFLOW_ACTOR } from './workflow-plan.js';
+import { workflowPrincipal } from './workflow-plan.js';
 
 export interface WorkflowView {
   steps: WorkflowStep[];
@@ -28,18 +28,20 @@ export async function putWorkflow(ctx: ServiceContext, principal: Principal, app
   if (!app) return applicationNotFound(applicationId);
   const steps = validateWorkflow(input);
   if (!steps.ok) return steps;
-  if (!(await ctx.store.workflows.setWorkflow(principal.accountId, app.id, steps.value, ctx.clock()))) return applicationNotFound(applicationId);
-  await auditRequest(ctx, principal, { event: 'config.workflow.update', applicationId: app.id, reason: steps.value.map((s) => s.after ? `${s.channel}+${s.after}` : s.channel).join(' ') });
-  await ctx.store.durable();
-  return ok({ steps: steps.value });
+  return inUnitOfWork(ctx, principal, async (unit) => {
+    if (!(await ctx.store.workflows.setWorkflow(principal.accountId, app.id, steps.value, ctx.clock()))) return applicationNotFound(applicationId);
+    unit.audit({ event: 'config.workflow.update', applicationId: app.id, reason: steps.value.map((s) => s.after ? `${s.channel}+${s.after}` : s.channel).join(' ') });
+    return ok({ steps: steps.value });
+  });
 }
 
 /** Removes the workflow: later sends go out on the channel asked for; PINs already sent keep their steps. */
 export async function deleteWorkflow(ctx: ServiceContext, principal: Principal, applicationId: string): Promise<Result<null>> {
-  if (!(await ctx.store.workflows.setWorkflow(principal.accountId, applicationId, null, ctx.clock()))) return applicationNotFound(applicationId);
-  await auditRequest(ctx, principal, { event: 'config.workflow.delete', applicationId });
-  await ctx.store.durable();
-  return ok(null);
+  return inUnitOfWork(ctx, principal, async (unit) => {
+    if (!(await ctx.store.workflows.setWorkflow(principal.accountId, applicationId, null, ctx.clock()))) return applicationNotFound(applicationId);
+    unit.audit({ event: 'config.workflow.delete', applicationId });
+    return ok(null);
+  });
 }
 
 /** A PIN's workflow steps, for its details (empty when it was sent without one). */
@@ -77,16 +79,17 @@ async function runStep(ctx: ServiceContext, claim: WorkflowStepClaim): Promise<v
     await ctx.store.workflows.finish(claim, 'skipped', `the ${claim.channel} channel has no transport`, now, 'advance');
     return;
   }
-  const sent = await resendWorkflowStep(ctx, pin, claim);
-  if (sent.ok) return;
-  // A refused step (a limit, a guard, the inbox rule) is a failed delivery: the next step is due now.
-  // A PIN that ended meanwhile, or a claim another node took over, ends nothing of someone else's:
-  // finish() only touches the step while this node still holds its claim.
-  const after = await ctx.store.getPin(claim.accountId, claim.pinId);
-  if (!after || !isDeliverable(after, ctx.clock())) await ctx.store.workflows.finish(claim, 'cancelled', 'the PIN ended', ctx.clock(), 'cancel');
-  else await ctx.store.workflows.finish(claim, 'skipped', `refused: ${sent.failure.text}`, ctx.clock(), 'advance');
-  await appendAudit(ctx, { accountId: pin.accountId, at: ctx.clock(), event: 'pin.workflow.step.refused', applicationId: pin.applicationId, pinId: pin.id, actor: WORKFLOW_ACTOR, reason: `${claim.channel}: ${sent.failure.name}` });
-  await ctx.store.durable();
+  await inUnitOfWork(ctx, workflowPrincipal(pin.accountId), async (unit) => {
+    const sent = await resendWorkflowStep(ctx, pin, claim, unit);
+    if (sent.ok) return;
+    // A refused step (a limit, a guard, the inbox rule) is a failed delivery: the next step is due now.
+    // A PIN that ended meanwhile, or a claim another node took over, ends nothing of someone else's:
+    // finish() only touches the step while this node still holds its claim.
+    const after = await ctx.store.getPin(claim.accountId, claim.pinId);
+    if (!after || !isDeliverable(after, ctx.clock())) await ctx.store.workflows.finish(claim, 'cancelled', 'the PIN ended', ctx.clock(), 'cancel');
+    else await ctx.store.workflows.finish(claim, 'skipped', `refused: ${sent.failure.text}`, ctx.clock(), 'advance');
+    unit.audit({ event: 'pin.workflow.step.refused', applicationId: pin.applicationId, pinId: pin.id, reason: `${claim.channel}: ${sent.failure.name}` });
+  });
 }
 
 export interface WorkflowSchedulerOptions {

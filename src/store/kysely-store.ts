@@ -31,12 +31,13 @@ import { SqliteAuditStatements } from './sqlite/audit-statements.js';
 import { SqliteLimitStatements } from './sqlite/limit-statements.js';
 import { SqlitePinStatements, type AttemptRows } from './sqlite/pin-statements.js';
 import { SqliteEventStatements } from './sqlite/event-statements.js';
+import { SqliteTwilioStatements } from './sqlite/twilio-statements.js';
 import { SqliteOutboxStatements, type OutboxOutcome } from './sqlite/outbox-statements.js';
 import { ConfigCache, UNCACHED, type ConfigReader, type ConfigVersion } from './config-cache.js';
 import type { PostgresConfigVersion } from './postgres/config-version.js';
 import type {
   AccountRecord, ApiKeyRecord, DeliveryEvent, DeliveryEventKind, ReceiptInput, ApplicationRecord, Channel, DeliveryRequest, DeliveryStatus, EmailTemplateFields,
-  EmailTemplateRecord, MessageTemplateRecord, NewPin, OutboxRecord, PinRecord, PinToVerify, RateLimitCheck, RateLimitOutcome,
+  DialectVerification, EmailTemplateRecord, MessageTemplateRecord, NewPin, OutboxRecord, PinRecord, PinToVerify, RateLimitCheck, RateLimitOutcome,
   ReceiptMessage, ReceiptOptions, Store, VerificationRow, VerifyAttempt, AuditedVerifyAttempt,
 } from './store.js';
 import { IncompleteClaimError } from './store.js';
@@ -162,7 +163,8 @@ export class KyselyStore implements Store, RateLimiter {
     const limits = new SqliteLimitStatements(hot);
     const audit = new SqliteAuditStatements(hot.connection);
     const events = new SqliteEventStatements(hot.connection, this.options.configVersion);
-    return (this.sqliteStatements = { limits, pins: new SqlitePinStatements(hot, limits, audit, events), audit, outbox: new SqliteOutboxStatements(hot, events, audit) });
+    const pins = new SqlitePinStatements(hot, limits, audit, events, new SqliteTwilioStatements(hot.connection, events));
+    return (this.sqliteStatements = { limits, pins, audit, outbox: new SqliteOutboxStatements(hot, events, audit) });
   }
 
   constructor(readonly db: Kysely<Database>, readonly dialect: 'sqlite' | 'postgres', private readonly onClose: () => Promise<void>, private readonly options: KyselyStoreOptions = {}) {
@@ -369,12 +371,22 @@ export class KyselyStore implements Store, RateLimiter {
       const external = await this.limits.consumeExternally(limits, now);
       if (!external.allowed) return external;
       const p = input.pin;
+      const create = (db: Db, deferFlush: boolean) => pgHot.createPin(db, this.externalLimiter ? [] : limits, now, {
+        id: p.id, accountId: p.accountId, applicationId: p.applicationId, messageId: p.messageId, channel: p.channel, destination: p.destination,
+        pinHash: p.pinHash, pinCiphertext: p.pinCiphertext, attemptsLeft: p.attemptsLeft, allowMultipleVerifications: p.allowMultipleVerifications,
+        createdAt: p.createdAt, expiresAt: p.expiresAt, deliveryStatus: p.deliveryStatus, country: p.country ?? null, testNumber: p.testNumber === true,
+      }, input.outbox && { id: input.outbox.id, request: JSON.stringify(input.outbox.request) }, OUTBOX_CHANNEL, deferFlush);
+      const { dialect } = input;
       return this.limits.refusable(limits, now, async () => {
-        const windows = await this.deferFlush((deferFlush) => pgHot.createPin(this.db, this.externalLimiter ? [] : limits, now, {
-          id: p.id, accountId: p.accountId, applicationId: p.applicationId, messageId: p.messageId, channel: p.channel, destination: p.destination,
-          pinHash: p.pinHash, pinCiphertext: p.pinCiphertext, attemptsLeft: p.attemptsLeft, allowMultipleVerifications: p.allowMultipleVerifications,
-          createdAt: p.createdAt, expiresAt: p.expiresAt, deliveryStatus: p.deliveryStatus, country: p.country ?? null, testNumber: p.testNumber === true,
-        }, input.outbox && { id: input.outbox.id, request: JSON.stringify(input.outbox.request) }, OUTBOX_CHANNEL, deferFlush));
+        // A PIN that starts a dialect verification is one transaction with its row (a Twilio start
+        // only): the statement, then the row, so the application's bucket is held a round trip longer.
+        const windows = await this.deferFlush((deferFlush) => dialect
+          ? this.db.transaction().execute(async (trx) => {
+            const created = await create(trx, deferFlush);
+            await this.twilio.insertVerificationIn(trx, dialect.twilio, dialect.started);
+            return created;
+          })
+          : create(this.db, deferFlush));
         return this.externalLimiter ? external : this.limits.allowedAfter(limits, windows, now);
       });
     }
@@ -396,7 +408,7 @@ export class KyselyStore implements Store, RateLimiter {
       verified_at: null, locked_at: null, delivery_status: p.deliveryStatus, delivery_error: null, sent_at: null, send_count: 1,
       delivery_transport: null, provider_message_id: null, delivered_at: null, country: p.country ?? null, test_number: p.testNumber ? 1 : 0,
       ...ownMessageColumns(input.outbox, now),
-    }, this.externalLimiter ? [] : limits, now, audit);
+    }, this.externalLimiter ? [] : limits, now, audit, input.dialect);
     // With an external limiter the store counted no limit: the outcome (and its windows) is the limiter's.
     return this.externalLimiter ? { ...external, ...created } : created;
   }
@@ -500,8 +512,8 @@ export class KyselyStore implements Store, RateLimiter {
     return this.db.transaction().execute((trx) => this.limits.consumeWithin(trx, limits, now));
   }
 
-  async verifyPinAttempt(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean, audit: (attempt: VerifyAttempt) => AuditAppend): Promise<AuditedVerifyAttempt> {
-    if (this.dialect === 'postgres') return { ...await this.verifyPinAttemptPostgres(pin, now, limits, matches), audited: false };
+  async verifyPinAttempt(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean, audit: (attempt: VerifyAttempt) => AuditAppend, dialect?: DialectVerification): Promise<AuditedVerifyAttempt> {
+    if (this.dialect === 'postgres') return { ...await this.verifyPinAttemptPostgres(pin, now, limits, matches, dialect), audited: false };
     // One synchronous transaction, one commit: the limit, the attempt, the verified mark or the lock,
     // and the audit entry (sqlite/pin-statements.ts). With an external limiter (Redis), its verdict
     // comes first, and a refusal's entry is its own transaction.
@@ -512,7 +524,7 @@ export class KyselyStore implements Store, RateLimiter {
       await this.audit.append(entry, seal);
       return { ...refused, audited: true };
     }
-    return { ...attemptOf(await this.sqlite.pins.attempt(pin, now, this.externalLimiter ? [] : limits, matches, (rows) => audit(attemptOf(rows)))), audited: true };
+    return { ...attemptOf(await this.sqlite.pins.attempt(pin, now, this.externalLimiter ? [] : limits, matches, (rows) => audit(attemptOf(rows)), dialect)), audited: true };
   }
 
   /**
@@ -521,7 +533,7 @@ export class KyselyStore implements Store, RateLimiter {
    * right PINs wait on the row and find it verified without spending an attempt. A wrong PIN is
    * three round trips (BEGIN, the statement, COMMIT), whatever the limits.
    */
-  private async verifyPinAttemptPostgres(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean): Promise<VerifyAttempt> {
+  private async verifyPinAttemptPostgres(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean, dialect: DialectVerification | undefined): Promise<VerifyAttempt> {
     const external = await this.limits.consumeExternally(limits, now);
     if (!external.allowed) return { kind: 'refused', outcome: external };
     const dbLimits = this.externalLimiter ? [] : limits;
@@ -541,7 +553,7 @@ export class KyselyStore implements Store, RateLimiter {
           const current = await this.hot.pin.first(trx, { id: pin.id, accountId: pin.accountId });
           return { kind: 'ended', pin: current && toPin(current) };
         }
-        return this.settleAttempt(trx, toPin(row), now, matches);
+        return this.settleAttempt(trx, toPin(row), now, matches, dialect);
       });
     } catch (err) {
       if (err instanceof RateLimitRefusal) return { kind: 'refused', outcome: await this.limits.refusalOutcome(limits, now) };
@@ -549,10 +561,14 @@ export class KyselyStore implements Store, RateLimiter {
     }
   }
 
-  /** PostgreSQL, after a counted attempt: compares the candidate, then marks the PIN verified or, after its last wrong attempt, locks it. */
-  private async settleAttempt(trx: Transaction<Database>, counted: PinRecord, now: number, matches: (pinHash: string) => boolean): Promise<VerifyAttempt> {
+  /**
+   * PostgreSQL, after a counted attempt: compares the candidate, then marks the PIN verified (ending
+   * `dialect`'s verification with it) or, after its last wrong attempt, locks it.
+   */
+  private async settleAttempt(trx: Transaction<Database>, counted: PinRecord, now: number, matches: (pinHash: string) => boolean, dialect: DialectVerification | undefined): Promise<VerifyAttempt> {
     if (matches(counted.pinHash)) {
       const won = await this.markVerifiedIn(trx, counted.id, now, counted.allowMultipleVerifications);
+      if (won && dialect) await this.twilio.endVerificationIn(trx, counted.accountId, counted.id, 'approved', now, dialect.approved);
       return { kind: 'counted', pin: counted, matched: true, verified: won };
     }
     if (counted.attemptsLeft === 0) await this.lockIn(trx, counted.id, now);

@@ -9,7 +9,7 @@ import type { PurgeLimits } from './purge-batches.js';
 import type { SecurityStore } from './security-store.js';
 import type { EventStore } from './event-store.js';
 import type { ConsoleStore } from './console-store.js';
-import type { TwilioStore } from './twilio-store.js';
+import type { TwilioEventDraft, TwilioStore, TwilioVerificationRow } from './twilio-store.js';
 import type { IdempotencyStore } from './idempotency-store.js';
 import type { TestNumberStore } from './test-number-store.js';
 import type { WorkflowStepClaim, WorkflowStore } from './workflow-store.js';
@@ -225,6 +225,25 @@ export type VerifyAttempt =
 /** `audited`: the store appended the attempt's audit entry itself, in the transaction that counted it (SQLite). */
 export type AuditedVerifyAttempt = VerifyAttempt & { audited: boolean };
 
+/**
+ * A dialect's own verification of the PIN (Twilio's Verification), ended by the attempt that
+ * verifies the PIN: moved from pending to approved, with `approved` queued for the dialect's
+ * webhooks, in the attempt's own transaction. No crash between the engine's commit and the
+ * dialect's can then leave a verified PIN whose verification never reported it.
+ */
+export interface DialectVerification {
+  approved: TwilioEventDraft;
+}
+
+/**
+ * A dialect's own verification started by the PIN (Twilio's Verification: its row with its first
+ * send, and `started` for its webhooks), written in the PIN's own transaction, only if the PIN is.
+ */
+export interface DialectStart {
+  twilio: TwilioVerificationRow;
+  started?: TwilioEventDraft;
+}
+
 /** The PIN a verification names: its id and account, and its hash when the caller already read it. */
 export type PinToVerify = Pick<PinRecord, 'id' | 'accountId'> & Partial<Pick<PinRecord, 'pinHash'>>;
 
@@ -237,6 +256,8 @@ export interface NewPin {
   };
   /** Absent when the channel has no transport: the PIN is stored, nothing is queued. */
   outbox?: { id: string; request: DeliveryRequest };
+  /** The dialect verification the PIN starts (the in-memory store keeps no dialect rows). */
+  dialect?: DialectStart;
 }
 
 export interface VerificationRow {
@@ -345,8 +366,11 @@ export interface Store {
    * `audit` makes the audit entry of an outcome. SQLite appends it in the same transaction (one
    * commit for the decision and its entry) and answers `audited: true`; PostgreSQL answers
    * `audited: false` and the caller appends it (batched with other requests' entries).
+   *
+   * `dialect`: the dialect verification the attempt ends when it verifies the PIN, in the same
+   * transaction (the in-memory store keeps no dialect rows).
    */
-  verifyPinAttempt(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean, audit: (attempt: VerifyAttempt) => AuditAppend): Promise<AuditedVerifyAttempt>;
+  verifyPinAttempt(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean, audit: (attempt: VerifyAttempt) => AuditAppend, dialect?: DialectVerification): Promise<AuditedVerifyAttempt>;
   listVerifications(accountId: string, applicationId: string, destination: string, filter: { verified?: boolean; sent?: boolean }, limit: number): Promise<VerificationRow[]>;
 
   // Delivery outbox. A PIN's first message is state on the PIN's row; later ones (resends, failover

@@ -1,6 +1,10 @@
 // The Twilio Verify dialect's own rows beside the engine's: the Twilio-only settings of a Service
 // (an application) and the Twilio side of a Verification (a PIN). Every query is bounded by the
-// account that asks. The PIN itself (its secret, attempts, expiry) stays in `pins`.
+// account that asks. The PIN itself (its secret, attempts, expiry) stays in `pins`, and so does the
+// verification's state: approved is a verified PIN, canceled or max_attempts_reached a locked one,
+// expired an expired one. A verification's `status` says which end has been reported (its event
+// queued, once: it moves from pending only once), and it moves in the transaction of the PIN's change
+// that ends it (settlePin; Store.verifyPinAttempt with a DialectVerification), or in the expiry sweep.
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { maskDestination } from '../domain/destinations.js';
@@ -9,7 +13,7 @@ import { accountSid, serviceSid, verificationSid } from '../domain/twilio-sids.j
 import type { KyselyEventStore } from './event-store.js';
 import { batchOf, inBatches, type PurgeLimits } from './purge-batches.js';
 import type { Channel, DeliveryStatus } from '../domain/channels.js';
-import type { Database, TwilioRateLimitBucketsTable, TwilioRateLimitsTable, TwilioServicesTable, TwilioVerificationsTable, TwilioWebhooksTable } from './schema.js';
+import type { Database, EventOutboxTable, TwilioRateLimitBucketsTable, TwilioRateLimitsTable, TwilioServicesTable, TwilioVerificationsTable, TwilioWebhooksTable } from './schema.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -218,6 +222,20 @@ export interface TwilioStore {
   unlockStart(key: string, until: number): Promise<void>;
 }
 
+/**
+ * The event outbox rows of a verification event: one for each of the Service's enabled webhooks
+ * (`hooks`) subscribed to its type.
+ */
+export function twilioEventRows(accountId: string, event: TwilioEventDraft, now: number, hooks: ReadonlyArray<{ sid: string; event_types: string }>): Array<Omit<Selectable<EventOutboxTable>, 'lease_holder'>> {
+  const targets = hooks.filter((h) => twilioSubscribesTo(h.event_types.split(' '), event.params.type));
+  if (targets.length === 0) return [];
+  const payload = twilioEventBody({ uuid: randomUUID(), ...event.params });
+  return targets.map((t) => ({
+    id: randomUUID(), account_id: accountId, subscription_id: t.sid, event_type: event.params.type, pin_id: event.pinId, payload,
+    state: 'pending', attempts: 0, next_attempt_at: now, lease_until: 0, last_error: null, created_at: now, updated_at: now,
+  }));
+}
+
 /** Verifications the expiry sweep ends in one transaction. */
 const EXPIRY_BATCH = 200;
 const EXPIRED_PER_SWEEP = 2000;
@@ -314,14 +332,17 @@ export class KyselyTwilioStore implements TwilioStore {
   }
 
   async insertVerification(row: TwilioVerificationRow, event?: TwilioEventDraft): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      if (event) await this.enqueueEvent(trx, row.accountId, event, row.createdAt);
-      await trx.insertInto('twilio_verifications').values({
-        pin_id: row.pinId, account_id: row.accountId, status: row.status, channel: row.channel, created_at: row.createdAt, updated_at: row.updatedAt, expires_at: row.expiresAt,
-        amount: row.amount ?? null, payee: row.payee ?? null,
-      }).execute();
-      for (const [seq, attempt] of row.sendCodeAttempts.entries()) await this.insertAttempt(trx, row.accountId, row.pinId, attempt, seq, row.expiresAt);
-    });
+    await this.db.transaction().execute((trx) => this.insertVerificationIn(trx, row, event));
+  }
+
+  /** insertVerification in the caller's transaction: the engine's, for the verification a new PIN starts (Store.createPin with a DialectStart). */
+  async insertVerificationIn(trx: Db, row: TwilioVerificationRow, event?: TwilioEventDraft): Promise<void> {
+    if (event) await this.enqueueEvent(trx, row.accountId, event, row.createdAt);
+    await trx.insertInto('twilio_verifications').values({
+      pin_id: row.pinId, account_id: row.accountId, status: row.status, channel: row.channel, created_at: row.createdAt, updated_at: row.updatedAt, expires_at: row.expiresAt,
+      amount: row.amount ?? null, payee: row.payee ?? null,
+    }).execute();
+    for (const [seq, attempt] of row.sendCodeAttempts.entries()) await this.insertAttempt(trx, row.accountId, row.pinId, attempt, seq, row.expiresAt);
   }
 
   private async insertAttempt(db: Kysely<Database>, accountId: string, pinId: string, attempt: SendCodeAttempt, seq: number, expiresAt: number): Promise<void> {
@@ -340,14 +361,20 @@ export class KyselyTwilioStore implements TwilioStore {
   }
 
   async endVerification(accountId: string, pinId: string, status: Exclude<TwilioVerificationStatus, 'pending'>, now: number, event?: TwilioEventDraft): Promise<boolean> {
-    return this.db.transaction().execute(async (trx) => {
-      // Race gate: of concurrent ends of one verification only the first reports it.
-      const result = await trx.updateTable('twilio_verifications').set({ status, updated_at: now })
-        .where('pin_id', '=', pinId).where('account_id', '=', accountId).where('status', '=', 'pending').executeTakeFirst();
-      const ended = Number(result.numUpdatedRows) > 0;
-      if (ended && event) await this.enqueueEvent(trx, accountId, event, now);
-      return ended;
-    });
+    return this.db.transaction().execute((trx) => this.endVerificationIn(trx, accountId, pinId, status, now, event));
+  }
+
+  /**
+   * endVerification in the caller's transaction: the engine's, when the change of the PIN that ends
+   * the verification is made there (Store.verifyPinAttempt with a DialectVerification).
+   */
+  async endVerificationIn(trx: Db, accountId: string, pinId: string, status: Exclude<TwilioVerificationStatus, 'pending'>, now: number, event?: TwilioEventDraft): Promise<boolean> {
+    // Race gate: of concurrent ends of one verification only the first reports it.
+    const result = await trx.updateTable('twilio_verifications').set({ status, updated_at: now })
+      .where('pin_id', '=', pinId).where('account_id', '=', accountId).where('status', '=', 'pending').executeTakeFirst();
+    const ended = Number(result.numUpdatedRows) > 0;
+    if (ended && event) await this.enqueueEvent(trx, accountId, event, now);
+    return ended;
   }
 
   /**
@@ -357,14 +384,9 @@ export class KyselyTwilioStore implements TwilioStore {
   private async enqueueEvent(trx: Db, accountId: string, event: TwilioEventDraft, now: number): Promise<number> {
     const hooks = await trx.selectFrom('twilio_webhooks').select(['sid', 'event_types'])
       .where('application_id', '=', event.applicationId).where('account_id', '=', accountId).where('status', '=', 'enabled').execute();
-    const targets = hooks.filter((h) => twilioSubscribesTo(h.event_types.split(' '), event.params.type));
-    if (targets.length === 0) return 0;
-    const payload = twilioEventBody({ uuid: randomUUID(), ...event.params });
-    await trx.insertInto('event_outbox').values(targets.map((t) => ({
-      id: randomUUID(), account_id: accountId, subscription_id: t.sid, event_type: event.params.type, pin_id: event.pinId, payload,
-      state: 'pending', attempts: 0, next_attempt_at: now, lease_until: 0, last_error: null, created_at: now, updated_at: now,
-    }))).execute();
-    return targets.length;
+    const rows = twilioEventRows(accountId, event, now, hooks);
+    if (rows.length > 0) await trx.insertInto('event_outbox').values(rows).execute();
+    return rows.length;
   }
 
   async expireVerifications(now: number, limit = EXPIRED_PER_SWEEP): Promise<number> {

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it as test } from 'node:test';
 import { DEFAULT_CONFIGURATION } from '../../src/domain/application-rules.js';
 import { PinKeyring } from '../../src/domain/pin-secrets.js';
-import type { ApplicationRecord, NewPin, OutboxRecord, PinToVerify, RateLimitCheck, Store, VerifyAttempt } from '../../src/store/store.js';
+import type { ApplicationRecord, DialectStart, DialectVerification, NewPin, OutboxRecord, PinToVerify, RateLimitCheck, Store, VerifyAttempt } from '../../src/store/store.js';
 import { auditEntryText, type AuditAppend } from '../../src/store/audit-store.js';
 import { KyselyStore } from '../../src/store/kysely-store.js';
 import { explain, StatementRecorder } from './query-plans.js';
@@ -48,12 +48,12 @@ export function storeConformance(name: string, open: () => Promise<Store>, optio
     after(async () => { await store.close(); });
 
     /** A verification as the service makes it: its audit entry appended, in its transaction where the store does so. */
-    async function verifyAttempt(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean): Promise<VerifyAttempt> {
+    async function verifyAttempt(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean, dialect?: DialectVerification): Promise<VerifyAttempt> {
       const auditOf = (attempt: VerifyAttempt): AuditAppend => ({
         entry: { accountId: pin.accountId, at: now, event: 'pin.verify', pinId: pin.id, reason: attempt.kind },
         seal: (unsealed) => keyring.sealAudit(auditEntryText(unsealed)),
       });
-      const attempt = await store.verifyPinAttempt(pin, now, limits, matches, auditOf);
+      const attempt = await store.verifyPinAttempt(pin, now, limits, matches, auditOf, dialect);
       if (!attempt.audited) await store.audit.append(auditOf(attempt).entry, auditOf(attempt).seal);
       return attempt;
     }
@@ -444,6 +444,84 @@ export function storeConformance(name: string, open: () => Promise<Store>, optio
       assert.equal(await store.twilio.settlePin(account, canceled.pin.id, 'canceled', T0 + 1), true);
       const events = (await store.events.claim(T0 + 2, T0 + 1000, 1000)).map((e) => `${e.pinId}:${e.type}`).sort();
       assert.deepEqual(events.filter((e) => e.startsWith(approved.pin.id) || e.startsWith(canceled.pin.id)), [`${approved.pin.id}:pin.verified`, `${canceled.pin.id}:pin.locked`].sort());
+    });
+
+    it('approves a Twilio verification, with its verification.approved event, in the transaction of the verify that verifies its PIN', async () => {
+      const account = (await store.findOrCreateAccount(`twilio-approve-${randomUUID()}`, randomUUID(), T0)).id;
+      await store.twilio.insertWebhook({
+        sid: `YW${randomUUID().replace(/-/g, '')}`, accountId: account, applicationId: app.id, friendlyName: 'approvals', eventTypes: ['verification.approved'],
+        webhookUrl: 'https://hooks.example.com/twilio', status: 'enabled', version: 'v2', createdAt: T0, updatedAt: T0,
+      });
+      const approval = (pinId: string): DialectVerification => ({
+        approved: {
+          applicationId: app.id, pinId,
+          params: { type: 'verification.approved', account_sid: 'AC0', service_sid: 'VA0', verification_sid: `VE${pinId}`, channel: 'sms', to: '4179***6727', status: 'approved', date_created: new Date(T0).toISOString() },
+        },
+      });
+      const [approved, unwritable, wrong] = [newPin({ accountId: account }), newPin({ accountId: account }), newPin({ accountId: account })];
+      for (const p of [approved, unwritable, wrong]) {
+        assert.equal((await store.createPin(p, [], T0)).allowed, true);
+        await store.twilio.insertVerification({ pinId: p.pin.id, accountId: account, status: 'pending', channel: 'sms', sendCodeAttempts: [], createdAt: T0, updatedAt: T0, expiresAt: p.pin.expiresAt });
+      }
+
+      const verified = await verifyAttempt(approved.pin, T0 + 1, [], () => true, approval(approved.pin.id));
+      assert.equal(verified.kind === 'counted' && verified.verified, true);
+      assert.equal((await store.twilio.getVerification(account, approved.pin.id))?.status, 'approved');
+      assert.deepEqual((await claimEvents(approved.pin.id, T0 + 2)).map((e) => e.type), ['verification.approved']);
+      // A wrong code ends nothing.
+      await verifyAttempt(wrong.pin, T0 + 1, [], () => false, approval(wrong.pin.id));
+      assert.equal((await store.twilio.getVerification(account, wrong.pin.id))?.status, 'pending');
+      assert.deepEqual(await claimEvents(wrong.pin.id, T0 + 2), []);
+
+      // One transaction or nothing: when the verification's end cannot be written (an event that
+      // cannot be serialised stands for any failure of it), the PIN is neither verified nor charged an attempt.
+      const failing = approval(unwritable.pin.id);
+      failing.approved.params.channel = Symbol('unserialisable') as unknown as string;
+      await assert.rejects(verifyAttempt(unwritable.pin, T0 + 3, [], () => true, failing));
+      const untouched = await store.getPin(account, unwritable.pin.id);
+      assert.equal(untouched?.verifiedAt, null);
+      assert.equal(untouched?.attemptsLeft, unwritable.pin.attemptsLeft);
+      assert.equal((await store.twilio.getVerification(account, unwritable.pin.id))?.status, 'pending');
+      assert.deepEqual(await claimEvents(unwritable.pin.id, T0 + 4), []);
+    });
+
+    it('starts a Twilio verification, with its verification.started event, in the transaction of its PIN, or not at all', async () => {
+      const account = (await store.findOrCreateAccount(`twilio-start-${randomUUID()}`, randomUUID(), T0)).id;
+      await store.twilio.insertWebhook({
+        sid: `YW${randomUUID().replace(/-/g, '')}`, accountId: account, applicationId: app.id, friendlyName: 'starts', eventTypes: ['verification.started'],
+        webhookUrl: 'https://hooks.example.com/twilio', status: 'enabled', version: 'v2', createdAt: T0, updatedAt: T0,
+      });
+      const start = (input: NewPin): DialectStart => ({
+        twilio: {
+          pinId: input.pin.id, accountId: account, status: 'pending', channel: 'sms', sendCodeAttempts: [{ time: T0, channel: 'sms', attemptSid: `VL${input.pin.id}` }],
+          createdAt: T0, updatedAt: T0, expiresAt: input.pin.expiresAt, amount: '€12.45', payee: 'Acme',
+        },
+        started: {
+          applicationId: app.id, pinId: input.pin.id,
+          params: { type: 'verification.started', account_sid: 'AC0', service_sid: 'VA0', verification_sid: `VE${input.pin.id}`, channel: 'sms', to: '4179***6727', status: 'pending', date_created: new Date(T0).toISOString() },
+        },
+      });
+      const started = newPin({ accountId: account });
+      assert.equal((await store.createPin({ ...started, dialect: start(started) }, [], T0)).allowed, true);
+      const row = await store.twilio.getVerification(account, started.pin.id);
+      assert.deepEqual([row?.status, row?.amount, row?.payee, row?.sendCodeAttempts.map((a) => a.attemptSid)], ['pending', '€12.45', 'Acme', [`VL${started.pin.id}`]]);
+      assert.deepEqual((await claimEvents(started.pin.id, T0 + 1)).map((e) => e.type), ['verification.started']);
+
+      // A PIN its limits refuse starts nothing.
+      const key = `start-${randomUUID()}`;
+      await store.consumeRateLimits([{ key, limit: 1, windowMs: 60_000 }], T0);
+      const refused = newPin({ accountId: account });
+      assert.equal((await store.createPin({ ...refused, dialect: start(refused) }, [{ key, limit: 1, windowMs: 60_000 }], T0)).allowed, false);
+      assert.equal(await store.twilio.getVerification(account, refused.pin.id), undefined);
+
+      // One transaction or nothing: a verification that cannot be written leaves no PIN either.
+      const unwritable = newPin({ accountId: account });
+      const failing = start(unwritable);
+      failing.started!.params.channel = Symbol('unserialisable') as unknown as string;
+      await assert.rejects(store.createPin({ ...unwritable, dialect: failing }, [], T0));
+      assert.equal(await store.getPin(account, unwritable.pin.id), undefined);
+      assert.equal(await store.twilio.getVerification(account, unwritable.pin.id), undefined);
+      assert.deepEqual(await claimEvents(unwritable.pin.id, T0 + 2), []);
     });
 
     it('keeps a Service\'s Rate Limit names unique under concurrent creates, and deletes a limit with its Buckets', async () => {

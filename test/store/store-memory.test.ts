@@ -12,6 +12,8 @@ storeConformance('in memory', async () => new MemoryStore(), {
     'purges through indexes: no statement of the purge walks a whole table': 'checks SQL query plans; the in-memory store runs no SQL',
     'keeps the Twilio dialect\'s rows per account, and settles a live PIN once among concurrent approves and cancels': TWILIO,
     'queues pin.verified when a Twilio verification is approved by update, pin.locked when it is canceled': TWILIO,
+    'approves a Twilio verification, with its verification.approved event, in the transaction of the verify that verifies its PIN': TWILIO,
+    'starts a Twilio verification, with its verification.started event, in the transaction of its PIN, or not at all': TWILIO,
     'keeps a Service\'s Rate Limit names unique under concurrent creates, and deletes a limit with its Buckets': TWILIO,
   },
 });

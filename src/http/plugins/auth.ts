@@ -51,6 +51,8 @@ async function reportThrottled(ctx: ServiceContext, request: FastifyRequest, thr
   const what = throttled.by === 'ip' ? 'from this address' : `with keys starting ${guessed}`;
   for (const [accountId, keyPrefix] of owners) {
     const reason = `too many failed authentications ${what} (TWOFA_AUTH_FAILURE_LIMIT); a request with a key starting ${keyPrefix} was refused, for ${Math.ceil(throttled.retryAfterMs / 1000)} s`;
+    // Never throws, unlike a use case's unit of work: the request is refused (429) whatever happens
+    // here, and a failed append must not turn that refusal into a 500 that invites more guessing.
     await appendAudit(ctx, { accountId, at: ctx.clock(), event: 'auth.throttled', sourceIp: request.ip, actor: null, reason });
   }
 }

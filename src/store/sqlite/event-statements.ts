@@ -25,6 +25,11 @@ export class SqliteEventStatements {
     this.anyEnabled = connection.prepare('select 1 from webhook_subscriptions where enabled = 1 limit 1');
   }
 
+  /** Queues rows made elsewhere (the Twilio dialect's events: twilio-statements.ts); must run inside a write transaction. */
+  insertRows(rows: ReadonlyArray<Omit<Selectable<EventOutboxTable>, 'lease_holder'>>): void {
+    for (const row of rows) this.insertEvent.run(row);
+  }
+
   /** Queues the event for every subscription that wants it; must run inside a write transaction (hot-path.ts). */
   enqueuePinEvent(type: PinEventType, pinId: string, now: number, details: PinEventDetails): void {
     // A deployment without subscriptions (the configuration cache's version unmoved) skips the join, as event-store.ts does.

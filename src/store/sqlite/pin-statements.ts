@@ -8,11 +8,12 @@ import type BetterSqlite3 from 'better-sqlite3';
 import type { Selectable } from 'kysely';
 import type { AuditAppend } from '../audit-store.js';
 import { PIN_RECORD_COLUMNS, type PinRecordRow, type PinsTable } from '../schema.js';
-import type { PinToVerify, RateLimitCheck, RateLimitOutcome } from '../store.js';
+import type { DialectStart, DialectVerification, PinToVerify, RateLimitCheck, RateLimitOutcome } from '../store.js';
 import type { SqliteAuditStatements } from './audit-statements.js';
 import type { SqliteEventStatements } from './event-statements.js';
 import type { SqliteHotPath } from './hot-path.js';
 import type { SqliteLimitStatements } from './limit-statements.js';
+import type { SqliteTwilioStatements } from './twilio-statements.js';
 
 type PinRow = Selectable<PinsTable>;
 
@@ -42,7 +43,10 @@ export class SqlitePinStatements {
   private readonly markVerified: BetterSqlite3.Statement<[number, string]>;
   private readonly lock: BetterSqlite3.Statement<[number, string]>;
 
-  constructor(private readonly hot: SqliteHotPath, private readonly limits: SqliteLimitStatements, private readonly audit: SqliteAuditStatements, private readonly events: SqliteEventStatements) {
+  constructor(
+    private readonly hot: SqliteHotPath, private readonly limits: SqliteLimitStatements, private readonly audit: SqliteAuditStatements,
+    private readonly events: SqliteEventStatements, private readonly twilio: SqliteTwilioStatements,
+  ) {
     const c = hot.connection;
     this.insertPin = c.prepare(`insert into pins (${NEW_PIN_COLUMNS.join(', ')}) values (${NEW_PIN_COLUMNS.map((column) => `:${column}`).join(', ')})`);
     // The PIN's own columns only: its message's (the rendered request above all) are the delivery's.
@@ -58,12 +62,16 @@ export class SqlitePinStatements {
 
   /**
    * One unit: the limits (`limits`: empty when an external limiter counted them), then, if they
-   * admit it, the PIN; last, the audit entry `audit` makes of the outcome (none without `audit`).
+   * admit it, the PIN with the dialect verification it starts; last, the audit entry `audit` makes of
+   * the outcome (none without `audit`).
    */
-  create(row: NewPinRow, limits: RateLimitCheck[], now: number, audit: ((outcome: RateLimitOutcome) => AuditAppend) | undefined): (RateLimitOutcome & { audited?: true }) | Promise<RateLimitOutcome & { audited?: true }> {
+  create(row: NewPinRow, limits: RateLimitCheck[], now: number, audit: ((outcome: RateLimitOutcome) => AuditAppend) | undefined, dialect?: DialectStart): (RateLimitOutcome & { audited?: true }) | Promise<RateLimitOutcome & { audited?: true }> {
     return this.hot.write(() => {
       const outcome = this.limits.consume(limits, now);
-      if (outcome.allowed) this.insertPin.run(row);
+      if (outcome.allowed) {
+        this.insertPin.run(row);
+        if (dialect) this.twilio.start(dialect);
+      }
       if (!audit) return outcome;
       this.audit.append(audit(outcome));
       return { ...outcome, audited: true as const };
@@ -83,24 +91,28 @@ export class SqlitePinStatements {
   /**
    * One transaction: the limits (`limits`: empty when an external limiter counted them), the counted
    * attempt, the comparison, then the verified mark or, after the last wrong attempt, the lock; last,
-   * the audit entry `audit` makes of the outcome. If anything throws, nothing of it is written.
+   * the audit entry `audit` makes of the outcome. A verified mark ends `dialect`'s verification with it.
+   * If anything throws, nothing of it is written.
    */
-  attempt(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean, audit: (rows: AttemptRows) => AuditAppend): AttemptRows | Promise<AttemptRows> {
+  attempt(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean, audit: (rows: AttemptRows) => AuditAppend, dialect?: DialectVerification): AttemptRows | Promise<AttemptRows> {
     return this.hot.write((): AttemptRows => {
-      const rows = this.decide(pin, now, limits, matches);
+      const rows = this.decide(pin, now, limits, matches, dialect);
       this.audit.append(audit(rows));
       return rows;
     });
   }
 
-  private decide(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean): AttemptRows {
+  private decide(pin: PinToVerify, now: number, limits: RateLimitCheck[], matches: (pinHash: string) => boolean, dialect: DialectVerification | undefined): AttemptRows {
     const outcome = this.limits.consume(limits, now);
     if (!outcome.allowed) return { kind: 'refused', outcome };
     const row = this.countAttempt.get(pin.id, now);
     if (!row) return { kind: 'ended', row: this.pin.get(pin.id, pin.accountId) };
     if (matches(row.pin_hash)) {
       const won = (row.allow_multiple_verifications === 1 ? this.markVerified : this.markVerifiedOnce).run(now, pin.id).changes > 0;
-      if (won) this.events.enqueuePinEvent('pin.verified', pin.id, now, { status: 'verified' });
+      if (won) {
+        this.events.enqueuePinEvent('pin.verified', pin.id, now, { status: 'verified' });
+        if (dialect) this.twilio.approveVerification(pin.accountId, pin.id, now, dialect.approved);
+      }
       return { kind: 'counted', row, matched: true, verified: won };
     }
     if (row.attempts_left === 0 && this.lock.run(now, pin.id).changes > 0) this.events.enqueuePinEvent('pin.locked', pin.id, now, { status: 'locked' });

@@ -1,6 +1,5 @@
 import { SCOPE_MANAGE } from '../../../service/api-keys.js';
-import { auditRequest } from '../../../service/audit-log.js';
-import { rotateAuthToken } from '../../../service/twilio-webhooks.js';
+import { rotateAuthTokenOnRequest } from '../../../service/twilio-webhooks.js';
 import { errorResponses } from '../../error-envelope.js';
 import type { RegisterRoute } from '../../route-types.js';
 import { TwilioAuthTokenSchema } from '../../schemas/api-v1.js';
@@ -14,8 +13,7 @@ const register: RegisterRoute = (app, { ctx }) => {
       response: { 200: TwilioAuthTokenSchema, ...errorResponses(400, 401, 403, 413, 415) },
     },
   }, async (request) => {
-    const token = await rotateAuthToken(ctx, request.principal.accountId);
-    await auditRequest(ctx, request.principal, { event: 'twilio.auth_token.rotate' });
+    const token = await rotateAuthTokenOnRequest(ctx, request.principal);
     return toTwilioAuthTokenResponse(request.principal, token);
   });
 };
