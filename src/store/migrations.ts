@@ -578,6 +578,19 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         await db.schema.createIndex('idempotency_keys_account').on('idempotency_keys').columns(['account_id', 'expires_at']).execute();
       },
     },
+    '0027_twilio_auth_token_login': {
+      async up(db: Kysely<unknown>) {
+        // The Auth Token is also a password (HTTP Basic with the account SID): a login finds its account
+        // by the token's SHA-256, and the token replaced by a rotation keeps only its digest, until
+        // `previous_valid_until` (TWOFA_TWILIO_AUTH_TOKEN_GRACE). Rows made before carry no digest
+        // until the server's start fills it in (it needs TWOFA_SECRET to read the token).
+        await db.schema.alterTable('twilio_auth_tokens').addColumn('token_digest', 'text').execute();
+        await db.schema.alterTable('twilio_auth_tokens').addColumn('previous_token_digest', 'text').execute();
+        await db.schema.alterTable('twilio_auth_tokens').addColumn('previous_valid_until', bigint).execute();
+        await db.schema.createIndex('twilio_auth_tokens_digest').on('twilio_auth_tokens').column('token_digest').execute();
+        await db.schema.createIndex('twilio_auth_tokens_previous_digest').on('twilio_auth_tokens').column('previous_token_digest').execute();
+      },
+    },
   };
 }
 

@@ -252,6 +252,11 @@ export interface TwilioWebhooksTable {
 export interface TwilioAuthTokensTable {
   account_id: string;
   token_ciphertext: string;
+  /** SHA-256 of the token, to find the account of a login; NULL on a row made before 0027 until the next start. */
+  token_digest: string | null;
+  /** SHA-256 of the token a rotation replaced, accepted as a login until previous_valid_until. */
+  previous_token_digest: string | null;
+  previous_valid_until: number | null;
   created_at: number;
   updated_at: number;
 }

@@ -27,14 +27,14 @@ describe('docs/twilio-verify.md walkthrough', () => {
     workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'twofa-twilio-walkthrough-'));
     server = await startServerProcess({ TWOFA_BOOTSTRAP_API_KEY: key, TWOFA_DATA_DIR: path.join(workDir, 'data') });
     const exports = setup.split('\n').filter((l) => /^export /.test(l)).map((l) => l.replace(/http:\/\/127\.0\.0\.1:8080/g, server!.url));
-    const script = ['set -euo pipefail', ...exports, ...blocks.flatMap((block) => [`echo '${MARK}'`, block]), `echo '${MARK}'`, 'echo "$ACCOUNT_SID $SERVICE_SID"'].join('\n');
+    const script = ['set -euo pipefail', ...exports, ...blocks.flatMap((block) => [`echo '${MARK}'`, block]), `echo '${MARK}'`, 'echo "$ACCOUNT_SID $SERVICE_SID $AUTH_TOKEN"'].join('\n');
     shell = await runProcess('bash', ['-c', script], { cwd: workDir, timeoutMs: 30_000 });
     outputs = shell.stdout.split(`${MARK}\n`).slice(1);
-    const [accountSid, serviceSid] = (outputs.at(-1) ?? '').trim().split(' ');
+    const [accountSid, serviceSid, authToken] = (outputs.at(-1) ?? '').trim().split(' ');
     // Bare imports of an evaluated module resolve from the working directory: the project's node_modules.
     sdk = await runProcess(process.execPath, ['--input-type=module', '-e', sdkBlock ?? ''], {
       cwd: PROJECT_ROOT, timeoutMs: 30_000,
-      env: { TWOFA: server.url, ACCOUNT_SID: accountSid ?? '', TWOFA_API_KEY: key, SERVICE_SID: serviceSid ?? '' },
+      env: { TWOFA: server.url, ACCOUNT_SID: accountSid ?? '', AUTH_TOKEN: authToken ?? '', TWOFA_API_KEY: key, SERVICE_SID: serviceSid ?? '' },
     });
   });
 

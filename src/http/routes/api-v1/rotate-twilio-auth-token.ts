@@ -10,11 +10,11 @@ const register: RegisterRoute = (app, { ctx }) => {
   app.post('/api/v1/twilio/auth-token', {
     config: { scope: SCOPE_MANAGE },
     schema: {
-      operationId: 'rotate-twilio-auth-token', tags: ['Twilio Verify'], summary: 'Replace the account\'s Twilio Auth Token: events are signed with the new one from now on',
+      operationId: 'rotate-twilio-auth-token', tags: ['Twilio Verify'], summary: 'Replace the account\'s Twilio Auth Token: events are signed with the new one from now on; the old one stays a login for TWOFA_TWILIO_AUTH_TOKEN_GRACE',
       response: { 200: TwilioAuthTokenSchema, ...errorResponses(400, 401, 403, 413, 415) },
     },
   }, async (request) => {
-    const token = await rotateAuthToken(ctx, request.principal.accountId);
+    const token = await rotateAuthToken(ctx, request.principal.accountId, ctx.twilioAuthTokenGraceMs);
     await auditRequest(ctx, request.principal, { event: 'twilio.auth_token.rotate' });
     return toTwilioAuthTokenResponse(request.principal, token);
   });
