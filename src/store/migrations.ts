@@ -591,6 +591,17 @@ function migrations(dialect: SqlDialect): Record<string, Migration> {
         await db.schema.createIndex('twilio_auth_tokens_previous_digest').on('twilio_auth_tokens').column('previous_token_digest').execute();
       },
     },
+    '0028_prelude_settings': {
+      async up(db: Kysely<unknown>) {
+        // Prelude Verify has no Service in its calls: each account names the application its calls use.
+        await db.schema.createTable('prelude_settings')
+          .addColumn('account_id', 'text', (c) => c.primaryKey())
+          .addColumn('application_id', 'text', (c) => c.notNull())
+          .addColumn('custom_code_allowed', 'integer', (c) => c.notNull())
+          .addColumn('updated_at', bigint, (c) => c.notNull())
+          .execute();
+      },
+    },
   };
 }
 

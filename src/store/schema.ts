@@ -217,6 +217,17 @@ export interface Database {
   twilio_webhooks: TwilioWebhooksTable;
   twilio_auth_tokens: TwilioAuthTokensTable;
   twilio_start_locks: TwilioStartLocksTable;
+  prelude_settings: PreludeSettingsTable;
+}
+
+/** How an account's Prelude Verify calls reach the engine (src/store/prelude-store.ts). */
+export interface PreludeSettingsTable {
+  account_id: string;
+  /** The application every Prelude verification of the account is sent and checked in. */
+  application_id: string;
+  /** 1 when `options.custom_code` is taken (Prelude needs it enabled per account). */
+  custom_code_allowed: number;
+  updated_at: number;
 }
 
 /** An account's test numbers (src/store/test-number-store.ts). */

@@ -80,7 +80,7 @@ function authHook(ctx: ServiceContext, throttle: AuthFailureThrottle) {
     const principal = twilio ? await authenticateBasic(ctx.store, authorization, now) : await authenticate(ctx.store, authorization);
     if (!principal) {
       throttle.recordFailure(ipKey(), prefix(), now);
-      reply.header('www-authenticate', twilio ? 'Basic realm="twofa"' : 'App');
+      reply.header('www-authenticate', twilio ? 'Basic realm="twofa"' : request.routeOptions.config.dialect === 'prelude' ? 'Bearer' : 'App');
       return sendFailure(reply, { name: 'UNAUTHENTICATED', text: twilio ? 'Authentication Error - invalid username or password' : 'Invalid login details' });
     }
     if (!hasScope(principal, scope)) return sendScopeMissing(reply, scope);
