@@ -162,18 +162,34 @@ export async function createVerification(ctx: ServiceContext, principal: Princip
   const callback = checkCallbackUrl(options.callbackUrl);
   if (!callback.ok) return callback;
 
-  const now = ctx.clock();
   // One create per target at a time, under the lock Twilio's starts take: two at once would both find
-  // no live PIN and send two.
+  // no live PIN and send two. Prelude has no error for a concurrent create, so one waits for the other
+  // and then finds its PIN (a retry); only a lock held past the wait is refused, with Retry-After.
   const lockKey = `${application.id}:${destination.value}`;
-  const lockedUntil = now + START_LOCK_MS;
-  if (!(await ctx.store.twilio.lockStart(lockKey, now, lockedUntil))) {
+  const lockedUntil = await takeStartLock(ctx, lockKey);
+  if (lockedUntil === undefined) {
     return fail('CONCURRENT_START', 'Another verification of this target is being created; retry in a second', { retryAfterMs: 1000 });
   }
+  const now = ctx.clock();
   try {
     return await createLocked(ctx, principal, { applicationId: application.id, applicationName: application.name, destination: destination.value, channel, locale: locale.value, code: code.value, options, now });
   } finally {
     await ctx.store.twilio.unlockStart(lockKey, lockedUntil);
+  }
+}
+
+/** How long a create waits for a concurrent one to the same target, and how often it looks. */
+const LOCK_WAIT_MS = 3000;
+const LOCK_POLL_MS = 20;
+
+/** Takes the target's start lock, waiting (bounded) while another create holds it; its expiry, or undefined when it stayed taken. */
+async function takeStartLock(ctx: ServiceContext, key: string): Promise<number | undefined> {
+  for (let waited = 0; ; waited += LOCK_POLL_MS) {
+    const now = ctx.clock();
+    const until = now + START_LOCK_MS;
+    if (await ctx.store.twilio.lockStart(key, now, until)) return until;
+    if (waited >= LOCK_WAIT_MS) return undefined;
+    await new Promise((resolve) => setTimeout(resolve, LOCK_POLL_MS));
   }
 }
 

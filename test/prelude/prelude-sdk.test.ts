@@ -114,6 +114,16 @@ describe('Prelude Verify v2 through the official Node SDK', () => {
     assert.notEqual(third.id, first.id);
   });
 
+  it('sends one PIN for concurrent creates to one target: one success, the others retries of the same id', async () => {
+    const client = sdk(h.keys.a);
+    const target = phone();
+    // The start lock is the race gate: a create that finds it taken waits for it, then finds the live PIN.
+    const answers = await Promise.all(Array.from({ length: 6 }, () => client.verification.create({ target })));
+    assert.deepEqual(answers.map((a) => a.status).sort(), ['retry', 'retry', 'retry', 'retry', 'retry', 'success']);
+    assert.equal(new Set(answers.map((a) => a.id)).size, 1, 'one verification');
+    assert.deepEqual(calls.map((c) => c.status), [200, 200, 200, 200, 200, 200], 'no create refused, none repeated by the SDK');
+  });
+
   it('answers blocked with repeated_attempts (200, not retried) when the number\'s send limit refuses, and keeps the window', async () => {
     await useApplication({ sendPinPerPhoneNumberLimit: '1/1d' });
     const client = sdk(h.keys.a);

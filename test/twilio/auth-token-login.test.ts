@@ -6,7 +6,11 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import twilio from 'twilio';
-import { createHarness, deliveredPin, type Harness } from '../support/harness.js';
+import pino from 'pino';
+import { reencryptAuthTokens } from '../../src/service/twilio-webhooks.js';
+import type { KyselyStore } from '../../src/store/kysely-store.js';
+import { PinKeyring } from '../../src/domain/pin-secrets.js';
+import { createHarness, deliveredPin, HARNESS_SECRET, type Harness } from '../support/harness.js';
 import { freshPhone } from '../support/http-assertions.js';
 import { RecordingClient, rejectsWith } from './sdk-support.js';
 
@@ -70,6 +74,18 @@ describe('Twilio credentials: account SID and Auth Token', () => {
       assert.equal(rotated.status, 200);
       await rejectsWith(sdk(before.accountSid, before.authToken).verify.v2.services.list(), 401, 20003);
       assert.ok(Array.isArray(await sdk(before.accountSid, rotated.body.authToken).verify.v2.services.list()));
+    });
+
+    it('logs in with a token stored before tokens were logins, once the start has given it its digest', async () => {
+      const { accountSid, authToken } = await authTokenOf(h);
+      // A row as an older release wrote it: the encrypted token, no digest.
+      const db = (h.node.store as KyselyStore).db;
+      await db.updateTable('twilio_auth_tokens').set({ token_digest: null }).execute();
+      await rejectsWith(sdk(accountSid, authToken).verify.v2.services.list(), 401, 20003);
+      await reencryptAuthTokens(h.node.store, new PinKeyring(HARNESS_SECRET), pino({ level: 'silent' }));
+      assert.ok(Array.isArray(await sdk(accountSid, authToken).verify.v2.services.list()));
+      const stored = await db.selectFrom('twilio_auth_tokens').select(['token_ciphertext', 'token_digest']).execute();
+      assert.ok(stored.every((row) => row.token_digest !== null && !row.token_ciphertext.includes(authToken) && row.token_digest !== authToken), 'only a digest and a ciphertext');
     });
 
     it('names the Auth Token as the actor of what it does in the audit log', async () => {
