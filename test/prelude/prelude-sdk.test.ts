@@ -1,7 +1,8 @@
 // Prelude Verify v2 through Prelude's official Node SDK (@prelude.so/sdk 0.10.0), pointed at a real
 // twofa server on 127.0.0.1 by `baseURL`, with a twofa API key as its Bearer token. Every answer the
 // SDK receives is held against the fields the SDK's own types declare (Prelude publishes no OpenAPI
-// document; see documented-fields.ts). With TWOFA_TEST_DATABASE=postgres the node runs on PostgreSQL.
+// document; see documented-fields.ts) and against twofa's own OpenAPI document. With
+// TWOFA_TEST_DATABASE=postgres the node runs on PostgreSQL.
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
@@ -10,6 +11,7 @@ import { pinIdOfPreludeId } from '../../src/domain/prelude-ids.js';
 import { serviceSid } from '../../src/domain/twilio-sids.js';
 import { createAppAndTemplate, createHarness, deliveredPin, type Harness } from '../support/harness.js';
 import { freshEmail, freshPhone } from '../support/http-assertions.js';
+import { assertResponseConforms } from '../openapi/response-conformance.js';
 import { assertCheckAnswer, assertCreateAnswer, assertErrorAnswer } from './documented-fields.js';
 
 interface Call { method: string; path: string; status: number; headers: Headers; body: unknown }
@@ -38,6 +40,8 @@ describe('Prelude Verify v2 through the official Node SDK', () => {
       const response = await fetch(url, init);
       const text = await response.clone().text();
       calls.push({ method: String(init.method), path: new URL(url).pathname, status: response.status, headers: response.headers, body: text === '' ? undefined : JSON.parse(text) as unknown });
+      // Each answer is also one twofa's own OpenAPI document declares for the operation.
+      await assertResponseConforms(h.node.app, { method: String(init.method), url: new URL(url).pathname, status: response.status, headers: Object.fromEntries(response.headers), body: text });
       return response;
     };
     return new Prelude({ apiToken, baseURL: base, fetch: recording as never });
