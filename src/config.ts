@@ -61,6 +61,8 @@ export interface Config {
   webhookAllowPrivate: boolean;
   /** Failed authentications per client address, and per presented key prefix, before 429. */
   authFailureLimit: RateLimit;
+  /** How long a Twilio Auth Token replaced by a rotation stays a valid login (0: not at all). */
+  twilioAuthTokenGraceMs: number;
 }
 
 export class ConfigError extends Error {
@@ -282,6 +284,11 @@ export const CONFIG_OPTIONS = [
       if (problem !== null) throw new Error(problem);
       return parseRateLimit(raw)!;
     },
+  }),
+  option({
+    key: 'twilioAuthTokenGraceMs', env: 'TWOFA_TWILIO_AUTH_TOKEN_GRACE', default: '0',
+    doc: 'How long an account\'s Twilio Auth Token replaced by a rotation (POST /api/v1/twilio/auth-token) is still accepted as the password of HTTP Basic under /v2, beside the new one, so running clients can move over; then never again. `0` (the default, as Twilio\'s own rotation): the old token stops working at once. Webhook events are signed with the new token from the rotation on, whatever this says. Only the replaced token\'s SHA-256 is kept for it.',
+    parse: (raw) => (raw === '0' ? 0 : duration(raw)),
   }),
   option({ key: 'requestTimeoutMs', env: 'TWOFA_REQUEST_TIMEOUT', default: '30s', doc: 'Longest time a client may take to send a whole request, headers and body; a slower one (slowloris) is cut off with 408.', parse: duration }),
   option({ key: 'idempotencyWindowMs', env: 'TWOFA_IDEMPOTENCY_WINDOW', default: '24h', doc: 'How long an Idempotency-Key is remembered with its answer: a repeat within it gets the same answer without running again; after it the key is purged and may be used anew.', parse: duration }),

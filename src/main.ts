@@ -199,6 +199,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
     messageQueued: () => worker.wake(),
     metrics,
     smsMaxSegments: config.smsMaxSegments,
+    twilioAuthTokenGraceMs: config.twilioAuthTokenGraceMs,
     channelDelivery: delivery,
     securityProfile: config.securityProfile,
     allowTestNumbers: config.allowTestNumbers,

@@ -96,16 +96,17 @@ Examples:
   keys.command('auth-token')
     .description('Print an account\'s Twilio Auth Token (made if it has none), which signs its Twilio Verify webhook events; --rotate replaces it')
     .option('--account <name>', 'the account', 'default')
-    .option('--rotate', 'replace the token: events are signed with the new one from now on')
+    .option('--rotate', 'replace the token: events are signed with the new one from now on; the old one stays a login for TWOFA_TWILIO_AUTH_TOKEN_GRACE')
     .option('--json', 'print {account, accountSid, authToken} as JSON')
     .addHelpText('after', '\nExamples:\n  $ twofa keys auth-token --account acme\n  $ twofa keys auth-token --account acme --rotate --json')
     .action(async (options: { account: string; rotate?: boolean; json?: boolean }) => {
       const { authToken, rotateAuthToken } = await import('../service/twilio-webhooks.js');
-      const found = await withAuditStore(loadConfig(), async (store, keyring) => {
+      const config = loadConfig();
+      const found = await withAuditStore(config, async (store, keyring) => {
         const key = (await store.listApiKeys()).find((k) => k.accountName === options.account);
         if (key === undefined) return undefined;
         const ctx = { store, keyring, clock: Date.now };
-        return { accountId: key.accountId, token: options.rotate ? await rotateAuthToken(ctx, key.accountId) : await authToken(ctx, key.accountId) };
+        return { accountId: key.accountId, token: options.rotate ? await rotateAuthToken(ctx, key.accountId, config.twilioAuthTokenGraceMs) : await authToken(ctx, key.accountId) };
       });
       if (found === undefined) throw new OperationFailedError(`no account is named ${options.account}; twofa keys list shows the accounts`);
       if (options.json) process.stdout.write(`${JSON.stringify({ account: options.account, accountSid: accountSid(found.accountId), authToken: found.token })}\n`);

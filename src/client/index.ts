@@ -4,7 +4,7 @@
 import { errorFromResponse, TwofaApiError } from './errors.js';
 import { resolveOperation, type OperationName, type OperationParams } from './operations.js';
 import type {
-  Application, ApplicationRequest, CreatedWebhook, Webhook, WebhookRequest, WebhookUpdateRequest, TestNumber, TestNumberRequest, TwilioAuthToken, EmailMessage, EmailMessageRequest, EmailTemplate, EmailTemplateRequest, InboxMessage, InboxQuery,
+  Application, ApplicationRequest, CreatedWebhook, Webhook, WebhookRequest, WebhookUpdateRequest, TestNumber, TestNumberRequest, TwilioAuthToken, PreludeSettings, PreludeSettingsRequest, EmailMessage, EmailMessageRequest, EmailTemplate, EmailTemplateRequest, InboxMessage, InboxQuery,
   Message, MessageAutofill, MessageAutofillRequest, PinDetails, ResendEmailPinRequest, ResendPinRequest, SendEmailPinRequest, SendEmailPinResponse, SendPinRequest, SendPinResponse,
   SmsVoiceMessage, SmsVoiceMessageRequest, VerificationStatusQuery, VerificationStatusResponse, VerifyPinResponse,
 } from './types.js';
@@ -100,8 +100,14 @@ export interface TwofaClient {
   twilio: {
     /** The Auth Token that signs the account's Twilio Verify webhook events (made at first use). */
     getAuthToken(): Promise<TwilioAuthToken>;
-    /** A new Auth Token; events are signed with it from now on. */
+    /** A new Auth Token; events are signed with it from now on (the old one stays a login for TWOFA_TWILIO_AUTH_TOKEN_GRACE). */
     rotateAuthToken(): Promise<TwilioAuthToken>;
+  };
+  prelude: {
+    /** The application the account's Prelude Verify calls (/v2/verification) use; null until set. */
+    getSettings(): Promise<PreludeSettings>;
+    /** Sets it, and whether creates may choose their code (`options.custom_code`). */
+    updateSettings(body: PreludeSettingsRequest): Promise<PreludeSettings>;
   };
   inbox: {
     /** What the `log://` transport delivered, newest first (development and tests). */
@@ -267,6 +273,10 @@ export function createTwofaClient(options: TwofaClientOptions): TwofaClient {
     twilio: {
       getAuthToken: () => call('twilio.getAuthToken', none),
       rotateAuthToken: () => call('twilio.rotateAuthToken', none),
+    },
+    prelude: {
+      getSettings: () => call('prelude.getSettings', none),
+      updateSettings: (body) => call('prelude.updateSettings', none, { body }),
     },
     inbox: {
       list: async (query = {}) => {

@@ -52,6 +52,8 @@ const OPERATIONS = {
 
   'twilio.getAuthToken': { method: 'GET', path: '/api/v1/twilio/auth-token' },
   'twilio.rotateAuthToken': { method: 'POST', path: '/api/v1/twilio/auth-token' },
+  'prelude.getSettings': { method: 'GET', path: '/api/v1/prelude/settings' },
+  'prelude.updateSettings': { method: 'PUT', path: '/api/v1/prelude/settings' },
 
   'pins.list': { method: 'GET', path: '/api/v1/pins' },
   'stats.get': { method: 'GET', path: '/api/v1/stats' },

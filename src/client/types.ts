@@ -4,6 +4,7 @@
 import type { Static } from 'typebox';
 import type {
   AuditEntrySchema, AuditPageSchema, AutofillRequestSchema, AutofillResponseSchema, SecurityResponseSchema, SecuritySettingsRequestSchema, WorkflowSchema, TwilioAuthTokenSchema,
+  PreludeSettingsSchema, PreludeSettingsBodySchema,
 } from '../http/schemas/api-v1.js';
 import type {
   CreatedWebhookResponseSchema, CreateWebhookRequestSchema, EmailTemplateRequestSchema, EmailTemplateResponseSchema, InboxMessageSchema,
@@ -91,6 +92,10 @@ export type TestNumber = Static<typeof TestNumberSchema>;
 
 /** The account's SID and the Auth Token that signs its Twilio Verify webhook events. */
 export type TwilioAuthToken = Static<typeof TwilioAuthTokenSchema>;
+
+/** The application the account's Prelude Verify calls use, and whether they may choose their code. */
+export type PreludeSettings = Static<typeof PreludeSettingsSchema>;
+export type PreludeSettingsRequest = Static<typeof PreludeSettingsBodySchema>;
 
 /** Filters and paging of the PIN search; times are UNIX milliseconds. */
 export interface PinListQuery {

@@ -87,6 +87,8 @@ export interface Failure {
   readonly validationErrors?: ValidationErrors;
   /** For a limit: when the request would be accepted again. */
   readonly retryAfterMs?: number;
+  /** A dialect's own code for this failure, where its catalogue is finer than ours (Prelude's `invalid_code_size`). */
+  readonly dialectCode?: string;
 }
 
 export type Result<T> = { ok: true; value: T } | { ok: false; failure: Failure };
@@ -95,7 +97,7 @@ export function ok<T>(value: T): Result<T> {
   return { ok: true, value };
 }
 
-export function fail(name: FailureName, text: string, extra: { validationErrors?: ValidationErrors; retryAfterMs?: number } = {}): { ok: false; failure: Failure } {
+export function fail(name: FailureName, text: string, extra: { validationErrors?: ValidationErrors; retryAfterMs?: number; dialectCode?: string } = {}): { ok: false; failure: Failure } {
   return { ok: false, failure: { name, text, ...extra } };
 }
 

@@ -1,16 +1,22 @@
 // Every failure leaves the service in its dialect's error body, chosen here and nowhere else:
 // Infobip's envelope everywhere but under /v2,
 // {"requestError":{"serviceException":{"messageId":"BAD_REQUEST","text":"...","validationErrors":{...}}}},
-// and Twilio's {"code":20404,"message":"...","more_info":"https://www.twilio.com/docs/errors/20404","status":404}
-// under /v2 (the Twilio Verify dialect). The status of each failure is in failure-statuses.ts.
+// Twilio's {"code":20404,"message":"...","more_info":"https://www.twilio.com/docs/errors/20404","status":404}
+// under /v2 (the Twilio Verify dialect), and Prelude's {"code":"invalid_phone_number","message":"...",
+// "type":"bad_request","param":"target.value","request_id":"..."} under /v2/verification (Prelude
+// Verify). The status of each failure is in failure-statuses.ts.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Failure, FailureName, Result, ValidationErrors } from '../domain/errors.js';
 import { DatabaseUnavailableError } from '../store/store.js';
 import { messageIdOf, statusOf, type InfobipMessageId } from './failure-statuses.js';
+import { PRELUDE_CODE_BY_FAILURE, preludeErrorType } from './routes/prelude/prelude-errors.js';
 import { TWILIO_CODE_BY_FAILURE } from './routes/twilio/twilio-errors.js';
 
-export type Dialect = 'infobip' | 'twilio';
+export type Dialect = 'infobip' | 'twilio' | 'prelude';
+
+/** Prelude's paths under /v2, all lower-case (Twilio's are capitalised: /v2/Services). */
+const PRELUDE_PATH = /^\/v2\/(verification|watch|lookup|transactional|notify)(\/|\?|$)/;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -19,11 +25,16 @@ declare module 'fastify' {
   }
 }
 
+/** The dialect a path (a URL, or a route's path template) belongs to. */
+export function dialectOfPath(path: string): Dialect {
+  if (PRELUDE_PATH.test(path)) return 'prelude';
+  return /^\/v2(\/|\?|$)/.test(path) ? 'twilio' : 'infobip';
+}
+
 /** Routes say their dialect; a request that matched none (404, a bad URL) is told by its path. */
 export function dialectOf(request: FastifyRequest): Dialect {
   const declared = (request.routeOptions as { config?: { dialect?: Dialect } } | undefined)?.config?.dialect;
-  if (declared) return declared;
-  return /^\/v2(\/|\?|$)/.test(request.url) ? 'twilio' : 'infobip';
+  return declared ?? dialectOfPath(request.url);
 }
 
 export const ErrorEnvelopeSchema = Type.Object({
@@ -51,21 +62,52 @@ export function twilioError(status: number, code: number, message: string) {
   return { code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status };
 }
 
+export const PreludeErrorSchema = Type.Object({
+  code: Type.String({ description: 'Prelude\'s machine-readable error code (invalid_phone_number, invalid_bearer_token, ...).' }),
+  message: Type.String(),
+  type: Type.String({ description: 'The class of the status: bad_request, unauthorized, not_found, too_many_requests, ...' }),
+  param: Type.Optional(Type.String({ description: 'The request field at fault, as a path (target.value).' })),
+  request_id: Type.String(),
+}, { title: 'PreludeError' });
+
 /** Twilio names the first wrong parameter: "Invalid parameter: To". */
 function twilioMessage(failure: Failure): string {
   const field = failure.validationErrors ? Object.keys(failure.validationErrors)[0] : undefined;
   return field !== undefined && failure.name === 'INVALID_REQUEST' ? `Invalid parameter: ${field}` : failure.text;
 }
 
+function preludeError(failure: Failure, requestId: string) {
+  const param = failure.validationErrors ? Object.keys(failure.validationErrors)[0] : undefined;
+  const status = statusOf(failure.name);
+  return {
+    code: failure.dialectCode ?? PRELUDE_CODE_BY_FAILURE[failure.name], message: failure.text, type: preludeErrorType(status),
+    ...(param !== undefined ? { param } : {}), request_id: requestId,
+  };
+}
+
 /** The body of a failure in the dialect's shape. */
-export function errorBody(dialect: Dialect, failure: Failure) {
+export function errorBody(dialect: Dialect, failure: Failure, requestId = '') {
   if (dialect === 'infobip') return envelope(messageIdOf(failure.name), failure.text, failure.validationErrors);
+  if (dialect === 'prelude') return preludeError(failure, requestId);
   return twilioError(statusOf(failure.name), TWILIO_CODE_BY_FAILURE[failure.name], twilioMessage(failure));
+}
+
+/**
+ * Prelude's SDK repeats a request answered 408, 409, 429 or 5xx unless told not to. A 429 here
+ * refused the request before it did anything (and says when to come back): repeating it is what it
+ * asks, and so is a 503 DATABASE_UNAVAILABLE, answered only when nothing committed. Any other 409 or
+ * 5xx may come after a send or a counted attempt, which a repeat must not double.
+ */
+function preludeMayRepeat(failure: Failure, status: number): boolean {
+  return failure.name === 'DATABASE_UNAVAILABLE' || (status !== 409 && status < 500);
 }
 
 export function sendFailure(reply: FastifyReply, failure: Failure) {
   if (failure.retryAfterMs !== undefined) reply.header('retry-after', String(Math.max(1, Math.ceil(failure.retryAfterMs / 1000))));
-  return reply.code(statusOf(failure.name)).send(errorBody(dialectOf(reply.request), failure));
+  const dialect = dialectOf(reply.request);
+  const status = statusOf(failure.name);
+  if (dialect === 'prelude' && !preludeMayRepeat(failure, status)) reply.header('x-should-retry', 'false');
+  return reply.code(status).send(errorBody(dialect, failure, reply.request.id));
 }
 
 /** Answers a service result: the mapped value on success, the envelope on failure. */
@@ -90,6 +132,13 @@ export function respondNoContent(reply: FastifyReply, result: Result<unknown>): 
 export function errorResponses(...statuses: number[]) {
   const responses: Record<number, typeof ErrorEnvelopeSchema> = {};
   for (const status of [...statuses, 500, 503]) responses[status] = ErrorEnvelopeSchema;
+  return responses;
+}
+
+/** The same for a route of the Prelude dialect. */
+export function preludeErrorResponses(...statuses: number[]) {
+  const responses: Record<number, typeof PreludeErrorSchema> = {};
+  for (const status of [...statuses, 500]) responses[status] = PreludeErrorSchema;
   return responses;
 }
 
@@ -170,5 +219,5 @@ export function handleError(error: FastifyError, request: FastifyRequest, reply:
 
 export function handleNotFound(request: FastifyRequest, reply: FastifyReply) {
   const path = request.url.split('?')[0] ?? request.url;
-  return sendFailure(reply, { name: 'ROUTE_NOT_FOUND', text: dialectOf(request) === 'twilio' ? `The requested resource ${path} was not found` : `Requested URL not found: ${request.method} ${path}` });
+  return sendFailure(reply, { name: 'ROUTE_NOT_FOUND', text: dialectOf(request) === 'infobip' ? `Requested URL not found: ${request.method} ${path}` : `The requested resource ${path} was not found` });
 }

@@ -2,7 +2,7 @@
 // /openapi.json, with interactive docs at /docs.
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { ErrorEnvelopeSchema, TwilioErrorSchema } from './error-envelope.js';
+import { dialectOfPath, ErrorEnvelopeSchema, PreludeErrorSchema, TwilioErrorSchema } from './error-envelope.js';
 import { IDEMPOTENCY_KEY_PATTERN } from './plugins/idempotency.js';
 import type { App } from './route-types.js';
 
@@ -58,8 +58,7 @@ const BODY_METHODS = new Set(['post', 'put', 'patch', 'delete']);
 
 function declareBodyParserAnswers(paths: DocumentedPaths) {
   for (const [path, item] of Object.entries(paths)) {
-    // The error body is the dialect's (error-envelope.ts): Twilio's under /v2.
-    const errorSchema = isTwilioPath(path) ? TwilioErrorSchema : ErrorEnvelopeSchema;
+    const errorSchema = errorSchemaOf(path);
     for (const [method, operation] of Object.entries(item)) {
       if (!BODY_METHODS.has(method)) continue;
       operation.responses ??= {};
@@ -70,13 +69,17 @@ function declareBodyParserAnswers(paths: DocumentedPaths) {
   }
 }
 
-const isTwilioPath = (path: string) => path.startsWith('/v2/');
+/** The error body of a path's dialect (error-envelope.ts): Prelude's under /v2/verification, Twilio's elsewhere under /v2. */
+const ERROR_SCHEMAS = { infobip: ErrorEnvelopeSchema, twilio: TwilioErrorSchema, prelude: PreludeErrorSchema };
+const errorSchemaOf = (path: string) => ERROR_SCHEMAS[dialectOfPath(path)];
+/** The credentials each dialect takes: Twilio's HTTP Basic, Prelude's Bearer token, else both key headers. */
+const SECURITY = { infobip: [{ APIKeyHeader: [] }, { BearerKey: [] }], twilio: [{ TwilioBasic: [] }], prelude: [{ BearerKey: [] }] };
 
 // Every authenticated operation (one that can answer 401) can also answer 429 before its key is looked
 // up, once a client has failed authentication too often (TWOFA_AUTH_FAILURE_LIMIT, http/plugins/auth.ts).
 function declareAuthThrottleAnswers(paths: DocumentedPaths) {
   for (const [path, item] of Object.entries(paths)) {
-    const errorSchema = isTwilioPath(path) ? TwilioErrorSchema : ErrorEnvelopeSchema;
+    const errorSchema = errorSchemaOf(path);
     for (const operation of Object.values(item)) {
       if (operation.responses?.['401'] === undefined) continue;
       operation.responses['429'] ??= {
@@ -144,13 +147,13 @@ export function registerOpenApi(app: App, version: string): void {
       info: {
         title: 'twofa',
         version,
-        description: 'Self-hosted two-factor one-time-PIN service. `/2fa/2` is wire-compatible with Infobip\'s 2FA API v2, `/v2` with Twilio Verify v2; `/api/v1` is the service\'s own API.',
+        description: 'Self-hosted two-factor one-time-PIN service. `/2fa/2` is wire-compatible with Infobip\'s 2FA API v2, `/v2` with Twilio Verify v2, `/v2/verification` with Prelude Verify v2; `/api/v1` is the service\'s own API.',
       },
       components: {
         securitySchemes: {
           APIKeyHeader: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Infobip style: `App <key>`.' },
           BearerKey: { type: 'http', scheme: 'bearer', description: 'The same key as `Bearer <key>`.' },
-          TwilioBasic: { type: 'http', scheme: 'basic', description: 'Twilio Verify (/v2): the account SID (`GET /api/v1/me`) as user name, an API key as password.' },
+          TwilioBasic: { type: 'http', scheme: 'basic', description: 'Twilio Verify (/v2): the account SID (`GET /api/v1/me`) as user name, its Auth Token (`GET /api/v1/twilio/auth-token`) or an API key as password.' },
         },
       },
       tags: [
@@ -159,6 +162,7 @@ export function registerOpenApi(app: App, version: string): void {
         { name: 'Security' }, { name: 'Audit' }, { name: 'Statistics' }, { name: 'API keys' }, { name: 'Test numbers' },
         { name: 'twofa extensions', description: 'Operations beside Infobip\'s under /2fa/2 (WhatsApp and Telegram sends and resends), in the shape of its SMS operations.' },
         { name: 'Twilio Verify', description: 'Twilio Verify v2, wire-compatible: form-encoded PascalCase parameters, snake_case JSON, Twilio\'s errors.' },
+        { name: 'Prelude Verify', description: 'Prelude Verify v2 under /v2/verification, wire-compatible: JSON, a twofa API key as Bearer token, Prelude\'s errors; and the account\'s Prelude settings.' },
       ],
     },
     transformObject: (documentObject) => {
@@ -177,7 +181,7 @@ export function registerOpenApi(app: App, version: string): void {
     transform: ({ schema, url, route }) => {
       const needsKey = route.config?.scope !== undefined;
       const transformed = { ...(schema as Record<string, unknown>) };
-      if (needsKey) transformed['security'] = route.config?.dialect === 'twilio' ? [{ TwilioBasic: [] }] : [{ APIKeyHeader: [] }, { BearerKey: [] }];
+      if (needsKey) transformed['security'] = SECURITY[route.config?.dialect ?? 'infobip'];
       transformed['response'] = documentedResponses(transformed['response'] as Record<string, unknown> | undefined);
       const answered = (transformed['response'] as Record<string, Record<string, unknown>> | undefined)?.['200'];
       if (route.config?.nextResendAt === true && answered) answered['headers'] = NEXT_RESEND;

@@ -33,6 +33,8 @@ export interface ServiceContext {
    * message do (the Telegram Gateway). Must return at once: the work happens after the answer.
    */
   pinEnded?: (accountId: string, pinId: string) => void;
+  /** TWOFA_TWILIO_AUTH_TOKEN_GRACE: how long a rotated Twilio Auth Token stays a valid login; unset means 0. */
+  twilioAuthTokenGraceMs?: number;
   /** Called when a workflow step became due early (a delivery failed), so the scheduler runs it at once. */
   workflowStepDue?: () => void;
 }

@@ -76,9 +76,9 @@ export interface StartInput {
 }
 
 /** Twilio's CustomCode: 4 to 10 characters; letters and digits here. */
-const CUSTOM_CODE = /^[0-9A-Za-z]{4,10}$/;
+export const CUSTOM_CODE = /^[0-9A-Za-z]{4,10}$/;
 /** How long a start holds its destination at most (a start that died frees it after this). */
-const START_LOCK_MS = 30_000;
+export const START_LOCK_MS = 30_000;
 const PSD2_FIELD_MAX = 64;
 
 /** The email sender a ChannelConfiguration names (`from`, `from_name`), if any. */

@@ -13,8 +13,9 @@ import { fail, FieldErrors, ok, type Result } from '../domain/errors.js';
 import type { PinKeyring } from '../domain/pin-secrets.js';
 import { isTwilioEventSelector, ALL_TWILIO_EVENTS } from '../domain/twilio-events.js';
 import type { Store } from '../store/store.js';
-import type { TwilioWebhookRow } from '../store/twilio-store.js';
+import type { StoredAuthToken, TwilioWebhookRow } from '../store/twilio-store.js';
 import type { Principal, ServiceContext } from './context.js';
+import { authTokenDigest } from './twilio-credentials.js';
 import { checkWebhookUrl } from './webhooks.js';
 import { getService, type TwilioService } from './twilio-services.js';
 import { inUnitOfWork } from './unit-of-work.js';
@@ -133,51 +134,64 @@ function newAuthToken(): string {
   return randomBytes(16).toString('hex');
 }
 
+type TokenContext = Pick<ServiceContext, 'store' | 'keyring' | 'clock'>;
+
+/** The token as stored: encrypted to sign webhook events, and its digest to find its account at a login (never the token itself). */
+function storedAuthToken(keyring: PinKeyring, accountId: string, token: string): StoredAuthToken {
+  return { ciphertext: keyring.encryptTwilioAuthToken(accountId, token), digest: authTokenDigest(token) };
+}
+
 /**
  * The account's Auth Token, made now if it has none. A token that no configured TWOFA_SECRET can
  * decrypt any more is replaced (its events could not be signed anyway).
  */
-export async function authToken(ctx: Pick<ServiceContext, 'store' | 'keyring' | 'clock'>, accountId: string): Promise<string> {
+export async function authToken(ctx: TokenContext, accountId: string): Promise<string> {
   const stored = await ctx.store.twilio.getAuthToken(accountId);
   const existing = stored === undefined ? null : ctx.keyring.decryptTwilioAuthToken(accountId, stored);
   if (existing !== null) return existing;
   if (stored !== undefined) return rotateAuthToken(ctx, accountId);
   const token = newAuthToken();
-  const kept = await ctx.store.twilio.ensureAuthToken(accountId, ctx.keyring.encryptTwilioAuthToken(accountId, token), ctx.clock());
+  const kept = await ctx.store.twilio.ensureAuthToken(accountId, storedAuthToken(ctx.keyring, accountId, token), ctx.clock());
   return ctx.keyring.decryptTwilioAuthToken(accountId, kept) ?? token;
 }
 
-/** A new Auth Token: events signed from now on use it (the worker reads it at each attempt). */
 /** POST /api/v1/twilio/auth-token: a new Auth Token for the caller's account, audited. */
 export function rotateAuthTokenOnRequest(ctx: ServiceContext, principal: Principal): Promise<string> {
   return inUnitOfWork(ctx, principal, async (unit) => {
-    const token = await rotateAuthToken(ctx, principal.accountId);
+    const token = await rotateAuthToken(ctx, principal.accountId, ctx.twilioAuthTokenGraceMs);
     unit.audit({ event: 'twilio.auth_token.rotate' });
     return token;
   });
 }
 
-export async function rotateAuthToken(ctx: Pick<ServiceContext, 'store' | 'keyring' | 'clock'>, accountId: string): Promise<string> {
+/**
+ * A new Auth Token: events signed from now on use it (the worker reads it at each attempt). The
+ * replaced one stays a valid login for `graceMs` (TWOFA_TWILIO_AUTH_TOKEN_GRACE), so clients can move
+ * over, then never again.
+ */
+export async function rotateAuthToken(ctx: TokenContext, accountId: string, graceMs = 0): Promise<string> {
   const token = newAuthToken();
-  await ctx.store.twilio.replaceAuthToken(accountId, ctx.keyring.encryptTwilioAuthToken(accountId, token), ctx.clock());
+  const now = ctx.clock();
+  await ctx.store.twilio.replaceAuthToken(accountId, storedAuthToken(ctx.keyring, accountId, token), now, graceMs > 0 ? now + graceMs : undefined);
   return token;
 }
 
 /**
  * At start, as reencryptWebhookSecrets does for subscription secrets: Auth Tokens encrypted under a
- * previous TWOFA_SECRET move to the current one.
+ * previous TWOFA_SECRET move to the current one, and a token stored before tokens were logins gets
+ * its digest.
  */
 export async function reencryptAuthTokens(store: Store, keyring: PinKeyring, logger: Logger): Promise<void> {
   const current = `${keyring.currentKeyId}:`;
   let unreadable = 0;
-  for (const { accountId, tokenCiphertext } of await store.twilio.listAuthTokens()) {
-    if (tokenCiphertext.startsWith(current)) continue;
+  for (const { accountId, tokenCiphertext, tokenDigest } of await store.twilio.listAuthTokens()) {
+    if (tokenCiphertext.startsWith(current) && tokenDigest !== null) continue;
     const token = keyring.decryptTwilioAuthToken(accountId, tokenCiphertext);
     if (token === null) {
       unreadable += 1;
       continue;
     }
-    await store.twilio.replaceAuthToken(accountId, keyring.encryptTwilioAuthToken(accountId, token), Date.now(), tokenCiphertext);
+    await store.twilio.reencryptAuthToken(accountId, storedAuthToken(keyring, accountId, token), tokenCiphertext);
   }
   if (unreadable > 0) logger.warn({ accounts: unreadable }, 'Twilio Auth Tokens made under a TWOFA_SECRET that is no longer configured: rotate them (POST /api/v1/twilio/auth-token) to sign Verify webhook events again');
 }

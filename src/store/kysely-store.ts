@@ -21,6 +21,7 @@ import { KyselyAuditStore } from './audit-store.js';
 import { KyselySecurityStore } from './security-store.js';
 import { KyselyConsoleStore } from './console-store.js';
 import { KyselyTwilioStore } from './twilio-store.js';
+import { KyselyPreludeStore } from './prelude-store.js';
 import { KyselyWorkflowStore, markWorkflowStepSent, WorkflowClaimLost, type WorkflowStepClaim } from './workflow-store.js';
 import type { WorkflowStep } from '../domain/workflows.js';
 import { PreparedQuery } from './prepared-query.js';
@@ -145,6 +146,7 @@ export class KyselyStore implements Store, RateLimiter {
   readonly console: KyselyConsoleStore;
   /** The Twilio Verify dialect's own rows. */
   readonly twilio: KyselyTwilioStore;
+  readonly prelude: KyselyPreludeStore;
   readonly idempotency: KyselyIdempotencyStore;
   readonly testNumbers: KyselyTestNumberStore;
   /** Applications' workflows and the steps of the PINs sent under them. */
@@ -180,6 +182,7 @@ export class KyselyStore implements Store, RateLimiter {
     this.audit = new KyselyAuditStore(db, dialect, (work) => this.deferred(work), (commit) => this.flushes ? this.flushes.synchronous(commit) : commit());
     this.console = new KyselyConsoleStore(db);
     this.twilio = new KyselyTwilioStore(db, dialect, this.events);
+    this.prelude = new KyselyPreludeStore(db);
     this.idempotency = new KyselyIdempotencyStore(db, dialect);
     this.testNumbers = new KyselyTestNumberStore(db, this.config);
     this.workflows = new KyselyWorkflowStore(db, dialect, (work) => this.deferred(work));

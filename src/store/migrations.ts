@@ -602,6 +602,30 @@ $$`).execute(db);
         await db.schema.createIndex('idempotency_keys_account').on('idempotency_keys').columns(['account_id', 'expires_at']).execute();
       },
     },
+    '0027_twilio_auth_token_login': {
+      async up(db: Kysely<unknown>) {
+        // The Auth Token is also a password (HTTP Basic with the account SID): a login finds its account
+        // by the token's SHA-256, and the token replaced by a rotation keeps only its digest, until
+        // `previous_valid_until` (TWOFA_TWILIO_AUTH_TOKEN_GRACE). Rows made before carry no digest
+        // until the server's start fills it in (it needs TWOFA_SECRET to read the token).
+        await db.schema.alterTable('twilio_auth_tokens').addColumn('token_digest', 'text').execute();
+        await db.schema.alterTable('twilio_auth_tokens').addColumn('previous_token_digest', 'text').execute();
+        await db.schema.alterTable('twilio_auth_tokens').addColumn('previous_valid_until', bigint).execute();
+        await db.schema.createIndex('twilio_auth_tokens_digest').on('twilio_auth_tokens').column('token_digest').execute();
+        await db.schema.createIndex('twilio_auth_tokens_previous_digest').on('twilio_auth_tokens').column('previous_token_digest').execute();
+      },
+    },
+    '0028_prelude_settings': {
+      async up(db: Kysely<unknown>) {
+        // Prelude Verify has no Service in its calls: each account names the application its calls use.
+        await db.schema.createTable('prelude_settings')
+          .addColumn('account_id', 'text', (c) => c.primaryKey())
+          .addColumn('application_id', 'text', (c) => c.notNull())
+          .addColumn('custom_code_allowed', 'integer', (c) => c.notNull())
+          .addColumn('updated_at', bigint, (c) => c.notNull())
+          .execute();
+      },
+    },
   };
 }
 

@@ -217,6 +217,17 @@ export interface Database {
   twilio_webhooks: TwilioWebhooksTable;
   twilio_auth_tokens: TwilioAuthTokensTable;
   twilio_start_locks: TwilioStartLocksTable;
+  prelude_settings: PreludeSettingsTable;
+}
+
+/** How an account's Prelude Verify calls reach the engine (src/store/prelude-store.ts). */
+export interface PreludeSettingsTable {
+  account_id: string;
+  /** The application every Prelude verification of the account is sent and checked in. */
+  application_id: string;
+  /** 1 when `options.custom_code` is taken (Prelude needs it enabled per account). */
+  custom_code_allowed: number;
+  updated_at: number;
 }
 
 /** An account's test numbers (src/store/test-number-store.ts). */
@@ -252,6 +263,11 @@ export interface TwilioWebhooksTable {
 export interface TwilioAuthTokensTable {
   account_id: string;
   token_ciphertext: string;
+  /** SHA-256 of the token, to find the account of a login; NULL on a row made before 0027 until the next start. */
+  token_digest: string | null;
+  /** SHA-256 of the token a rotation replaced, accepted as a login until previous_valid_until. */
+  previous_token_digest: string | null;
+  previous_valid_until: number | null;
   created_at: number;
   updated_at: number;
 }

@@ -10,6 +10,7 @@ import type { SecurityStore } from './security-store.js';
 import type { EventStore } from './event-store.js';
 import type { ConsoleStore } from './console-store.js';
 import type { TwilioEventDraft, TwilioStore, TwilioVerificationRow } from './twilio-store.js';
+import type { PreludeStore } from './prelude-store.js';
 import type { IdempotencyStore } from './idempotency-store.js';
 import type { TestNumberStore } from './test-number-store.js';
 import type { WorkflowStepClaim, WorkflowStore } from './workflow-store.js';
@@ -279,6 +280,8 @@ export interface Store {
   readonly console: ConsoleStore;
   /** The Twilio Verify dialect's Service settings and Verification states (src/store/twilio-store.ts). */
   readonly twilio: TwilioStore;
+  /** The Prelude Verify dialect's account settings (src/store/prelude-store.ts). */
+  readonly prelude: PreludeStore;
   /** Idempotency-Key requests and their answers (src/store/idempotency-store.ts); purged with the rest by `purge`. */
   readonly idempotency: IdempotencyStore;
   /** Each account's test numbers (src/store/test-number-store.ts). */

@@ -136,6 +136,12 @@ export interface TwilioMessagingConfigurationRow {
   updatedAt: number;
 }
 
+/** An account's Auth Token as stored: encrypted under TWOFA_SECRET (it signs webhook events) and its SHA-256 (it is a login). */
+export interface StoredAuthToken {
+  ciphertext: string;
+  digest: string;
+}
+
 export interface TwilioStore {
   getService(accountId: string, applicationId: string): Promise<TwilioServiceRow | undefined>;
   listServices(accountId: string): Promise<TwilioServiceRow[]>;
@@ -211,11 +217,18 @@ export interface TwilioStore {
   /** Deletes a webhook and the events still waiting for it; false when there was none. */
   deleteWebhook(accountId: string, applicationId: string, sid: string): Promise<boolean>;
   getAuthToken(accountId: string): Promise<string | undefined>;
-  /** Stores the encrypted token unless the account has one (then answers that one): two first requests at once agree on one token. */
-  ensureAuthToken(accountId: string, tokenCiphertext: string, now: number): Promise<string>;
-  /** Replaces the account's encrypted token (rotation), or re-encrypts it if it is still `previous`. */
-  replaceAuthToken(accountId: string, tokenCiphertext: string, now: number, previous?: string): Promise<void>;
-  listAuthTokens(): Promise<Array<{ accountId: string; tokenCiphertext: string }>>;
+  /** Stores the token unless the account has one (then answers that one's ciphertext): two first requests at once agree on one token. */
+  ensureAuthToken(accountId: string, token: StoredAuthToken, now: number): Promise<string>;
+  /**
+   * Replaces the account's token (rotation). The replaced token's digest stays a valid login until
+   * `previousValidUntil` (none: from now on it is not one).
+   */
+  replaceAuthToken(accountId: string, token: StoredAuthToken, now: number, previousValidUntil?: number): Promise<void>;
+  /** Re-encrypts the token (and fills in its digest) if its ciphertext is still `previous`: a new TWOFA_SECRET, same token. */
+  reencryptAuthToken(accountId: string, token: StoredAuthToken, previous: string): Promise<void>;
+  listAuthTokens(): Promise<Array<{ accountId: string; tokenCiphertext: string; tokenDigest: string | null }>>;
+  /** The account whose token, or whose replaced token still within its grace at `now`, has this digest. */
+  findAuthTokenAccount(tokenDigest: string, now: number): Promise<string | undefined>;
 
   /** Takes the start lock of `key` until `until`, unless another start holds it (false): a race gate. */
   lockStart(key: string, now: number, until: number): Promise<boolean>;
@@ -653,20 +666,34 @@ export class KyselyTwilioStore implements TwilioStore {
     return row?.token_ciphertext;
   }
 
-  async ensureAuthToken(accountId: string, tokenCiphertext: string, now: number): Promise<string> {
-    await this.db.insertInto('twilio_auth_tokens').values({ account_id: accountId, token_ciphertext: tokenCiphertext, created_at: now, updated_at: now })
+  async ensureAuthToken(accountId: string, token: StoredAuthToken, now: number): Promise<string> {
+    await this.db.insertInto('twilio_auth_tokens').values({ account_id: accountId, token_ciphertext: token.ciphertext, token_digest: token.digest, created_at: now, updated_at: now })
       .onConflict((oc) => oc.column('account_id').doNothing()).execute();
-    return (await this.getAuthToken(accountId)) ?? tokenCiphertext;
+    return (await this.getAuthToken(accountId)) ?? token.ciphertext;
   }
 
-  async replaceAuthToken(accountId: string, tokenCiphertext: string, now: number, previous?: string): Promise<void> {
-    if (previous !== undefined) {
-      await this.db.updateTable('twilio_auth_tokens').set({ token_ciphertext: tokenCiphertext })
-        .where('account_id', '=', accountId).where('token_ciphertext', '=', previous).execute();
-      return;
-    }
-    await this.db.insertInto('twilio_auth_tokens').values({ account_id: accountId, token_ciphertext: tokenCiphertext, created_at: now, updated_at: now })
-      .onConflict((oc) => oc.column('account_id').doUpdateSet({ token_ciphertext: tokenCiphertext, updated_at: now })).execute();
+  async replaceAuthToken(accountId: string, token: StoredAuthToken, now: number, previousValidUntil?: number): Promise<void> {
+    const graced = previousValidUntil !== undefined && previousValidUntil > now;
+    await this.db.insertInto('twilio_auth_tokens').values({ account_id: accountId, token_ciphertext: token.ciphertext, token_digest: token.digest, created_at: now, updated_at: now })
+      .onConflict((oc) => oc.column('account_id').doUpdateSet({
+        token_ciphertext: token.ciphertext, token_digest: token.digest, updated_at: now,
+        // The replaced token's digest, read from the row being replaced in the same statement.
+        previous_token_digest: graced ? sql<string | null>`${sql.ref('twilio_auth_tokens.token_digest')}` : null,
+        previous_valid_until: graced ? previousValidUntil : null,
+      })).execute();
+  }
+
+  async reencryptAuthToken(accountId: string, token: StoredAuthToken, previous: string): Promise<void> {
+    await this.db.updateTable('twilio_auth_tokens').set({ token_ciphertext: token.ciphertext, token_digest: token.digest })
+      .where('account_id', '=', accountId).where('token_ciphertext', '=', previous).execute();
+  }
+
+  async findAuthTokenAccount(tokenDigest: string, now: number): Promise<string | undefined> {
+    const current = await this.db.selectFrom('twilio_auth_tokens').select('account_id').where('token_digest', '=', tokenDigest).executeTakeFirst();
+    if (current) return current.account_id;
+    const previous = await this.db.selectFrom('twilio_auth_tokens').select('account_id')
+      .where('previous_token_digest', '=', tokenDigest).where('previous_valid_until', '>', now).executeTakeFirst();
+    return previous?.account_id;
   }
 
   async lockStart(key: string, now: number, until: number): Promise<boolean> {
@@ -680,8 +707,8 @@ export class KyselyTwilioStore implements TwilioStore {
     await this.db.deleteFrom('twilio_start_locks').where('key', '=', key).where('expires_at', '=', until).execute();
   }
 
-  async listAuthTokens(): Promise<Array<{ accountId: string; tokenCiphertext: string }>> {
-    const rows = await this.db.selectFrom('twilio_auth_tokens').select(['account_id', 'token_ciphertext']).execute();
-    return rows.map((r) => ({ accountId: r.account_id, tokenCiphertext: r.token_ciphertext }));
+  async listAuthTokens(): Promise<Array<{ accountId: string; tokenCiphertext: string; tokenDigest: string | null }>> {
+    const rows = await this.db.selectFrom('twilio_auth_tokens').select(['account_id', 'token_ciphertext', 'token_digest']).execute();
+    return rows.map((r) => ({ accountId: r.account_id, tokenCiphertext: r.token_ciphertext, tokenDigest: r.token_digest }));
   }
 }

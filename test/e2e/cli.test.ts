@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createJsonClient } from '../support/json-client.js';
-import { runCli, startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { runCli, startServerProcess, TEST_SECRET, type ServerProcess } from '../support/server-process.js';
 
 const tempDirs: string[] = [];
 function tempDataDir(): string {
@@ -30,6 +30,31 @@ describe('twofa keys, against a running server sharing the SQLite file', () => {
   });
   after(async () => {
     if (server) assert.equal(await server.stop(), 0);
+  });
+
+  it('rotates the Twilio Auth Token: the old one stays a login for TWOFA_TWILIO_AUTH_TOKEN_GRACE, then for none', async () => {
+    assert.equal((await runCli(['keys', 'create', '--account', 'tokens', '--json'], env)).code, 0);
+    // The server process runs under the tests' TWOFA_SECRET, which seals the token: the command needs it too.
+    const sealed = { ...env, TWOFA_SECRET: TEST_SECRET };
+    const shown = await runCli(['keys', 'auth-token', '--account', 'tokens', '--json'], sealed);
+    assert.equal(shown.code, 0, shown.stderr);
+    const first = JSON.parse(shown.stdout) as { accountSid: string; authToken: string };
+    const status = async (token: string) => (await fetch(`${server.url}/v2/Services`, {
+      headers: { authorization: `Basic ${Buffer.from(`${first.accountSid}:${token}`).toString('base64')}` },
+    })).status;
+    assert.equal(await status(first.authToken), 200);
+    const rotate = async (grace?: string) => {
+      const rotated = await runCli(['keys', 'auth-token', '--account', 'tokens', '--rotate', '--json'], grace === undefined ? sealed : { ...sealed, TWOFA_TWILIO_AUTH_TOKEN_GRACE: grace });
+      assert.equal(rotated.code, 0, rotated.stderr);
+      return JSON.parse(rotated.stdout) as { authToken: string };
+    };
+    const graced = await rotate('1h');
+    assert.equal(await status(first.authToken), 200, 'the replaced token within the grace');
+    assert.equal(await status(graced.authToken), 200);
+    const immediate = await rotate();
+    assert.equal(await status(graced.authToken), 401, 'no grace: the replaced token stops at once');
+    assert.equal(await status(first.authToken), 401, 'a second rotation ends the first one\'s grace');
+    assert.equal(await status(immediate.authToken), 200);
   });
 
   it('creates a key with the scopes given, 2fa:pin:approve among them', async () => {

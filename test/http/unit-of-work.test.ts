@@ -7,6 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { authenticate } from '../../src/service/api-keys.js';
 import { pinIdOf } from '../../src/domain/twilio-sids.js';
+import { pinIdOfPreludeId } from '../../src/domain/prelude-ids.js';
 import type { AuditStore } from '../../src/store/audit-store.js';
 import type { Store } from '../../src/store/store.js';
 import { createAppAndTemplate, createHarness, deliveredPin, type Harness } from '../support/harness.js';
@@ -73,6 +74,8 @@ describe('the unit of work of every write path', () => {
     const service = await h.request('POST', '/v2/Services', { rawBody: 'FriendlyName=Durable', headers: FORM });
     assert.equal(service.status, 201);
     serviceSid = service.body.sid;
+    const prelude = await h.request('PUT', '/api/v1/prelude/settings', { body: { applicationId: ids.applicationId } });
+    assert.equal(prelude.status, 200, JSON.stringify(prelude.body));
   });
   after(async () => { await h.close(); });
 
@@ -113,6 +116,12 @@ describe('the unit of work of every write path', () => {
 
   const form = (fields: Record<string, string>) => ({ rawBody: new URLSearchParams(fields).toString(), headers: FORM });
 
+  async function created(to = `+${freshPhone()}`): Promise<{ id: string; to: string }> {
+    const response = await h.request('POST', '/v2/verification', { body: { target: { type: 'phone_number', value: to } } });
+    assert.equal(response.status, 200, JSON.stringify(response.body));
+    return { id: response.body.id, to };
+  }
+
   /** Each write path: the request (its preconditions made first), the status it answers, and the audit event it records. */
   const writes: Array<{ name: string; event: string; status: number; request: () => Promise<() => Promise<HttpResult>> }> = [
     { name: 'POST /2fa/2/applications', event: 'config.application.create', status: 200, request: async () => () => h.request('POST', '/2fa/2/applications', { body: { name: 'another' } }) },
@@ -144,6 +153,16 @@ describe('the unit of work of every write path', () => {
       },
     },
     { name: 'POST /v2/Services/{sid}/Verifications/{sid} Status=approved', event: 'pin.verify', status: 200, request: async () => { const { sid } = await started(); return () => h.request('POST', `/v2/Services/${serviceSid}/Verifications/${sid}`, form({ Status: 'approved' })); } },
+    { name: 'PUT /api/v1/prelude/settings', event: 'config.prelude.update', status: 200, request: async () => () => h.request('PUT', '/api/v1/prelude/settings', { body: { applicationId: ids.applicationId, customCodeAllowed: false } }) },
+    { name: 'POST /v2/verification (Prelude create)', event: 'pin.send', status: 200, request: async () => () => h.request('POST', '/v2/verification', { body: { target: { type: 'phone_number', value: `+${freshPhone()}` } } }) },
+    { name: 'POST /v2/verification (Prelude create again: a retry)', event: 'pin.resend', status: 200, request: async () => { const { to } = await created(); return () => h.request('POST', '/v2/verification', { body: { target: { type: 'phone_number', value: to } } }); } },
+    {
+      name: 'POST /v2/verification/check (Prelude)', event: 'pin.verify', status: 200, request: async () => {
+        const { id, to } = await created();
+        const code = await deliveredPin(h, pinIdOfPreludeId(id)!);
+        return () => h.request('POST', '/v2/verification/check', { body: { target: { type: 'phone_number', value: to }, code } });
+      },
+    },
     { name: 'POST /v2/Services/{sid}/Verifications/{sid} Status=canceled', event: 'pin.cancel', status: 200, request: async () => { const { sid } = await started(); return () => h.request('POST', `/v2/Services/${serviceSid}/Verifications/${sid}`, form({ Status: 'canceled' })); } },
   ];
 
@@ -173,7 +192,8 @@ describe('the unit of work of every write path', () => {
       }
       if (response.status >= 500) {
         // Refused in the dialect's own error body.
-        if (write.name.includes('/v2/')) assert.equal(response.body.status, 500, JSON.stringify(response.body));
+        if (write.name.includes('/v2/verification')) assert.equal(response.body.code, 'internal', JSON.stringify(response.body));
+        else if (write.name.includes('/v2/')) assert.equal(response.body.status, 500, JSON.stringify(response.body));
         else assert.ok(response.body.requestError.serviceException.messageId, JSON.stringify(response.body));
         return;
       }

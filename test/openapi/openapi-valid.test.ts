@@ -131,8 +131,10 @@ describe('OpenAPI document', () => {
         continue;
       }
       assert.ok(operation.security, `${where} is public, but not in PUBLIC_OPERATIONS: needs it a key?`);
-      // The Twilio dialect (/v2) takes HTTP Basic only, as Twilio does; every other operation both key schemes.
-      const schemes = where.split(' ')[1]!.startsWith('/v2/') ? [{ TwilioBasic: [] }] : [{ APIKeyHeader: [] }, { BearerKey: [] }];
+      // The Twilio dialect (/v2) takes HTTP Basic only, as Twilio does; Prelude's (/v2/verification) a
+      // Bearer token only, as Prelude does; every other operation both key schemes.
+      const path = where.split(' ')[1]!;
+      const schemes = path.startsWith('/v2/verification') ? [{ BearerKey: [] }] : path.startsWith('/v2/') ? [{ TwilioBasic: [] }] : [{ APIKeyHeader: [] }, { BearerKey: [] }];
       assert.deepEqual(operation.security, schemes, `${where} accepts its dialect's schemes`);
       for (const status of ['401', '403', '500']) assert.ok(operation.responses[status], `${where} declares ${status}`);
     }

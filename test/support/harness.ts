@@ -13,6 +13,7 @@ import type { RetryTimer } from '../../src/service/delivery-tracking.js';
 import { createNode, type TwofaNode } from '../../src/main.js';
 import { authenticate, createApiKey, SCOPE_PIN_SEND } from '../../src/service/api-keys.js';
 import { accountSid } from '../../src/domain/twilio-sids.js';
+import { dialectOfPath } from '../../src/http/error-envelope.js';
 import type { Store } from '../../src/store/store.js';
 import { assertResponseConforms } from '../openapi/response-conformance.js';
 import { createTestDatabase, type TestDatabase } from './postgres.js';
@@ -62,8 +63,10 @@ export async function createHarness(env: Record<string, string> = {}, options: {
   async function request(method: string, url: string, options: { key?: string | null; body?: unknown; headers?: Record<string, string>; rawBody?: string } = {}) {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
     const key = options.key === undefined ? a : options.key;
-    // The Twilio dialect (/v2) takes the same key as the password of HTTP Basic, under the key's account SID.
-    if (key !== null) headers['authorization'] ??= /^\/v2(\/|\?|$)/.test(url) ? await twilioBasic(node.store, key) : `App ${key}`;
+    // The Twilio dialect (/v2) takes the same key as the password of HTTP Basic, under the key's account
+    // SID; Prelude's (/v2/verification) as a Bearer token.
+    const dialect = dialectOfPath(url);
+    if (key !== null) headers['authorization'] ??= dialect === 'twilio' ? await twilioBasic(node.store, key) : dialect === 'prelude' ? `Bearer ${key}` : `App ${key}`;
     let payload: string | undefined = options.rawBody;
     if (options.body !== undefined) {
       payload = JSON.stringify(options.body);

@@ -65,7 +65,7 @@ function authHook(ctx: ServiceContext, throttle: AuthFailureThrottle) {
     // Only a request that presents credentials can be a guess; one without any is a plain 401.
     const counted = authorization !== undefined && authorization !== '';
     const ipKey = () => (counted ? ipRateKey(request.ip) : undefined);
-    // The Twilio dialect authenticates with HTTP Basic (a SID and the API key), every other route with the key alone.
+    // The Twilio dialect authenticates with HTTP Basic (a SID and the Auth Token or an API key), every other route with the key alone.
     const twilio = request.routeOptions.config.dialect === 'twilio';
     const presented = () => (!counted ? undefined : twilio ? basicCredentials(authorization)?.password : presentedApiKey(authorization));
     const prefix = () => {
@@ -79,10 +79,10 @@ function authHook(ctx: ServiceContext, throttle: AuthFailureThrottle) {
       if (throttled.first) await reportThrottled(ctx, request, throttled, presented());
       return sendFailure(reply, { name: 'AUTH_THROTTLED', text: 'Too many failed authentications; try again later', retryAfterMs: throttled.retryAfterMs });
     }
-    const principal = twilio ? await authenticateBasic(ctx.store, authorization) : await authenticate(ctx.store, authorization);
+    const principal = twilio ? await authenticateBasic(ctx.store, authorization, now) : await authenticate(ctx.store, authorization);
     if (!principal) {
       throttle.recordFailure(ipKey(), prefix(), now);
-      reply.header('www-authenticate', twilio ? 'Basic realm="twofa"' : 'App');
+      reply.header('www-authenticate', twilio ? 'Basic realm="twofa"' : request.routeOptions.config.dialect === 'prelude' ? 'Bearer' : 'App');
       return sendFailure(reply, { name: 'UNAUTHENTICATED', text: twilio ? 'Authentication Error - invalid username or password' : 'Invalid login details' });
     }
     if (!hasScope(principal, scope)) return sendScopeMissing(reply, scope);

@@ -55,6 +55,9 @@ import deleteTestNumber from './api-v1/delete-test-number.js';
 import listTestNumbers from './api-v1/list-test-numbers.js';
 import getTwilioAuthToken from './api-v1/get-twilio-auth-token.js';
 import rotateTwilioAuthToken from './api-v1/rotate-twilio-auth-token.js';
+import preludeVerify from './prelude/index.js';
+import getPreludeSettings from './api-v1/get-prelude-settings.js';
+import updatePreludeSettings from './api-v1/update-prelude-settings.js';
 
 export const ALL_ROUTES: RegisterRoute[] = [
   // Infobip 2FA API v2: the 18 operations
@@ -76,6 +79,8 @@ export const ALL_ROUTES: RegisterRoute[] = [
   getApplicationSecurity, updateApplicationSecurity, listAudit,
   // Twilio Verify v2 under /v2: its own plugin (form bodies, Twilio's errors and Basic auth)
   twilioVerify, getTwilioAuthToken, rotateTwilioAuthToken,
+  // Prelude Verify v2 under /v2/verification (JSON, Bearer API keys, Prelude's errors), and its account settings
+  preludeVerify, getPreludeSettings, updatePreludeSettings,
   // SMS autofill lines of 2FA messages
   getTemplateAutofill, updateTemplateAutofill,
   // test numbers: fixed codes, nothing delivered (app-store review, end-to-end tests)

@@ -375,3 +375,15 @@ export const TestNumberSchema = Type.Object({
 }, { description: 'A test number of the account: sends to it deliver nothing and its fixed code verifies (the code is never shown).' });
 
 export const TestNumberIdParamsSchema = Type.Object({ id: Type.String({ maxLength: 64, description: 'Test number id.' }) });
+
+// --- Prelude Verify: the application an account's Prelude calls use ---
+
+export const PreludeSettingsSchema = Type.Object({
+  applicationId: Type.Union([Type.String(), Type.Null()], { description: 'The application every Prelude verification of the account is sent and checked in; null until set (Prelude calls are then refused).' }),
+  customCodeAllowed: Type.Boolean({ description: 'Whether creates may choose their code (options.custom_code).' }),
+}, { description: 'How the account\'s Prelude Verify calls (/v2/verification) reach the engine.' });
+
+export const PreludeSettingsBodySchema = Type.Object({
+  applicationId: Type.String({ maxLength: 64 }),
+  customCodeAllowed: Type.Optional(Type.Boolean()),
+}, { additionalProperties: false });

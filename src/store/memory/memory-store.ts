@@ -8,8 +8,8 @@
 // transaction at a time, so a verification's counted attempt, a resend's checks and its write, or a
 // limit's check and its hit cannot interleave with another request's.
 //
-// Not kept in memory: `twilio` (the Twilio Verify dialect's rows) and `console` (the console's
-// paged search and statistics, aggregated in SQL). Every method of those two throws NotKeptInMemory;
+// Not kept in memory: `twilio` and `prelude` (those dialects' rows) and `console` (the console's
+// paged search and statistics, aggregated in SQL). Every method of those throws NotKeptInMemory;
 // their use cases are tested over HTTP on the real stores.
 import { randomUUID } from 'node:crypto';
 import type { ApplicationRecord } from '../../domain/application-rules.js';
@@ -24,6 +24,7 @@ import type {
   ReceiptInput, ReceiptOptions, Store, VerificationRow, VerifyAttempt,
 } from '../store.js';
 import type { TwilioStore } from '../twilio-store.js';
+import type { PreludeStore } from '../prelude-store.js';
 import type { WorkflowStepClaim } from '../workflow-store.js';
 import { firstBatches, MemoryRateLimits } from './memory-limits.js';
 import {
@@ -100,6 +101,7 @@ export class MemoryStore implements Store {
   );
   /** Not kept in memory: every method throws NotKeptInMemory. */
   readonly twilio = notKeptInMemory<TwilioStore>('twilio');
+  readonly prelude = notKeptInMemory<PreludeStore>('prelude');
   /** Not kept in memory: every method throws NotKeptInMemory. */
   readonly console = notKeptInMemory<ConsoleStore>('console');
 

@@ -9,7 +9,7 @@ const register: RegisterRoute = (app, { ctx }) => {
   app.post('/api/v1/twilio/auth-token', {
     config: { scope: SCOPE_MANAGE },
     schema: {
-      operationId: 'rotate-twilio-auth-token', tags: ['Twilio Verify'], summary: 'Replace the account\'s Twilio Auth Token: events are signed with the new one from now on',
+      operationId: 'rotate-twilio-auth-token', tags: ['Twilio Verify'], summary: 'Replace the account\'s Twilio Auth Token: events are signed with the new one from now on; the old one stays a login for TWOFA_TWILIO_AUTH_TOKEN_GRACE',
       response: { 200: TwilioAuthTokenSchema, ...errorResponses(400, 401, 403, 413, 415) },
     },
   }, async (request) => {
