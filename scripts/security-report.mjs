@@ -7,6 +7,8 @@
 // A hardening test that failed, was skipped or was not found makes the script exit 1 (the report is
 // written all the same, saying which). To add a hardening item, add one line to HARDENING:
 //   ['what is closed', [['test/<folder>/<file>.test.ts', '<exact test name>'], ...]],
+// A test defined in a shared suite (not a *.test.ts) names the files that run it third:
+//   ['test/store/store-contract.ts', '<exact test name>', ['test/store/store-sqlite.test.ts', ...]]
 //
 //   node scripts/security-report.mjs [--out RELIABILITY.md] [--status <exit code of the run>]
 import { spawnSync } from 'node:child_process';
@@ -91,6 +93,10 @@ const NAMES = {
  * The hardening items and the tests that prove them (each failed on the code before its fix): one
  * line per item. Every named test runs when the report is written, and its outcome is shown.
  */
+// The store conformance suite (test/store/store-contract.ts) is defined once and run by one file per
+// SQL store: a proof defined there names the files that run it (its tests report the contract's file).
+const STORE_SUITES = ['test/store/store-sqlite.test.ts', 'test/store/store-postgres.test.ts'];
+
 const HARDENING = [
   ['Console files: only the build found at start, keyed by the resolved path; the cache never outgrows it (unauthenticated memory growth)',
     [['test/http/console-files.test.ts', 'serves every spelling of a built file as that one cached entry, and keeps memory flat over thousands of them']]],
@@ -141,7 +147,7 @@ const HARDENING = [
   ['Durability and audit are structural: every write path runs in one unit of work that appends its audit entries and awaits durability before the answer; an audit entry that cannot be written fails the request',
     [['test/http/unit-of-work.test.ts', 'answers POST /2fa/2/pin/{pinId}/verify (right PIN) only after its commits are durable'], ['test/http/unit-of-work.test.ts', 'answers POST /v2/Services/{sid}/VerificationCheck only after its commits are durable'], ['test/http/unit-of-work.test.ts', 'answers POST /v2/Services/{sid}/Verifications/{sid} Status=approved only after its commits are durable'], ['test/http/unit-of-work.test.ts', 'never answers POST /2fa/2/pin/{pinId}/verify (right PIN) with success unaudited when the audit log cannot be written'], ['test/http/unit-of-work.test.ts', 'never answers POST /v2/Services/{sid}/VerificationCheck with success unaudited when the audit log cannot be written']]],
   ['A Twilio verification\'s approval, start and their events commit in the engine\'s transaction (no second copy of its state): a kill -9 loses no approval and no `verification.approved`',
-    [['test/store/store-sqlite.test.ts', 'approves a Twilio verification, with its verification.approved event, in the transaction of the verify that verifies its PIN'], ['test/store/store-postgres.test.ts', 'approves a Twilio verification, with its verification.approved event, in the transaction of the verify that verifies its PIN'], ['test/store/store-sqlite.test.ts', 'starts a Twilio verification, with its verification.started event, in the transaction of its PIN, or not at all'], ['test/twilio/approval-crash.test.ts', '4 SIGKILLs during approvals lose no approval and no verification.approved event'], ['test/twilio/psd2-linking.test.ts', 'does not approve a PSD2 Service\'s PIN that has no Amount and Payee to link its code to']]],
+    [['test/store/store-contract.ts', 'approves a Twilio verification, with its verification.approved event, in the transaction of the verify that verifies its PIN', STORE_SUITES], ['test/store/store-contract.ts', 'starts a Twilio verification, with its verification.started event, in the transaction of its PIN, or not at all', STORE_SUITES], ['test/twilio/approval-crash.test.ts', '4 SIGKILLs during approvals lose no approval and no verification.approved event'], ['test/twilio/psd2-linking.test.ts', 'does not approve a PSD2 Service\'s PIN that has no Amount and Payee to link its code to']]],
   ['Every PostgreSQL statement and connection wait is bounded (`TWOFA_DATABASE_STATEMENT_TIMEOUT`, `TWOFA_DATABASE_CONNECT_TIMEOUT`); an unreachable database answers 503 with `Retry-After` in each dialect\'s body, only when nothing committed (a lost COMMIT answer stays 500)',
     [['test/security/database-stall.test.ts', 'answers 503 with Retry-After in every dialect\'s error body, none held by the stall, and loses nothing acknowledged'], ['test/store/postgres-bounds.test.ts', 'a COMMIT whose answer is lost is not unavailable: it did commit, and a retry would write twice']]],
   ['A claim lost in a PostgreSQL crash is redelivered once the database is back, not after its lease; a committed claim is never dropped with a failed sibling; a delivery made during the outage is recorded, not sent again',
@@ -167,7 +173,7 @@ function runHardeningTests() {
     '--test-reporter', path.join(root, 'scripts', 'test-outcomes-reporter.mjs'), '--test-reporter-destination', outcomesFile,
     '--test-reporter', 'dot', '--test-reporter-destination', 'stderr',
     ...[...new Set(proofs.map(([, name]) => name))].map((name) => `--test-name-pattern=^${escape(name)}$`),
-    ...[...new Set(proofs.map(([file]) => file))].filter((file) => fs.existsSync(path.join(root, file))),
+    ...[...new Set(proofs.flatMap(([file, , runBy]) => runBy ?? [file]))].filter((file) => fs.existsSync(path.join(root, file))),
   ], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'], env: { ...process.env, TWOFA_LOG_LEVEL: process.env.TWOFA_LOG_LEVEL ?? 'silent', TWOFA_SECURITY_RESULTS_DIR: asideDir } });
   fs.rmSync(asideDir, { recursive: true, force: true });
   if (run.error) throw run.error;
