@@ -76,6 +76,17 @@ const errorContentOf = (path: string) => ({ [dialectOfPath(path) === 'vonage' ? 
 /** The credentials each dialect takes: Twilio's HTTP Basic, Prelude's Bearer token, Vonage's JWT or Basic, else both key headers. */
 const SECURITY = { infobip: [{ APIKeyHeader: [] }, { BearerKey: [] }], twilio: [{ TwilioBasic: [] }], prelude: [{ BearerKey: [] }], vonage: [{ VonageJwt: [] }, { VonageBasic: [] }] };
 
+/** A response declared `type: 'null'` has no body (Vonage's next_workflow answers 200 and nothing): no content. */
+function dropNullBodies(paths: DocumentedPaths) {
+  for (const item of Object.values(paths)) {
+    for (const operation of Object.values(item)) {
+      for (const response of Object.values(operation.responses ?? {}) as Array<{ content?: Record<string, { schema?: { type?: unknown } }> }>) {
+        if (response.content && Object.values(response.content).every((media) => media.schema?.type === 'null')) delete response.content;
+      }
+    }
+  }
+}
+
 // Every authenticated operation (one that can answer 401) can also answer 429 before its key is looked
 // up, once a client has failed authentication too often (TWOFA_AUTH_FAILURE_LIMIT, http/plugins/auth.ts).
 function declareAuthThrottleAnswers(paths: DocumentedPaths) {
@@ -174,6 +185,7 @@ export function registerOpenApi(app: App, version: string): void {
       // The operations of a route with several methods are one object: give each method its own.
       for (const item of Object.values(paths)) for (const method of Object.keys(item)) item[method] = structuredClone(item[method]!);
       markOptionalBodies(paths);
+      dropNullBodies(paths);
       declareBodyParserAnswers(paths);
       declareAuthThrottleAnswers(paths);
       declareIdempotencyKeys(paths);
