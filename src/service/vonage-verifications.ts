@@ -195,8 +195,9 @@ async function brandedMessageId(ctx: ServiceContext, principal: Principal, servi
 
 export async function checkCode(ctx: ServiceContext, principal: Principal, applicationId: string, requestId: string, code: string): Promise<Result<{ requestId: string; status: 'completed' }>> {
   const pin = await pinOf(ctx, principal, applicationId, requestId);
-  // Vonage ends a request at its right code, whatever the application allows after (allowMultiplePinVerifications).
-  if (!pin || pin.verifiedAt !== null) return requestNotFound(requestId);
+  // Vonage ends a request at its right code, whatever the application allows after (allowMultiplePinVerifications);
+  // a PIN locked with attempts left was canceled (a lock by wrong codes spends the last one), not used up.
+  if (!pin || pin.verifiedAt !== null || (pin.lockedAt !== null && pin.attemptsLeft > 0)) return requestNotFound(requestId);
   const outcome = await verifyPin(ctx, principal, pin.id, code);
   if (!outcome.ok) return outcome;
   const { verified, pinError, attemptsRemaining } = outcome.value;
