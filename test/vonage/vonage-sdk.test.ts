@@ -115,6 +115,29 @@ describe('Vonage Verify v2 through the official Node SDK', () => {
     assert.ok((await client.newRequest(smsTo(to))).requestId);
   });
 
+  it('lets exactly one of concurrent starts to a number through; the others are 409 and send nothing', async () => {
+    const client = verify2();
+    const to = freshPhone();
+    const answers = await Promise.allSettled(Array.from({ length: 6 }, () => client.newRequest(smsTo(to))));
+    const started = answers.flatMap((a) => (a.status === 'fulfilled' ? [a.value.requestId] : []));
+    assert.equal(started.length, 1, JSON.stringify(answers.map((a) => a.status)));
+    for (const answer of answers) if (answer.status === 'rejected') assert.equal((answer.reason as Rejection).response?.status, 409);
+    await h.node.worker.drain();
+    assert.deepEqual(h.node.inbox.list(accountId, { limit: 1000 }).filter((m) => m.to === to).map((m) => m.pinId), [pinIdOf(started[0]!)]);
+  });
+
+  it('keeps a message template per brand for workflows, up to ten brands per application, then 422 on brand', async () => {
+    const client = verify2();
+    const start = (brand: string, to = freshPhone()) => client.newRequest({ brand, workflow: [{ channel: 'sms', to }, { channel: 'voice', to }] } as never);
+    for (let i = 0; i < 10; i++) await start(`Brand${i}`);
+    await start('Brand0');
+    const refused = await rejection(start('Brand10'));
+    assert.equal(refused.status, 422);
+    assert.deepEqual((refused.body['invalid_parameters'] as Array<{ name: string }>).map((p) => p.name), ['brand']);
+    // A request of one channel takes the brand as a placeholder: no template, no bound.
+    assert.ok((await client.newRequest(smsTo(freshPhone(), 'Brand10'))).requestId);
+  });
+
   it('cancels a request: its code no longer verifies, a second cancel and an unknown id are false', async () => {
     const client = verify2();
     const to = freshPhone();
