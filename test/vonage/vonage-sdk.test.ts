@@ -4,7 +4,7 @@
 // are checked through the harness too, which holds every answer against twofa's OpenAPI document.
 // With TWOFA_TEST_DATABASE=postgres the node runs on PostgreSQL.
 import assert from 'node:assert/strict';
-import { generateKeyPairSync } from 'node:crypto';
+import { createHmac, generateKeyPairSync } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { Auth } from '@vonage/auth';
@@ -218,6 +218,16 @@ describe('Vonage Verify v2 through the official Node SDK', () => {
     h.clock.advance(-30 * 60_000);
     assert.equal(answer.status, 401);
     assert.equal(answer.body.title, 'Unauthorized');
+    // Algorithm confusion: a token MACed with the public key (which anyone may hold) as an HS256
+    // secret, or one with no signature at all, is no token of the application.
+    const seconds = Math.floor(h.clock.now / 1000);
+    const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const claims = part({ application_id: applicationId, iat: seconds, exp: seconds + 900, jti: 'c0ffee' });
+    const hs256 = `${part({ alg: 'HS256', typ: 'JWT' })}.${claims}`;
+    const forged = [`${hs256}.${createHmac('sha256', keys.publicKey).update(hs256).digest('base64url')}`, `${part({ alg: 'none', typ: 'JWT' })}.${claims}.`];
+    for (const token of forged) {
+      assert.equal((await h.request('POST', '/v2/verify', { headers: { authorization: `Bearer ${token}` }, body: smsTo(freshPhone()) })).status, 401);
+    }
     // Basic: an application of the key's account, and the key; another account's key fails like a wrong one.
     const basic = await h.request('POST', '/v2/verify', { key: h.keys.b, body: smsTo(freshPhone()), vonageApplicationId: applicationId });
     assert.equal(basic.status, 401);
