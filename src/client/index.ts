@@ -4,7 +4,7 @@
 import { errorFromResponse, TwofaApiError } from './errors.js';
 import { resolveOperation, type OperationName, type OperationParams } from './operations.js';
 import type {
-  Application, ApplicationRequest, CreatedWebhook, Webhook, WebhookRequest, WebhookUpdateRequest, TestNumber, TestNumberRequest, TwilioAuthToken, PreludeSettings, PreludeSettingsRequest, EmailMessage, EmailMessageRequest, EmailTemplate, EmailTemplateRequest, InboxMessage, InboxQuery,
+  Application, ApplicationRequest, CreatedWebhook, Webhook, WebhookRequest, WebhookUpdateRequest, TestNumber, TestNumberRequest, TwilioAuthToken, PreludeSettings, PreludeSettingsRequest, VonageApplication, VonageApplicationRequest, EmailMessage, EmailMessageRequest, EmailTemplate, EmailTemplateRequest, InboxMessage, InboxQuery,
   Message, MessageAutofill, MessageAutofillRequest, PinDetails, ResendEmailPinRequest, ResendPinRequest, SendEmailPinRequest, SendEmailPinResponse, SendPinRequest, SendPinResponse,
   SmsVoiceMessage, SmsVoiceMessageRequest, VerificationStatusQuery, VerificationStatusResponse, VerifyPinResponse,
 } from './types.js';
@@ -102,6 +102,14 @@ export interface TwofaClient {
     getAuthToken(): Promise<TwilioAuthToken>;
     /** A new Auth Token; events are signed with it from now on (the old one stays a login for TWOFA_TWILIO_AUTH_TOKEN_GRACE). */
     rotateAuthToken(): Promise<TwilioAuthToken>;
+  };
+  vonage: {
+    /** The public key an application's Vonage Verify JWTs are checked with; 404 when none is registered. */
+    getApplication(applicationId: string): Promise<VonageApplication>;
+    /** Registers (or replaces) the RSA public key (PEM) of the application's Vonage Verify JWTs. */
+    updateApplication(applicationId: string, body: VonageApplicationRequest): Promise<VonageApplication>;
+    /** Removes the key: the application's JWTs no longer log in. */
+    deleteApplication(applicationId: string): Promise<void>;
   };
   prelude: {
     /** The application the account's Prelude Verify calls (/v2/verification) use; null until set. */
@@ -273,6 +281,11 @@ export function createTwofaClient(options: TwofaClientOptions): TwofaClient {
     twilio: {
       getAuthToken: () => call('twilio.getAuthToken', none),
       rotateAuthToken: () => call('twilio.rotateAuthToken', none),
+    },
+    vonage: {
+      getApplication: (applicationId) => call('vonage.getApplication', { applicationId }),
+      updateApplication: (applicationId, body) => call('vonage.updateApplication', { applicationId }, { body }),
+      deleteApplication: async (applicationId) => { await call<undefined>('vonage.deleteApplication', { applicationId }); },
     },
     prelude: {
       getSettings: () => call('prelude.getSettings', none),

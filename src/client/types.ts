@@ -4,7 +4,7 @@
 import type { Static } from 'typebox';
 import type {
   AuditEntrySchema, AuditPageSchema, AutofillRequestSchema, AutofillResponseSchema, SecurityResponseSchema, SecuritySettingsRequestSchema, WorkflowSchema, TwilioAuthTokenSchema,
-  PreludeSettingsSchema, PreludeSettingsBodySchema,
+  PreludeSettingsSchema, PreludeSettingsBodySchema, VonageApplicationSchema, VonageApplicationBodySchema,
 } from '../http/schemas/api-v1.js';
 import type {
   CreatedWebhookResponseSchema, CreateWebhookRequestSchema, EmailTemplateRequestSchema, EmailTemplateResponseSchema, InboxMessageSchema,
@@ -96,6 +96,10 @@ export type TwilioAuthToken = Static<typeof TwilioAuthTokenSchema>;
 /** The application the account's Prelude Verify calls use, and whether they may choose their code. */
 export type PreludeSettings = Static<typeof PreludeSettingsSchema>;
 export type PreludeSettingsRequest = Static<typeof PreludeSettingsBodySchema>;
+
+/** A twofa application as a Vonage application: the public key its Vonage Verify JWTs are checked with. */
+export type VonageApplication = Static<typeof VonageApplicationSchema>;
+export type VonageApplicationRequest = Static<typeof VonageApplicationBodySchema>;
 
 /** Filters and paging of the PIN search; times are UNIX milliseconds. */
 export interface PinListQuery {

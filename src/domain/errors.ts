@@ -89,6 +89,8 @@ export interface Failure {
   readonly retryAfterMs?: number;
   /** A dialect's own code for this failure, where its catalogue is finer than ours (Prelude's `invalid_code_size`). */
   readonly dialectCode?: string;
+  /** Members a dialect's error body carries beside its own (Vonage's `request_id` of the verification in flight). */
+  readonly dialectFields?: Readonly<Record<string, string>>;
 }
 
 export type Result<T> = { ok: true; value: T } | { ok: false; failure: Failure };
@@ -97,7 +99,7 @@ export function ok<T>(value: T): Result<T> {
   return { ok: true, value };
 }
 
-export function fail(name: FailureName, text: string, extra: { validationErrors?: ValidationErrors; retryAfterMs?: number; dialectCode?: string } = {}): { ok: false; failure: Failure } {
+export function fail(name: FailureName, text: string, extra: { validationErrors?: ValidationErrors; retryAfterMs?: number; dialectCode?: string; dialectFields?: Record<string, string> } = {}): { ok: false; failure: Failure } {
   return { ok: false, failure: { name, text, ...extra } };
 }
 

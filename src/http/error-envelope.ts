@@ -4,7 +4,9 @@
 // Twilio's {"code":20404,"message":"...","more_info":"https://www.twilio.com/docs/errors/20404","status":404}
 // under /v2 (the Twilio Verify dialect), and Prelude's {"code":"invalid_phone_number","message":"...",
 // "type":"bad_request","param":"target.value","request_id":"..."} under /v2/verification (Prelude
-// Verify). The status of each failure is in failure-statuses.ts.
+// Verify), and Vonage's RFC 7807 problem {"type":"https://developer.vonage.com/...","title":"...",
+// "detail":"...","instance":"..."} under /v2/verify (Vonage Verify, routes/vonage/vonage-errors.ts).
+// The status of each failure is in failure-statuses.ts (Vonage's own in vonage-errors.ts).
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { Failure, FailureName, Result, ValidationErrors } from '../domain/errors.js';
@@ -12,11 +14,14 @@ import { DatabaseUnavailableError } from '../store/store.js';
 import { messageIdOf, statusOf, type InfobipMessageId } from './failure-statuses.js';
 import { PRELUDE_CODE_BY_FAILURE, preludeErrorType } from './routes/prelude/prelude-errors.js';
 import { TWILIO_CODE_BY_FAILURE } from './routes/twilio/twilio-errors.js';
+import { vonageProblem, vonageStatusOf } from './routes/vonage/vonage-errors.js';
 
-export type Dialect = 'infobip' | 'twilio' | 'prelude';
+export type Dialect = 'infobip' | 'twilio' | 'prelude' | 'vonage';
 
 /** Prelude's paths under /v2, all lower-case (Twilio's are capitalised: /v2/Services). */
 const PRELUDE_PATH = /^\/v2\/(verification|watch|lookup|transactional|notify)(\/|\?|$)/;
+/** Vonage Verify's, lower-case too: /v2/verify and below (never Prelude's /v2/verification). */
+const VONAGE_PATH = /^\/v2\/verify(\/|\?|$)/;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -28,6 +33,7 @@ declare module 'fastify' {
 /** The dialect a path (a URL, or a route's path template) belongs to. */
 export function dialectOfPath(path: string): Dialect {
   if (PRELUDE_PATH.test(path)) return 'prelude';
+  if (VONAGE_PATH.test(path)) return 'vonage';
   return /^\/v2(\/|\?|$)/.test(path) ? 'twilio' : 'infobip';
 }
 
@@ -89,6 +95,7 @@ function preludeError(failure: Failure, requestId: string) {
 export function errorBody(dialect: Dialect, failure: Failure, requestId = '') {
   if (dialect === 'infobip') return envelope(messageIdOf(failure.name), failure.text, failure.validationErrors);
   if (dialect === 'prelude') return preludeError(failure, requestId);
+  if (dialect === 'vonage') return vonageProblem(failure, requestId);
   return twilioError(statusOf(failure.name), TWILIO_CODE_BY_FAILURE[failure.name], twilioMessage(failure));
 }
 
@@ -105,6 +112,7 @@ function preludeMayRepeat(failure: Failure, status: number): boolean {
 export function sendFailure(reply: FastifyReply, failure: Failure) {
   if (failure.retryAfterMs !== undefined) reply.header('retry-after', String(Math.max(1, Math.ceil(failure.retryAfterMs / 1000))));
   const dialect = dialectOf(reply.request);
+  if (dialect === 'vonage') return reply.code(vonageStatusOf(failure)).type(VONAGE_PROBLEM_TYPE).send(errorBody(dialect, failure, reply.request.id));
   const status = statusOf(failure.name);
   if (dialect === 'prelude' && !preludeMayRepeat(failure, status)) reply.header('x-should-retry', 'false');
   return reply.code(status).send(errorBody(dialect, failure, reply.request.id));
@@ -139,6 +147,43 @@ export function errorResponses(...statuses: number[]) {
 export function preludeErrorResponses(...statuses: number[]) {
   const responses: Record<number, typeof PreludeErrorSchema> = {};
   for (const status of [...statuses, 500]) responses[status] = PreludeErrorSchema;
+  return responses;
+}
+
+export const VonageProblemSchema = Type.Object({
+  type: Type.String({ description: 'A page of Vonage\'s error catalogue (…/api-errors/verify-v2#invalid-code, ...).' }),
+  title: Type.String(),
+  detail: Type.String(),
+  instance: Type.String({ description: 'The id of this request.' }),
+  request_id: Type.Optional(Type.String({ description: 'On a 409: the verification already in flight to the number.' })),
+  invalid_parameters: Type.Optional(Type.Array(Type.Object({ name: Type.String(), reason: Type.String() }), { description: 'On a 422: each parameter refused.' })),
+}, { title: 'VonageProblem' });
+
+/** Vonage's problems are application/problem+json (RFC 7807), not application/json. */
+export const VONAGE_PROBLEM_TYPE = 'application/problem+json';
+
+/** What each status of the Vonage dialect means (Vonage's own meanings where they differ from twofa's). */
+const VONAGE_ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'A wrong code (counted; attempts remain), or a body that is not JSON.',
+  401: 'No credentials, or not a Vonage application\'s valid JWT nor a valid api_key:api_secret pair.',
+  403: 'The credentials lack the 2fa:pin:send scope.',
+  404: 'No such request in the application: unknown, canceled, or verified already.',
+  409: 'A verification to this number is in flight (`request_id` names it), or no workflow channel is left to trigger.',
+  410: 'Too many wrong codes, or the request expired: the workflow is terminated.',
+  413: 'The request body is larger than the configured limit (TWOFA_BODY_LIMIT).',
+  415: 'The request body is not application/json.',
+  422: 'Invalid parameters: `invalid_parameters` names each.',
+  429: 'A rate limit was reached; `Retry-After` gives the seconds to wait.',
+  500: 'Unexpected failure; the body never carries details.',
+  503: 'The database is unreachable and nothing was written: retry after `Retry-After` seconds.',
+};
+
+/** The same for a route of the Vonage dialect, declared under its media type. */
+export function vonageErrorResponses(...statuses: number[]) {
+  const responses: Record<number, { description: string; content: Record<string, { schema: typeof VonageProblemSchema }> }> = {};
+  for (const status of [...statuses, 500, 503]) {
+    responses[status] = { description: VONAGE_ERROR_DESCRIPTIONS[status] ?? 'An error.', content: { [VONAGE_PROBLEM_TYPE]: { schema: VonageProblemSchema } } };
+  }
   return responses;
 }
 

@@ -2,7 +2,7 @@
 // /openapi.json, with interactive docs at /docs.
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import { dialectOfPath, ErrorEnvelopeSchema, PreludeErrorSchema, TwilioErrorSchema } from './error-envelope.js';
+import { dialectOfPath, ErrorEnvelopeSchema, PreludeErrorSchema, TwilioErrorSchema, VONAGE_PROBLEM_TYPE, VonageProblemSchema } from './error-envelope.js';
 import { IDEMPOTENCY_KEY_PATTERN } from './plugins/idempotency.js';
 import type { App } from './route-types.js';
 
@@ -58,34 +58,45 @@ const BODY_METHODS = new Set(['post', 'put', 'patch', 'delete']);
 
 function declareBodyParserAnswers(paths: DocumentedPaths) {
   for (const [path, item] of Object.entries(paths)) {
-    const errorSchema = errorSchemaOf(path);
     for (const [method, operation] of Object.entries(item)) {
       if (!BODY_METHODS.has(method)) continue;
       operation.responses ??= {};
       for (const status of ['413', '415']) {
-        operation.responses[status] ??= { description: ERROR_DESCRIPTIONS[status], content: { 'application/json': { schema: JSON.parse(JSON.stringify(errorSchema)) as unknown } } };
+        operation.responses[status] ??= { description: ERROR_DESCRIPTIONS[status], content: errorContentOf(path) };
       }
     }
   }
 }
 
-/** The error body of a path's dialect (error-envelope.ts): Prelude's under /v2/verification, Twilio's elsewhere under /v2. */
-const ERROR_SCHEMAS = { infobip: ErrorEnvelopeSchema, twilio: TwilioErrorSchema, prelude: PreludeErrorSchema };
+/** The error body of a path's dialect (error-envelope.ts): Prelude's under /v2/verification, Vonage's under /v2/verify, Twilio's elsewhere under /v2. */
+const ERROR_SCHEMAS = { infobip: ErrorEnvelopeSchema, twilio: TwilioErrorSchema, prelude: PreludeErrorSchema, vonage: VonageProblemSchema };
 const errorSchemaOf = (path: string) => ERROR_SCHEMAS[dialectOfPath(path)];
-/** The credentials each dialect takes: Twilio's HTTP Basic, Prelude's Bearer token, else both key headers. */
-const SECURITY = { infobip: [{ APIKeyHeader: [] }, { BearerKey: [] }], twilio: [{ TwilioBasic: [] }], prelude: [{ BearerKey: [] }] };
+/** The error answer of a path's dialect under its media type (Vonage's RFC 7807 problems, JSON for the others). */
+const errorContentOf = (path: string) => ({ [dialectOfPath(path) === 'vonage' ? VONAGE_PROBLEM_TYPE : 'application/json']: { schema: JSON.parse(JSON.stringify(errorSchemaOf(path))) as unknown } });
+/** The credentials each dialect takes: Twilio's HTTP Basic, Prelude's Bearer token, Vonage's JWT or Basic, else both key headers. */
+const SECURITY = { infobip: [{ APIKeyHeader: [] }, { BearerKey: [] }], twilio: [{ TwilioBasic: [] }], prelude: [{ BearerKey: [] }], vonage: [{ VonageJwt: [] }, { VonageBasic: [] }] };
+
+/** A response declared `type: 'null'` has no body (Vonage's next_workflow answers 200 and nothing): no content. */
+function dropNullBodies(paths: DocumentedPaths) {
+  for (const item of Object.values(paths)) {
+    for (const operation of Object.values(item)) {
+      for (const response of Object.values(operation.responses ?? {}) as Array<{ content?: Record<string, { schema?: { type?: unknown } }> }>) {
+        if (response.content && Object.values(response.content).every((media) => media.schema?.type === 'null')) delete response.content;
+      }
+    }
+  }
+}
 
 // Every authenticated operation (one that can answer 401) can also answer 429 before its key is looked
 // up, once a client has failed authentication too often (TWOFA_AUTH_FAILURE_LIMIT, http/plugins/auth.ts).
 function declareAuthThrottleAnswers(paths: DocumentedPaths) {
   for (const [path, item] of Object.entries(paths)) {
-    const errorSchema = errorSchemaOf(path);
     for (const operation of Object.values(item)) {
       if (operation.responses?.['401'] === undefined) continue;
       operation.responses['429'] ??= {
         description: 'Too many failed authentications from this address (TWOFA_AUTH_FAILURE_LIMIT), or a rate limit was reached; `Retry-After` gives the seconds to wait.',
         headers: { 'Retry-After': { description: RETRY_AFTER['Retry-After'].description, schema: { type: 'integer', minimum: 1 } } },
-        content: { 'application/json': { schema: JSON.parse(JSON.stringify(errorSchema)) as unknown } },
+        content: errorContentOf(path),
       };
     }
   }
@@ -147,12 +158,14 @@ export function registerOpenApi(app: App, version: string): void {
       info: {
         title: 'twofa',
         version,
-        description: 'Self-hosted two-factor one-time-PIN service. `/2fa/2` is wire-compatible with Infobip\'s 2FA API v2, `/v2` with Twilio Verify v2, `/v2/verification` with Prelude Verify v2; `/api/v1` is the service\'s own API.',
+        description: 'Self-hosted two-factor one-time-PIN service. `/2fa/2` is wire-compatible with Infobip\'s 2FA API v2, `/v2` with Twilio Verify v2, `/v2/verification` with Prelude Verify v2, `/v2/verify` with Vonage Verify v2; `/api/v1` is the service\'s own API.',
       },
       components: {
         securitySchemes: {
           APIKeyHeader: { type: 'apiKey', in: 'header', name: 'Authorization', description: 'Infobip style: `App <key>`.' },
           BearerKey: { type: 'http', scheme: 'bearer', description: 'The same key as `Bearer <key>`.' },
+          VonageJwt: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Vonage Verify (/v2/verify): a JWT signed RS256 by a Vonage application\'s private key (claim application_id: a twofa application whose public key is registered with PUT /api/v1/vonage/applications/{applicationId}).' },
+          VonageBasic: { type: 'http', scheme: 'basic', description: 'Vonage Verify (/v2/verify): a twofa application id as api_key (user name), an API key of its account as api_secret (password).' },
           TwilioBasic: { type: 'http', scheme: 'basic', description: 'Twilio Verify (/v2): the account SID (`GET /api/v1/me`) as user name, its Auth Token (`GET /api/v1/twilio/auth-token`) or an API key as password.' },
         },
       },
@@ -162,6 +175,7 @@ export function registerOpenApi(app: App, version: string): void {
         { name: 'Security' }, { name: 'Audit' }, { name: 'Statistics' }, { name: 'API keys' }, { name: 'Test numbers' },
         { name: 'twofa extensions', description: 'Operations beside Infobip\'s under /2fa/2 (WhatsApp and Telegram sends and resends), in the shape of its SMS operations.' },
         { name: 'Twilio Verify', description: 'Twilio Verify v2, wire-compatible: form-encoded PascalCase parameters, snake_case JSON, Twilio\'s errors.' },
+        { name: 'Vonage Verify', description: 'Vonage Verify v2 under /v2/verify, wire-compatible: JSON, a Vonage application\'s JWT or Basic api_key:api_secret, RFC 7807 problems; and the Vonage applications\' public keys.' },
         { name: 'Prelude Verify', description: 'Prelude Verify v2 under /v2/verification, wire-compatible: JSON, a twofa API key as Bearer token, Prelude\'s errors; and the account\'s Prelude settings.' },
       ],
     },
@@ -171,6 +185,7 @@ export function registerOpenApi(app: App, version: string): void {
       // The operations of a route with several methods are one object: give each method its own.
       for (const item of Object.values(paths)) for (const method of Object.keys(item)) item[method] = structuredClone(item[method]!);
       markOptionalBodies(paths);
+      dropNullBodies(paths);
       declareBodyParserAnswers(paths);
       declareAuthThrottleAnswers(paths);
       declareIdempotencyKeys(paths);

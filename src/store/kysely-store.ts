@@ -22,6 +22,7 @@ import { KyselySecurityStore } from './security-store.js';
 import { KyselyConsoleStore } from './console-store.js';
 import { KyselyTwilioStore } from './twilio-store.js';
 import { KyselyPreludeStore } from './prelude-store.js';
+import { KyselyVonageStore } from './vonage-store.js';
 import { KyselyWorkflowStore, markWorkflowStepSent, WorkflowClaimLost, type WorkflowStepClaim } from './workflow-store.js';
 import type { WorkflowStep } from '../domain/workflows.js';
 import { PreparedQuery } from './prepared-query.js';
@@ -147,6 +148,7 @@ export class KyselyStore implements Store, RateLimiter {
   /** The Twilio Verify dialect's own rows. */
   readonly twilio: KyselyTwilioStore;
   readonly prelude: KyselyPreludeStore;
+  readonly vonage: KyselyVonageStore;
   readonly idempotency: KyselyIdempotencyStore;
   readonly testNumbers: KyselyTestNumberStore;
   /** Applications' workflows and the steps of the PINs sent under them. */
@@ -183,6 +185,7 @@ export class KyselyStore implements Store, RateLimiter {
     this.console = new KyselyConsoleStore(db);
     this.twilio = new KyselyTwilioStore(db, dialect, this.events);
     this.prelude = new KyselyPreludeStore(db);
+    this.vonage = new KyselyVonageStore(db);
     this.idempotency = new KyselyIdempotencyStore(db, dialect);
     this.testNumbers = new KyselyTestNumberStore(db, this.config);
     this.workflows = new KyselyWorkflowStore(db, dialect, (work) => this.deferred(work));

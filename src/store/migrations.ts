@@ -626,6 +626,18 @@ $$`).execute(db);
           .execute();
       },
     },
+    '0029_vonage_applications': {
+      async up(db: Kysely<unknown>) {
+        // A Vonage application is a twofa application with the public key its JWTs are checked with;
+        // a JWT names the application only, so the row is found by the application's id.
+        await db.schema.createTable('vonage_applications')
+          .addColumn('application_id', 'text', (c) => c.primaryKey())
+          .addColumn('account_id', 'text', (c) => c.notNull())
+          .addColumn('public_key', 'text', (c) => c.notNull())
+          .addColumn('updated_at', bigint, (c) => c.notNull())
+          .execute();
+      },
+    },
   };
 }
 

@@ -218,6 +218,17 @@ export interface Database {
   twilio_auth_tokens: TwilioAuthTokensTable;
   twilio_start_locks: TwilioStartLocksTable;
   prelude_settings: PreludeSettingsTable;
+  vonage_applications: VonageApplicationsTable;
+}
+
+/** The Vonage applications of the Vonage Verify dialect (src/store/vonage-store.ts). */
+export interface VonageApplicationsTable {
+  /** The twofa application's id, which is the Vonage application id of its JWTs. */
+  application_id: string;
+  account_id: string;
+  /** PEM (SPKI) of the RSA public key the application's JWTs (RS256) are checked with. */
+  public_key: string;
+  updated_at: number;
 }
 
 /** How an account's Prelude Verify calls reach the engine (src/store/prelude-store.ts). */

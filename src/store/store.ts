@@ -11,6 +11,7 @@ import type { EventStore } from './event-store.js';
 import type { ConsoleStore } from './console-store.js';
 import type { TwilioEventDraft, TwilioStore, TwilioVerificationRow } from './twilio-store.js';
 import type { PreludeStore } from './prelude-store.js';
+import type { VonageStore } from './vonage-store.js';
 import type { IdempotencyStore } from './idempotency-store.js';
 import type { TestNumberStore } from './test-number-store.js';
 import type { WorkflowStepClaim, WorkflowStore } from './workflow-store.js';
@@ -282,6 +283,8 @@ export interface Store {
   readonly twilio: TwilioStore;
   /** The Prelude Verify dialect's account settings (src/store/prelude-store.ts). */
   readonly prelude: PreludeStore;
+  /** The Vonage Verify dialect's applications and their public keys (src/store/vonage-store.ts). */
+  readonly vonage: VonageStore;
   /** Idempotency-Key requests and their answers (src/store/idempotency-store.ts); purged with the rest by `purge`. */
   readonly idempotency: IdempotencyStore;
   /** Each account's test numbers (src/store/test-number-store.ts). */

@@ -64,6 +64,8 @@ export interface WorkflowStore {
    * failed and the next step is due now. True when a step was moved.
    */
   deliveryFailed(pinId: string, channel: Channel | undefined, reason: string, now: number): Promise<boolean>;
+  /** Makes the PIN's next scheduled step due now (Vonage's next_workflow); false when none is left. */
+  advance(pinId: string, now: number): Promise<boolean>;
   list(accountId: string, pinId: string): Promise<WorkflowStepRecord[]>;
   /** Deletes steps that ended before `before`, and steps of PINs no longer stored. */
   purge(before: number): Promise<number>;
@@ -172,6 +174,10 @@ export class KyselyWorkflowStore implements WorkflowStore {
         .where('pin_id', '=', pinId).where('step', '=', latest.step).where('state', '=', 'sent').execute();
       return pullNextStepIn(trx, pinId, now);
     });
+  }
+
+  advance(pinId: string, now: number): Promise<boolean> {
+    return pullNextStepIn(this.db, pinId, now);
   }
 
   async list(accountId: string, pinId: string): Promise<WorkflowStepRecord[]> {

@@ -7,13 +7,17 @@ import { after, before, describe, it } from 'node:test';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { authenticate } from '../../src/service/api-keys.js';
 import { pinIdOf } from '../../src/domain/twilio-sids.js';
+import { generateKeyPairSync } from 'node:crypto';
 import { pinIdOfPreludeId } from '../../src/domain/prelude-ids.js';
+import { pinIdOfVonageRequestId } from '../../src/domain/vonage-ids.js';
 import type { AuditStore } from '../../src/store/audit-store.js';
 import type { Store } from '../../src/store/store.js';
 import { createAppAndTemplate, createHarness, deliveredPin, type Harness } from '../support/harness.js';
 import { createEmailMessage, freshEmail, freshPhone, type HttpResult } from '../support/http-assertions.js';
 
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+/** A Vonage application's public key (its private half signs nothing here). */
+const VONAGE_PUBLIC_KEY = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
 
 /** Bounded polling: resolves when `condition` holds, fails the test after `turns` turns of the event loop without it. */
 async function until(condition: () => boolean, what: string, turns = 100_000): Promise<void> {
@@ -122,6 +126,15 @@ describe('the unit of work of every write path', () => {
     return { id: response.body.id, to };
   }
 
+  const vonage = (method: string, url: string, body?: unknown) => h.request(method, url, { vonageApplicationId: ids.applicationId, ...(body !== undefined ? { body } : {}) });
+
+  async function vonageStarted(workflow = [{ channel: 'sms' }]): Promise<string> {
+    const to = freshPhone();
+    const response = await vonage('POST', '/v2/verify', { brand: 'Acme', workflow: workflow.map((step) => ({ ...step, to })) });
+    assert.equal(response.status, 202, JSON.stringify(response.body));
+    return response.body.request_id;
+  }
+
   /** Each write path: the request (its preconditions made first), the status it answers, and the audit event it records. */
   const writes: Array<{ name: string; event: string; status: number; request: () => Promise<() => Promise<HttpResult>> }> = [
     { name: 'POST /2fa/2/applications', event: 'config.application.create', status: 200, request: async () => () => h.request('POST', '/2fa/2/applications', { body: { name: 'another' } }) },
@@ -163,6 +176,28 @@ describe('the unit of work of every write path', () => {
         return () => h.request('POST', '/v2/verification/check', { body: { target: { type: 'phone_number', value: to }, code } });
       },
     },
+    { name: 'POST /v2/verify (Vonage start)', event: 'pin.send', status: 202, request: async () => () => vonage('POST', '/v2/verify', { brand: 'Acme', workflow: [{ channel: 'sms', to: freshPhone() }] }) },
+    {
+      name: 'POST /v2/verify/{request_id} (Vonage check)', event: 'pin.verify', status: 200, request: async () => {
+        const requestId = await vonageStarted();
+        const code = await deliveredPin(h, pinIdOfVonageRequestId(requestId)!);
+        return () => vonage('POST', `/v2/verify/${requestId}`, { code });
+      },
+    },
+    { name: 'DELETE /v2/verify/{request_id} (Vonage cancel)', event: 'pin.cancel', status: 204, request: async () => { const requestId = await vonageStarted(); return () => vonage('DELETE', `/v2/verify/${requestId}`); } },
+    {
+      name: 'POST /v2/verify/{request_id}/next_workflow (Vonage)', event: 'pin.workflow.next', status: 200, request: async () => {
+        const requestId = await vonageStarted([{ channel: 'sms' }, { channel: 'voice' }]);
+        return () => vonage('POST', `/v2/verify/${requestId}/next_workflow`);
+      },
+    },
+    { name: 'PUT /api/v1/vonage/applications/{id}', event: 'config.vonage.application.update', status: 200, request: async () => () => h.request('PUT', `/api/v1/vonage/applications/${ids.applicationId}`, { body: { publicKey: VONAGE_PUBLIC_KEY } }) },
+    {
+      name: 'DELETE /api/v1/vonage/applications/{id}', event: 'config.vonage.application.delete', status: 204, request: async () => {
+        await h.request('PUT', `/api/v1/vonage/applications/${ids.applicationId}`, { body: { publicKey: VONAGE_PUBLIC_KEY } });
+        return () => h.request('DELETE', `/api/v1/vonage/applications/${ids.applicationId}`);
+      },
+    },
     { name: 'POST /v2/Services/{sid}/Verifications/{sid} Status=canceled', event: 'pin.cancel', status: 200, request: async () => { const { sid } = await started(); return () => h.request('POST', `/v2/Services/${serviceSid}/Verifications/${sid}`, form({ Status: 'canceled' })); } },
   ];
 
@@ -193,6 +228,7 @@ describe('the unit of work of every write path', () => {
       if (response.status >= 500) {
         // Refused in the dialect's own error body.
         if (write.name.includes('/v2/verification')) assert.equal(response.body.code, 'internal', JSON.stringify(response.body));
+        else if (write.name.includes('(Vonage')) assert.equal(response.body.title, 'Internal error', JSON.stringify(response.body));
         else if (write.name.includes('/v2/')) assert.equal(response.body.status, 500, JSON.stringify(response.body));
         else assert.ok(response.body.requestError.serviceException.messageId, JSON.stringify(response.body));
         return;

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { validate } from '@readme/openapi-parser';
 import type { RouteOptions } from 'fastify';
+import { dialectOfPath } from '../../src/http/error-envelope.js';
 import { createAppAndTemplate, createHarness, type Harness } from '../support/harness.js';
 
 /** Infobip's operationIds, methods and paths, as in Infobip's own OpenAPI document of the 2FA API. */
@@ -124,7 +125,7 @@ describe('OpenAPI document', () => {
 
   it('declares security on exactly the operations that demand an API key', async () => {
     assert.equal(doc.security, undefined, 'no document-wide security: the public operations would inherit it');
-    assert.deepEqual(Object.keys(doc.components?.securitySchemes ?? {}).sort(), ['APIKeyHeader', 'BearerKey', 'TwilioBasic']);
+    assert.deepEqual(Object.keys(doc.components?.securitySchemes ?? {}).sort(), ['APIKeyHeader', 'BearerKey', 'TwilioBasic', 'VonageBasic', 'VonageJwt']);
     for (const [where, operation] of operationsOf(doc)) {
       if (PUBLIC_OPERATIONS.includes(where)) {
         assert.equal(operation.security, undefined, `${where} is public`);
@@ -132,9 +133,10 @@ describe('OpenAPI document', () => {
       }
       assert.ok(operation.security, `${where} is public, but not in PUBLIC_OPERATIONS: needs it a key?`);
       // The Twilio dialect (/v2) takes HTTP Basic only, as Twilio does; Prelude's (/v2/verification) a
-      // Bearer token only, as Prelude does; every other operation both key schemes.
+      // Bearer token only, as Prelude does; Vonage's (/v2/verify) a JWT or Basic, as Vonage does; every
+      // other operation both key schemes.
       const path = where.split(' ')[1]!;
-      const schemes = path.startsWith('/v2/verification') ? [{ BearerKey: [] }] : path.startsWith('/v2/') ? [{ TwilioBasic: [] }] : [{ APIKeyHeader: [] }, { BearerKey: [] }];
+      const schemes = { prelude: [{ BearerKey: [] }], twilio: [{ TwilioBasic: [] }], vonage: [{ VonageJwt: [] }, { VonageBasic: [] }], infobip: [{ APIKeyHeader: [] }, { BearerKey: [] }] }[dialectOfPath(path)];
       assert.deepEqual(operation.security, schemes, `${where} accepts its dialect's schemes`);
       for (const status of ['401', '403', '500']) assert.ok(operation.responses[status], `${where} declares ${status}`);
     }
@@ -186,9 +188,10 @@ describe('OpenAPI document', () => {
               : template.includes('/Webhooks/') ? twilioWebhook.body.sid
               : template.includes('/RateLimits/') ? rateLimit.body.sid : service.body.sid) : ids[name]!);
       // No body at all, not even a content type.
-      const response = await h.request(method, url);
+      const response = await h.request(method, url, { vonageApplicationId: applicationId });
       if (body.required) {
-        assert.equal(response.status, 400, `${where} without a body: ${JSON.stringify(response.body)}`);
+        // Vonage answers a missing parameter 422 Invalid params, every other dialect 400.
+        assert.equal(response.status, dialectOfPath(template) === 'vonage' ? 422 : 400, `${where} without a body: ${JSON.stringify(response.body)}`);
       } else {
         optional.push(where);
         assert.equal(response.status, 200, `${where} without a body: ${JSON.stringify(response.body)}`);

@@ -4,6 +4,7 @@
 // that each error status the service can answer is one the document declares, with the envelope.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { dialectOfPath } from '../../src/http/error-envelope.js';
 import { SCOPE_PIN_SEND } from '../../src/service/api-keys.js';
 import { createHarness, type Harness } from '../support/harness.js';
 import { assertResponseConforms } from './response-conformance.js';
@@ -94,7 +95,8 @@ describe('every operation, every refusal a client can provoke, is declared', () 
   it('path parameters too long or malformed', async () => {
     for (const o of secured().filter((x) => x.template.includes('{'))) {
       const response = await h.request(o.method, url(o.template, 'A'.repeat(65)), o.method === 'GET' ? {} : { body: {} });
-      assert.equal(response.status, 400, `${o.operationId} with a 65-character id: ${JSON.stringify(response.body)}`);
+      // Vonage answers an invalid parameter 422 Invalid params, every other dialect 400.
+      assert.equal(response.status, dialectOfPath(o.template) === 'vonage' ? 422 : 400, `${o.operationId} with a 65-character id: ${JSON.stringify(response.body)}`);
     }
   });
 

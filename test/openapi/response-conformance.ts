@@ -6,7 +6,7 @@
 import { dereference } from '@readme/openapi-parser';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { FastifyInstance } from 'fastify';
-import { ErrorEnvelopeSchema, TwilioErrorSchema } from '../../src/http/error-envelope.js';
+import { dialectOfPath, ErrorEnvelopeSchema, PreludeErrorSchema, TwilioErrorSchema, VonageProblemSchema } from '../../src/http/error-envelope.js';
 
 interface MediaType { schema?: object }
 interface ResponseObject { description?: string; content?: Record<string, MediaType> }
@@ -108,8 +108,10 @@ function schemaErrors(validate: ValidateFunction): string {
 
 const infobipEnvelope = ajv.compile(JSON.parse(JSON.stringify(ErrorEnvelopeSchema)) as object);
 const twilioEnvelope = ajv.compile(JSON.parse(JSON.stringify(TwilioErrorSchema)) as object);
-/** The error body of the dialect a path belongs to (Twilio's under /v2, Infobip's elsewhere). */
-const envelopeFor = (path: string) => (/^\/v2(\/|$)/.test(path) ? twilioEnvelope : infobipEnvelope);
+const preludeEnvelope = ajv.compile(JSON.parse(JSON.stringify(PreludeErrorSchema)) as object);
+const vonageEnvelope = ajv.compile(JSON.parse(JSON.stringify(VonageProblemSchema)) as object);
+/** The error body of the dialect a path belongs to (error-envelope.ts's dialectOfPath). */
+const envelopeFor = (path: string) => ({ infobip: infobipEnvelope, twilio: twilioEnvelope, prelude: preludeEnvelope, vonage: vonageEnvelope })[dialectOfPath(path)];
 
 /**
  * Throws an Error naming the route, the status and what differs when `response` is not one the

@@ -80,6 +80,24 @@ function suite(name: string, open: () => Promise<[Store, Store]>, skip: false | 
       assert.deepEqual(steps.map((s) => [s.state, s.dueAt]), [['failed', NOW], ['scheduled', NOW + 100], ['scheduled', NOW + 1100]]);
       assert.equal(await a.workflows.deliveryFailed('P2', 'whatsapp', 'failed: again', NOW + 200), false, 'once');
     });
+
+    it('advance (Vonage\'s next_workflow) makes the next scheduled step due now, keeping the delays after it, until none is left', async () => {
+      const [a] = stores!;
+      const accountId = await seedPin(a, 'P3');
+      assert.equal(await a.workflows.advance('P3', NOW + 100), true);
+      assert.deepEqual((await a.workflows.list(accountId, 'P3')).map((s) => [s.state, s.dueAt]), [['sent', NOW], ['scheduled', NOW + 100], ['scheduled', NOW + 1100]]);
+      // Claims are of every PIN due (the tests before left some): this PIN's is the one run here.
+      const claimOfP3 = async (now: number) => (await a.workflows.claimDue(now, NOW + 10_000, 10)).find((c) => c.pinId === 'P3');
+      const claim = await claimOfP3(NOW + 100);
+      assert.equal(claim?.step, 1);
+      await a.workflows.finish(claim!, 'skipped', 'test', NOW + 100, 'advance');
+      assert.equal(await a.workflows.advance('P3', NOW + 200), true, 'step 2 is left');
+      const last = await claimOfP3(NOW + 200);
+      assert.equal(last?.step, 2);
+      await a.workflows.finish(last!, 'skipped', 'test', NOW + 200, 'advance');
+      assert.deepEqual((await a.workflows.list(accountId, 'P3')).map((s) => s.state), ['sent', 'skipped', 'skipped']);
+      assert.equal(await a.workflows.advance('P3', NOW + 300), false, 'no step is left');
+    });
   });
 }
 

@@ -26,7 +26,7 @@ export interface Harness {
   logs: string[];
   keys: { a: string; b: string; sendOnly: string };
   clock: { now: number; advance(ms: number): void };
-  request(method: string, url: string, options?: { key?: string | null; body?: unknown; headers?: Record<string, string>; rawBody?: string }): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
+  request(method: string, url: string, options?: { key?: string | null; body?: unknown; headers?: Record<string, string>; rawBody?: string; vonageApplicationId?: string }): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
   close(): Promise<void>;
 }
 
@@ -60,13 +60,31 @@ export async function createHarness(env: Record<string, string> = {}, options: {
   const b = (await createApiKey(node.store, { accountName: 'account-b', now })).key;
   const sendOnly = (await createApiKey(node.store, { accountName: 'account-a', scopes: [SCOPE_PIN_SEND], now })).key;
 
-  async function request(method: string, url: string, options: { key?: string | null; body?: unknown; headers?: Record<string, string>; rawBody?: string } = {}) {
+  /**
+   * A Vonage call names its application with its credentials: without one named, an application of
+   * the key's account (made if it has none); an unknown key gets none, and its call fails as it should.
+   */
+  async function anyApplicationOf(key: string): Promise<string> {
+    const principal = await authenticate(node.store, `App ${key}`);
+    if (!principal) return 'no-application';
+    const existing = (await node.store.listApplications(principal.accountId))[0];
+    if (existing) return existing.id;
+    const manager = principal.accountId === (await authenticate(node.store, `App ${a}`))?.accountId ? a : b;
+    const created = await node.app.inject({ method: 'POST', url: '/2fa/2/applications', headers: { authorization: `App ${manager}`, 'content-type': 'application/json' }, payload: JSON.stringify({ name: 'vonage calls' }) });
+    return (JSON.parse(created.body) as { applicationId: string }).applicationId;
+  }
+
+  async function request(method: string, url: string, options: { key?: string | null; body?: unknown; headers?: Record<string, string>; rawBody?: string; vonageApplicationId?: string } = {}) {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
     const key = options.key === undefined ? a : options.key;
     // The Twilio dialect (/v2) takes the same key as the password of HTTP Basic, under the key's account
-    // SID; Prelude's (/v2/verification) as a Bearer token.
+    // SID; Prelude's (/v2/verification) as a Bearer token; Vonage's (/v2/verify) as the api_secret of
+    // HTTP Basic, under an application id as api_key.
     const dialect = dialectOfPath(url);
-    if (key !== null) headers['authorization'] ??= dialect === 'twilio' ? await twilioBasic(node.store, key) : dialect === 'prelude' ? `Bearer ${key}` : `App ${key}`;
+    if (key !== null) {
+      headers['authorization'] ??= dialect === 'twilio' ? await twilioBasic(node.store, key) : dialect === 'prelude' ? `Bearer ${key}`
+        : dialect === 'vonage' ? vonageBasic(options.vonageApplicationId ?? await anyApplicationOf(key), key) : `App ${key}`;
+    }
     let payload: string | undefined = options.rawBody;
     if (options.body !== undefined) {
       payload = JSON.stringify(options.body);
@@ -89,6 +107,11 @@ export async function createHarness(env: Record<string, string> = {}, options: {
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** `Authorization: Basic` of the Vonage dialect: an application id as api_key, an API key of its account as api_secret. */
+export function vonageBasic(applicationId: string, key: string): string {
+  return `Basic ${Buffer.from(`${applicationId}:${key}`).toString('base64')}`;
 }
 
 /** `Authorization: Basic` of the Twilio dialect for an API key: its account's SID (an unknown key: a SID of no account) and the key. */

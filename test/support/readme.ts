@@ -8,6 +8,7 @@ import { PROJECT_ROOT, cleanEnv, startServerProcess } from './server-process.js'
 export const README = fs.readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8');
 export const TWILIO_DOC = fs.readFileSync(path.join(PROJECT_ROOT, 'docs', 'twilio-verify.md'), 'utf8');
 export const PRELUDE_DOC = fs.readFileSync(path.join(PROJECT_ROOT, 'docs', 'prelude-verify.md'), 'utf8');
+export const VONAGE_DOC = fs.readFileSync(path.join(PROJECT_ROOT, 'docs', 'vonage-verify.md'), 'utf8');
 
 /** The ```<lang> blocks between the "## " heading matching `heading` and the next "## " heading. */
 export function sectionBlocks(markdown: string, heading: RegExp, lang = 'sh'): string[] {

@@ -1,7 +1,7 @@
 // Authentication comes first, in onRequest, before the body is even parsed: an unauthenticated
 // request is a 401 whatever else is wrong with it. Routes name the scope they need in their config
 // (no scope: public, such as health and the docs); the Twilio dialect's routes say `dialect: 'twilio'`
-// and authenticate with HTTP Basic. Repeated failures from one address or on one key prefix are
+// and authenticate with HTTP Basic, the Vonage dialect's with a JWT or Basic (service/vonage-credentials.ts). Repeated failures from one address or on one key prefix are
 // throttled (TWOFA_AUTH_FAILURE_LIMIT) before any key is looked up, so guessing costs no queries.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RateLimit } from '../../domain/durations.js';
@@ -10,6 +10,7 @@ import { API_KEY_MARKER, authenticate, hasScope, presentedApiKey } from '../../s
 import { appendAudit } from '../../service/audit-log.js';
 import type { Principal, ServiceContext } from '../../service/context.js';
 import { authenticateBasic, basicCredentials } from '../../service/twilio-credentials.js';
+import { authenticateVonage } from '../../service/vonage-credentials.js';
 import { AuthFailureThrottle, type Throttled } from '../auth-throttle.js';
 import { sendFailure } from '../error-envelope.js';
 import type { App } from '../route-types.js';
@@ -21,6 +22,8 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     principal: Principal;
+    /** On a Vonage Verify route: the application its credentials bind the call to. */
+    vonageApplicationId: string;
   }
 }
 
@@ -67,7 +70,9 @@ function authHook(ctx: ServiceContext, throttle: AuthFailureThrottle) {
     const ipKey = () => (counted ? ipRateKey(request.ip) : undefined);
     // The Twilio dialect authenticates with HTTP Basic (a SID and the Auth Token or an API key), every other route with the key alone.
     const twilio = request.routeOptions.config.dialect === 'twilio';
-    const presented = () => (!counted ? undefined : twilio ? basicCredentials(authorization)?.password : presentedApiKey(authorization));
+    const vonage = request.routeOptions.config.dialect === 'vonage';
+    // A Vonage JWT is no guess at a key (every one starts alike, "eyJ"): only its address is counted.
+    const presented = () => (!counted ? undefined : twilio || vonage ? basicCredentials(authorization)?.password : presentedApiKey(authorization));
     const prefix = () => {
       const key = presented();
       return key === undefined ? undefined : guessedPrefix(key);
@@ -79,12 +84,14 @@ function authHook(ctx: ServiceContext, throttle: AuthFailureThrottle) {
       if (throttled.first) await reportThrottled(ctx, request, throttled, presented());
       return sendFailure(reply, { name: 'AUTH_THROTTLED', text: 'Too many failed authentications; try again later', retryAfterMs: throttled.retryAfterMs });
     }
-    const principal = twilio ? await authenticateBasic(ctx.store, authorization, now) : await authenticate(ctx.store, authorization);
+    const vonageCaller = vonage ? await authenticateVonage(ctx, authorization, now) : undefined;
+    const principal = vonage ? vonageCaller?.principal : twilio ? await authenticateBasic(ctx.store, authorization, now) : await authenticate(ctx.store, authorization);
     if (!principal) {
       throttle.recordFailure(ipKey(), prefix(), now);
-      reply.header('www-authenticate', twilio ? 'Basic realm="twofa"' : request.routeOptions.config.dialect === 'prelude' ? 'Bearer' : 'App');
-      return sendFailure(reply, { name: 'UNAUTHENTICATED', text: twilio ? 'Authentication Error - invalid username or password' : 'Invalid login details' });
+      reply.header('www-authenticate', twilio ? 'Basic realm="twofa"' : vonage || request.routeOptions.config.dialect === 'prelude' ? 'Bearer' : 'App');
+      return sendFailure(reply, { name: 'UNAUTHENTICATED', text: twilio ? 'Authentication Error - invalid username or password' : vonage ? 'You did not provide correct credentials.' : 'Invalid login details' });
     }
+    if (vonageCaller) request.vonageApplicationId = vonageCaller.applicationId;
     if (!hasScope(principal, scope)) return sendScopeMissing(reply, scope);
     request.principal = { ...principal, ip: request.ip };
   };
@@ -100,5 +107,6 @@ export const DEFAULT_AUTH_FAILURE_LIMIT: RateLimit = { count: 20, windowMs: 60_0
 /** Sets `request.principal` on every route that names a scope, or answers 401/403/429. */
 export function registerAuth(app: App, options: { ctx: ServiceContext; failureLimit?: RateLimit }): void {
   app.decorateRequest('principal', null as never);
+  app.decorateRequest('vonageApplicationId', '');
   app.addHook('onRequest', authHook(options.ctx, new AuthFailureThrottle(options.failureLimit ?? DEFAULT_AUTH_FAILURE_LIMIT)));
 }

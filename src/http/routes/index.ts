@@ -58,6 +58,10 @@ import rotateTwilioAuthToken from './api-v1/rotate-twilio-auth-token.js';
 import preludeVerify from './prelude/index.js';
 import getPreludeSettings from './api-v1/get-prelude-settings.js';
 import updatePreludeSettings from './api-v1/update-prelude-settings.js';
+import vonageVerify from './vonage/index.js';
+import getVonageApplication from './api-v1/get-vonage-application.js';
+import updateVonageApplication from './api-v1/update-vonage-application.js';
+import deleteVonageApplication from './api-v1/delete-vonage-application.js';
 
 export const ALL_ROUTES: RegisterRoute[] = [
   // Infobip 2FA API v2: the 18 operations
@@ -81,6 +85,7 @@ export const ALL_ROUTES: RegisterRoute[] = [
   twilioVerify, getTwilioAuthToken, rotateTwilioAuthToken,
   // Prelude Verify v2 under /v2/verification (JSON, Bearer API keys, Prelude's errors), and its account settings
   preludeVerify, getPreludeSettings, updatePreludeSettings,
+  vonageVerify, getVonageApplication, updateVonageApplication, deleteVonageApplication,
   // SMS autofill lines of 2FA messages
   getTemplateAutofill, updateTemplateAutofill,
   // test numbers: fixed codes, nothing delivered (app-store review, end-to-end tests)

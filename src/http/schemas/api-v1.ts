@@ -387,3 +387,15 @@ export const PreludeSettingsBodySchema = Type.Object({
   applicationId: Type.String({ maxLength: 64 }),
   customCodeAllowed: Type.Optional(Type.Boolean()),
 }, { additionalProperties: false });
+
+export const VonageApplicationSchema = Type.Object({
+  applicationId: Type.String({ description: 'The twofa application, which is the Vonage application: its id is the JWTs\' application_id.' }),
+  publicKey: Type.String({ description: 'PEM of the RSA public key the application\'s JWTs (RS256) are checked with.' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+}, { description: 'A twofa application as a Vonage application of the Vonage Verify dialect (/v2/verify).' });
+
+export const VonageApplicationBodySchema = Type.Object({
+  publicKey: Type.String({ maxLength: 8192, description: 'PEM (-----BEGIN PUBLIC KEY-----) of an RSA key.' }),
+}, { additionalProperties: false });
+
+export const ApplicationIdParamsSchema = Type.Object({ applicationId: Type.String({ maxLength: 64 }) });

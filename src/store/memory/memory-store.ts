@@ -8,7 +8,7 @@
 // transaction at a time, so a verification's counted attempt, a resend's checks and its write, or a
 // limit's check and its hit cannot interleave with another request's.
 //
-// Not kept in memory: `twilio` and `prelude` (those dialects' rows) and `console` (the console's
+// Not kept in memory: `twilio`, `prelude`, `vonage` (those dialects' rows) and `console` (the console's
 // paged search and statistics, aggregated in SQL). Every method of those throws NotKeptInMemory;
 // their use cases are tested over HTTP on the real stores.
 import { randomUUID } from 'node:crypto';
@@ -25,6 +25,7 @@ import type {
 } from '../store.js';
 import type { TwilioStore } from '../twilio-store.js';
 import type { PreludeStore } from '../prelude-store.js';
+import type { VonageStore } from '../vonage-store.js';
 import type { WorkflowStepClaim } from '../workflow-store.js';
 import { firstBatches, MemoryRateLimits } from './memory-limits.js';
 import {
@@ -102,6 +103,7 @@ export class MemoryStore implements Store {
   /** Not kept in memory: every method throws NotKeptInMemory. */
   readonly twilio = notKeptInMemory<TwilioStore>('twilio');
   readonly prelude = notKeptInMemory<PreludeStore>('prelude');
+  readonly vonage = notKeptInMemory<VonageStore>('vonage');
   /** Not kept in memory: every method throws NotKeptInMemory. */
   readonly console = notKeptInMemory<ConsoleStore>('console');
 

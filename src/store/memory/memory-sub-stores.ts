@@ -482,6 +482,10 @@ export class MemoryWorkflowStore implements WorkflowStore {
     return this.pullNextStep(pinId, now);
   }
 
+  async advance(pinId: string, now: number): Promise<boolean> {
+    return this.pullNextStep(pinId, now);
+  }
+
   async list(accountId: string, pinId: string): Promise<WorkflowStepRecord[]> {
     return this.stepsOf(pinId).filter((s) => s.accountId === accountId).sort((x, y) => x.step - y.step)
       .map((s) => ({ step: s.step, channel: s.channel, state: s.state, dueAt: s.dueAt, reason: s.reason, updatedAt: s.updatedAt }));

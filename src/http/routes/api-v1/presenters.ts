@@ -10,6 +10,7 @@ import type { Me } from '../../../service/console-keys.js';
 import type { PinDetails } from '../../../service/delivery-tracking.js';
 import type { WebhookView } from '../../../service/webhooks.js';
 import type { AccountApiKey } from '../../../store/console-store.js';
+import type { VonageApplicationRow } from '../../../store/vonage-store.js';
 import type { EmailTemplateRecord } from '../../../store/store.js';
 import type {
   ApiKeySchema, AuditPageSchema, CreatedApiKeySchema, CreatedWebhookResponseSchema, EmailTemplateResponseSchema, MeResponseSchema,
@@ -88,4 +89,8 @@ export function toAuditPageResponse(page: AuditPage): Static<typeof AuditPageSch
     entries: page.entries.map(({ accountId, ...entry }) => { void accountId; return entry; }),
     next: page.next,
   };
+}
+
+export function toVonageApplication(row: VonageApplicationRow) {
+  return { applicationId: row.applicationId, publicKey: row.publicKey, updatedAt: new Date(row.updatedAt).toISOString() };
 }
