@@ -325,9 +325,12 @@ async function queueResend(unit: UnitOfWork, pinId: string, channel: Channel, in
   return queueAdmittedResend(unit, pin, channel, input, errors);
 }
 
-/** A resend whose PIN and request were checked: the send checks (admit), then the write and its answer. */
+/**
+ * A resend whose PIN and request were checked: the send checks (admit), then the write and its answer.
+ * `from`: a sender override, which only a workflow step has (its PIN's first message's).
+ */
 async function queueAdmittedResend(
-  unit: UnitOfWork, pin: PinRecord, channel: Channel, input: ResendPinInput, errors: FieldErrors, workflowStep?: WorkflowStepClaim,
+  unit: UnitOfWork, pin: PinRecord, channel: Channel, input: ResendPinInput & Pick<DeliveryRequest, 'from'>, errors: FieldErrors, workflowStep?: WorkflowStepClaim,
 ): Promise<Result<SendOutcome>> {
   const { ctx, principal } = unit;
   const pinId = pin.id;
@@ -341,7 +344,7 @@ async function queueAdmittedResend(
   // A PIN sent to a test number stays undelivered, whatever its list says now.
   const queued = !pin.testNumber && ctx.channelConfigured(channel);
   const deliveryId = queued ? randomUUID() : undefined;
-  const request: DeliveryRequest = { placeholders: input.placeholders ?? {} };
+  const request: DeliveryRequest = { placeholders: input.placeholders ?? {}, ...(input.from !== undefined ? { from: input.from } : {}) };
   const outcome = await ctx.store.queueResend(pinId, channel, deliveryId ? { id: deliveryId, request } : undefined, admission.value.limits, now, workflowStep);
   if ('ended' in outcome) return pinEnded(pinId);
   const message: AdmittedMessage = { pinId, queued, deliveryId, testNumber: pin.testNumber };
@@ -351,13 +354,18 @@ async function queueAdmittedResend(
 
 /**
  * One step of a PIN's workflow: a resend on the step's channel, through every check a client's
- * resend passes (limits, guards, breaker), under the account's name; the step is marked sent in the
- * resend's own transaction. Refused like a resend when the PIN ended or the step's claim was lost.
+ * resend passes (placeholders, limits, guards, breaker), under the account's name; the step is marked
+ * sent in the resend's own transaction. Refused like a resend when the PIN ended or the step's claim
+ * was lost. It is rendered with the placeholders and sender of the PIN's first message, which the
+ * template may need as much as the first did.
  */
 export function resendWorkflowStep(ctx: ServiceContext, pin: PinRecord, step: WorkflowStepClaim, within?: UnitOfWork): Promise<Result<SendOutcome>> {
   return inUnitOfWork(ctx, workflowPrincipal(pin.accountId), async (unit) => {
     const intoInbox = inboxResendRefusal(ctx, pin, step.channel);
     if (intoInbox) return intoInbox;
-    return queueAdmittedResend(unit, pin, step.channel, {}, new FieldErrors(), step);
+    const { placeholders, from } = step.firstRequest;
+    const errors = new FieldErrors();
+    checkPlaceholders({ placeholders }, errors);
+    return queueAdmittedResend(unit, pin, step.channel, { placeholders, ...(from !== undefined ? { from } : {}) }, errors, step);
   }, within);
 }

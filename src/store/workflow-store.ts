@@ -9,6 +9,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { WorkflowStep } from '../domain/workflows.js';
 import type { Database } from './schema.js';
 import type { Channel } from '../domain/channels.js';
+import type { DeliveryRequest } from './store.js';
 
 export type WorkflowStepState = 'scheduled' | 'running' | 'sent' | 'failed' | 'skipped' | 'cancelled';
 
@@ -39,6 +40,11 @@ export interface WorkflowStepClaim {
   channel: Channel;
   dueAt: number;
   claim: string;
+  /**
+   * The request of the PIN's first message (placeholders, sender override), which every step
+   * re-sends with; empty when the first message was never queued.
+   */
+  firstRequest: DeliveryRequest;
 }
 
 export interface WorkflowStore {
@@ -52,7 +58,10 @@ export interface WorkflowStore {
   schedule(accountId: string, pinId: string, steps: NewWorkflowStep[], now: number): Promise<void>;
   /** Drops the steps of a send that was then refused (its PIN was never written). */
   discard(pinId: string): Promise<void>;
-  /** Claims up to `max` due steps, each the next of its PIN (a later step waits for the one before it). */
+  /**
+   * Claims up to `max` due steps, each the next of its PIN (a later step waits for the one before it),
+   * each with the request of its PIN's first message.
+   */
   claimDue(now: number, leaseUntil: number, max: number): Promise<WorkflowStepClaim[]>;
   /**
    * Ends a claimed step without sending it. `then`: `advance` makes the PIN's next step due now (a
@@ -142,15 +151,19 @@ export class KyselyWorkflowStore implements WorkflowStore {
     // earlier step of the same PIN is waiting before; on PostgreSQL SKIP LOCKED lets nodes claiming at
     // once take different steps, and the outer UPDATE takes each for exactly one of them.
     const lock = this.dialect === 'postgres' ? sql`for update skip locked` : sql``;
-    const rows = await sql<{ pin_id: string; step: number; account_id: string; channel: string; due_at: number | string }>`
+    const rows = await sql<{ pin_id: string; step: number; account_id: string; channel: string; due_at: number | string; message_request: string | null }>`
       update pin_workflow_steps set state = 'running', claim = ${claim}, lease_until = ${leaseUntil}, updated_at = ${now}
       where (pin_id, step) in (
         select s.pin_id, s.step from pin_workflow_steps s
         where ((s.state = 'scheduled' and s.due_at <= ${now}) or (s.state = 'running' and s.lease_until <= ${now}))
           and not exists (select 1 from pin_workflow_steps e where e.pin_id = s.pin_id and e.step < s.step and e.state in ('scheduled', 'running'))
         order by s.due_at limit ${max} ${lock})
-      returning pin_id, step, account_id, channel, due_at`.execute(this.db);
-    return rows.rows.map((r) => ({ pinId: r.pin_id, step: Number(r.step), accountId: r.account_id, channel: r.channel as Channel, dueAt: Number(r.due_at), claim }));
+      returning pin_id, step, account_id, channel, due_at,
+        (select p.message_request from pins p where p.id = pin_workflow_steps.pin_id) as message_request`.execute(this.db);
+    return rows.rows.map((r) => ({
+      pinId: r.pin_id, step: Number(r.step), accountId: r.account_id, channel: r.channel as Channel, dueAt: Number(r.due_at), claim,
+      firstRequest: r.message_request === null ? { placeholders: {} } : JSON.parse(r.message_request) as DeliveryRequest,
+    }));
   }
 
   async finish(claim: WorkflowStepClaim, state: 'skipped' | 'cancelled', reason: string, now: number, then: 'advance' | 'cancel'): Promise<void> {

@@ -5,7 +5,8 @@
 // with real peers and a killed server is test/e2e/workflows.test.ts.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createAppAndTemplate, createHarness, deliveredPin, type Harness } from '../support/harness.js';
+import { applicationIdOf, pinIdOf } from '../../src/domain/twilio-sids.js';
+import { createAppAndTemplate, createHarness, deliveredPin, twilioBasic, type Harness } from '../support/harness.js';
 
 const TO = '41793026727';
 const THREE_STEPS = { steps: [{ channel: 'whatsapp' }, { channel: 'sms', after: '30s' }, { channel: 'voice', after: '60s' }] };
@@ -115,6 +116,42 @@ describe('workflows: a PIN follows its application\'s steps', () => {
     await h.node.workflows.runDue();
     assert.deepEqual(await inboxChannels(pinId), ['whatsapp', 'sms'], 'no voice call after the verification');
     assert.deepEqual(await steps(pinId), [{ channel: 'whatsapp', state: 'sent' }, { channel: 'sms', state: 'sent' }, { channel: 'voice', state: 'cancelled' }]);
+  });
+
+  it('renders every step with the send\'s placeholders and sender override, as its first message', async () => {
+    const named = await createAppAndTemplate(h, { template: { messageText: 'Hello {{name}}, your code is {{pin}}' } });
+    await h.request('PUT', `/api/v1/applications/${named.applicationId}/workflow`, { body: { steps: [{ channel: 'sms' }, { channel: 'voice', after: '30s' }] } });
+    const sent = await h.request('POST', '/2fa/2/pin', { body: { ...named, to: '41793026729', from: 'Brand', placeholders: { name: 'Ann' } } });
+    assert.equal(sent.status, 200, JSON.stringify(sent.body));
+    const pinId = sent.body.pinId as string;
+    const pin = await deliveredPin(h, pinId);
+    h.clock.advance(30_000);
+    await h.node.workflows.runDue();
+    assert.deepEqual(await inboxChannels(pinId), ['sms', 'voice']);
+    const voice = h.node.inbox.list(await accountOf(h), { limit: 100 }).find((m) => m.pinId === pinId && m.channel === 'voice');
+    assert.equal(voice?.text, `Hello Ann, your code is ${pin}`);
+    assert.equal(voice?.from, 'Brand');
+    assert.deepEqual(await steps(pinId), [{ channel: 'sms', state: 'sent' }, { channel: 'voice', state: 'sent' }]);
+  });
+
+  it('sends every step of a Twilio start: its template\'s {{friendly_name}} is the Service\'s name on each channel', async () => {
+    const headers = { 'content-type': 'application/x-www-form-urlencoded', authorization: await twilioBasic(h.node.store, h.keys.a) };
+    const service = await h.request('POST', '/v2/Services', { rawBody: 'FriendlyName=Acme', headers });
+    assert.equal(service.status, 201, JSON.stringify(service.body));
+    const applicationId = applicationIdOf(service.body.sid as string);
+    assert.ok(applicationId);
+    await h.request('PUT', `/api/v1/applications/${applicationId}/workflow`, { body: { steps: [{ channel: 'sms' }, { channel: 'voice', after: '30s' }] } });
+    const started = await h.request('POST', `/v2/Services/${service.body.sid}/Verifications`, { rawBody: 'To=%2B41793026730&Channel=sms', headers });
+    assert.equal(started.status, 201, JSON.stringify(started.body));
+    const pinId = pinIdOf(started.body.sid as string);
+    assert.ok(pinId);
+    await h.node.worker.drain();
+    h.clock.advance(30_000);
+    await h.node.workflows.runDue();
+    assert.deepEqual(await inboxChannels(pinId), ['sms', 'voice']);
+    const texts = h.node.inbox.list(await accountOf(h), { limit: 100 }).filter((m) => m.pinId === pinId).map((m) => m.text ?? '');
+    assert.equal(texts.length, 2);
+    for (const text of texts) assert.match(text, /Acme/);
   });
 
   it('counts each step by its channel\'s limits: a refused step is skipped and the next one goes at once', async () => {

@@ -11,13 +11,14 @@ import { after, describe, it } from 'node:test';
 import { openStore } from '../../src/store/open-store.js';
 import type { KyselyStore } from '../../src/store/kysely-store.js';
 import { MemoryStore } from '../../src/store/memory/memory-store.js';
-import type { Store } from '../../src/store/store.js';
+import type { DeliveryRequest, Store } from '../../src/store/store.js';
 import { createTestDatabase, skipUnlessPostgres, type TestDatabase } from '../support/postgres.js';
 
 const pgSkip = await skipUnlessPostgres();
 const NOW = 1_800_000_000_000;
 
-async function seedPin(store: Store, pinId: string): Promise<string> {
+/** A PIN under a three-step workflow; with `request`, its first message is queued with it. */
+async function seedPin(store: Store, pinId: string, request?: DeliveryRequest): Promise<string> {
   const account = await store.findOrCreateAccount(`acct-${pinId}`, `A${pinId}`, NOW);
   await store.insertApplication({
     id: `APP${pinId}`, accountId: account.id, name: 'app', enabled: true, createdAt: NOW, updatedAt: NOW,
@@ -31,8 +32,9 @@ async function seedPin(store: Store, pinId: string): Promise<string> {
   await store.createPin({
     pin: {
       id: pinId, accountId: account.id, applicationId: `APP${pinId}`, messageId: 'M', channel: 'whatsapp', destination: '41793026727',
-      pinHash: 'h', pinCiphertext: 'c', attemptsLeft: 3, allowMultipleVerifications: false, createdAt: NOW, expiresAt: NOW + 900_000, deliveryStatus: 'not_sent',
+      pinHash: 'h', pinCiphertext: 'c', attemptsLeft: 3, allowMultipleVerifications: false, createdAt: NOW, expiresAt: NOW + 900_000, deliveryStatus: request ? 'queued' : 'not_sent',
     },
+    ...(request ? { outbox: { id: `first-${pinId}`, request } } : {}),
   }, [], NOW);
   await store.durable();
   return account.id;
@@ -69,6 +71,17 @@ function suite(name: string, open: () => Promise<[Store, Store]>, skip: false | 
       assert.deepEqual(steps.map((s) => s.state), ['sent', 'sent', 'scheduled']);
       // Sent 9 s late: step 2 keeps its second after step 1.
       assert.equal(steps[2]!.dueAt, NOW + 2000 + 9002);
+    });
+
+    it('a claimed step carries its PIN\'s first request (placeholders, sender), which the step re-sends with', async () => {
+      const [a, b] = stores!;
+      const first: DeliveryRequest = { placeholders: { name: 'Ann', code: 'X-7' }, from: 'Brand' };
+      await seedPin(a, 'P4', first);
+      await seedPin(a, 'P5');
+      // Claims are of every PIN due (the tests before left some): these PINs' are the ones read here.
+      const claims = await b.workflows.claimDue(NOW + 1000, NOW + 10_000, 100);
+      assert.deepEqual(claims.find((c) => c.pinId === 'P4')?.firstRequest, first);
+      assert.deepEqual(claims.find((c) => c.pinId === 'P5')?.firstRequest, { placeholders: {} }, 'no first message: no placeholders');
     });
 
     it('a failed delivery of the latest step makes the next one due now; a failure of an older message moves nothing', async () => {

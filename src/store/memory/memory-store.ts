@@ -99,6 +99,10 @@ export class MemoryStore implements Store {
   readonly workflows = new MemoryWorkflowStore(
     (accountId, applicationId, steps, now) => this.setApplicationWorkflow(accountId, applicationId, steps, now),
     (pinId) => this.pins.has(pinId),
+    (pinId) => {
+      const first = [...this.messages.values()].find((m) => m.own && m.pinId === pinId);
+      return first && copy(first.request);
+    },
   );
   /** Not kept in memory: every method throws NotKeptInMemory. */
   readonly twilio = notKeptInMemory<TwilioStore>('twilio');

@@ -16,7 +16,7 @@ import {
 import type { IdempotencyClaim, IdempotencyClaimRequest, IdempotencyStore } from '../idempotency-store.js';
 import type { PurgeLimits } from '../purge-batches.js';
 import type { ActiveBlock, SecuritySettingsRow, SecurityStore } from '../security-store.js';
-import type { PinRecord } from '../store.js';
+import type { DeliveryRequest, PinRecord } from '../store.js';
 import type { TestNumberRecord, TestNumberStore } from '../test-number-store.js';
 import type { NewWorkflowStep, WorkflowStepClaim, WorkflowStepRecord, WorkflowStepState, WorkflowStore } from '../workflow-store.js';
 import { firstBatches } from './memory-limits.js';
@@ -414,11 +414,13 @@ export class MemoryWorkflowStore implements WorkflowStore {
 
   /**
    * `setApplicationWorkflow`: writes an application's workflow, false when the account has no such
-   * application; `pinExists`: whether a PIN is still stored (steps of deleted PINs are purged).
+   * application; `pinExists`: whether a PIN is still stored (steps of deleted PINs are purged);
+   * `firstRequestOf`: the request of a PIN's first message, undefined when none was queued.
    */
   constructor(
     private readonly setApplicationWorkflow: (accountId: string, applicationId: string, steps: readonly WorkflowStep[] | null, now: number) => boolean,
     private readonly pinExists: (pinId: string) => boolean,
+    private readonly firstRequestOf: (pinId: string) => DeliveryRequest | undefined,
   ) {}
 
   async setWorkflow(accountId: string, applicationId: string, steps: readonly WorkflowStep[] | null, now: number): Promise<boolean> {
@@ -445,7 +447,7 @@ export class MemoryWorkflowStore implements WorkflowStore {
       .sort((x, y) => (x.dueAt ?? 0) - (y.dueAt ?? 0)).slice(0, max);
     return due.map((s) => {
       Object.assign(s, { state: 'running', claim, leaseUntil, updatedAt: now });
-      return { pinId: s.pinId, step: s.step, accountId: s.accountId, channel: s.channel, dueAt: s.dueAt ?? 0, claim };
+      return { pinId: s.pinId, step: s.step, accountId: s.accountId, channel: s.channel, dueAt: s.dueAt ?? 0, claim, firstRequest: this.firstRequestOf(s.pinId) ?? { placeholders: {} } };
     });
   }
 
