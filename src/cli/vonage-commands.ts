@@ -30,7 +30,11 @@ Examples:
     .description('Register (or replace) the RSA public key of the application\'s JWTs; the JWTs of a replaced key no longer log in')
     .argument('<applicationId>', 'the twofa application, which is the JWTs\' application_id')
     .argument('<publicKeyFile>', 'a PEM file (-----BEGIN PUBLIC KEY-----)')
-    .option('--json', 'print the server\'s answer as JSON'))
+    .option('--json', 'print the server\'s answer as JSON')
+    .addHelpText('after', `
+Example:
+  $ openssl pkey -in private.key -pubout -out public.key
+  $ twofa vonage-apps set-key 8F35A1A7EB2F45528FDFFFFDAEE41BC9 public.key`))
     .action(async (applicationId: string, file: string, options: ConnectionOptions & OutputOptions) => {
       const publicKey = readPublicKey(file);
       const saved = await connect(options).run((client) => client.vonage.updateApplication(applicationId, { publicKey }));
@@ -41,7 +45,10 @@ Examples:
   withConnectionOptions(vonage.command('show')
     .description('Print the public key the application\'s JWTs are checked with')
     .argument('<applicationId>', 'the twofa application')
-    .option('--json', 'print the server\'s answer as JSON'))
+    .option('--json', 'print the server\'s answer as JSON')
+    .addHelpText('after', `
+Example:
+  $ twofa vonage-apps show 8F35A1A7EB2F45528FDFFFFDAEE41BC9`))
     .action(async (applicationId: string, options: ConnectionOptions & OutputOptions) => {
       const shown = await connect(options).run((client) => client.vonage.getApplication(applicationId));
       if (options.json) return writeJson(shown);
@@ -51,7 +58,10 @@ Examples:
   withConnectionOptions(vonage.command('remove')
     .description('Remove the key: the application\'s JWTs no longer log in (Basic logins still do)')
     .argument('<applicationId>', 'the twofa application')
-    .option('--json', 'print {"removed": applicationId} as JSON'))
+    .option('--json', 'print {"removed": applicationId} as JSON')
+    .addHelpText('after', `
+Example:
+  $ twofa vonage-apps remove 8F35A1A7EB2F45528FDFFFFDAEE41BC9`))
     .action(async (applicationId: string, options: ConnectionOptions & OutputOptions) => {
       await connect(options).run((client) => client.vonage.deleteApplication(applicationId));
       if (options.json) return writeJson({ removed: applicationId });

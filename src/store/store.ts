@@ -15,6 +15,9 @@ import type { VonageStore } from './vonage-store.js';
 import type { IdempotencyStore } from './idempotency-store.js';
 import type { TestNumberStore } from './test-number-store.js';
 import type { WorkflowStepClaim, WorkflowStore } from './workflow-store.js';
+import type { DeliveryRequest } from './delivery-request.js';
+
+export type { DeliveryRequest } from './delivery-request.js';
 
 export { CHANNELS } from '../domain/channels.js';
 export type { Channel, DeliveryStatus } from '../domain/channels.js';
@@ -177,18 +180,6 @@ export interface ReceiptOptions {
    * the members already tried to skip). The store queues it only while its guards hold.
    */
   requeue?: DeliveryRequest;
-}
-
-/** What the worker needs, besides the PIN and its template, to render a message at delivery time. */
-export interface DeliveryRequest {
-  placeholders: Record<string, string>;
-  from?: string;
-  /**
-   * Members of a failover route not to try for this message: those whose earlier message for the
-   * PIN a delivery receipt reported undeliverable. Written by service/delivery-tracking.ts, obeyed by
-   * delivery/routing; the store keeps it as given.
-   */
-  skipTransports?: string[];
 }
 
 export interface OutboxRecord {

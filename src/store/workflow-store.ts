@@ -9,7 +9,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { WorkflowStep } from '../domain/workflows.js';
 import type { Database } from './schema.js';
 import type { Channel } from '../domain/channels.js';
-import type { DeliveryRequest } from './store.js';
+import type { DeliveryRequest } from './delivery-request.js';
 
 export type WorkflowStepState = 'scheduled' | 'running' | 'sent' | 'failed' | 'skipped' | 'cancelled';
 
