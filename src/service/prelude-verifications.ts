@@ -45,6 +45,8 @@ export interface CreateInput {
 
 export type CreateOutcome =
   | { status: 'success' | 'retry'; id: string; method: PreludeMethod; channel: Channel }
+  // Sent, but the risk score would have blocked it had the application's risk mode been enforce.
+  | { status: 'shadow_blocked'; id: string; method: PreludeMethod; channel: Channel; reason: BlockedReason }
   | { status: 'blocked'; id: string; method: PreludeMethod; reason: BlockedReason };
 
 export type CheckOutcome = { status: 'success' | 'failure'; id: string } | { status: 'expired_or_not_found' };
@@ -63,6 +65,7 @@ const BLOCKED_REASON: Partial<Record<FailureName, BlockedReason>> = {
   GUARD_PREFIX_LIMIT: 'suspicious',
   GUARD_CONVERSION_BREAKER: 'suspicious',
   DESTINATION_BLOCKED: 'in_block_list',
+  RISK_BLOCKED: 'suspicious',
 };
 
 /** The engine's request fields, as Prelude's parameters. */
@@ -214,6 +217,7 @@ async function outcomeOf(ctx: ServiceContext, principal: Principal, sent: Result
   // Under a workflow the PIN went out on the workflow's first channel: answered as sent.
   const pin = await ctx.store.getPin(principal.accountId, sent.value.pinId);
   const channel = status === 'retry' ? plan.channel : pin?.channel ?? plan.channel;
+  if (sent.value.risk?.decision === 'shadow_block') return ok({ status: 'shadow_blocked', id: preludeVerificationId(sent.value.pinId), method: methodOf(channel), channel, reason: 'suspicious' });
   return ok({ status, id: preludeVerificationId(sent.value.pinId), method: methodOf(channel), channel });
 }
 

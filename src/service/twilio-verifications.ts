@@ -22,6 +22,7 @@ import type { TwilioEventDraft, TwilioVerificationRow, TwilioVerificationStatus 
 import type { Principal, ServiceContext } from './context.js';
 import { profileOf } from './effective-records.js';
 import { countBreakerVerify } from './security.js';
+import { countRiskVerify } from './risk.js';
 import type { NamedLimit } from './limit-refusals.js';
 import { resendPin, sendPin } from './send-pin.js';
 import { testNumberAuditReason } from './test-numbers.js';
@@ -333,7 +334,10 @@ async function settle(unit: UnitOfWork, serviceSidParam: string, sid: string, st
   // An approval is a verification like a right code: counted as such for the metrics and the conversion breaker.
   if (status === 'approved') {
     ctx.metrics.verification(verification.pin.channel, 'verified');
-    if (!verification.pin.testNumber) await countBreakerVerify(ctx, verification.pin.applicationId, verification.pin.destination, now);
+    if (!verification.pin.testNumber) {
+      await countBreakerVerify(ctx, verification.pin.applicationId, verification.pin.destination, now);
+      await countRiskVerify(ctx, verification.pin.applicationId, verification.pin.destination, now);
+    }
   }
   unit.audit({
     event: status === 'approved' ? 'pin.verify' : 'pin.cancel', applicationId: verification.pin.applicationId, pinId: verification.pin.id,
