@@ -1,0 +1,135 @@
+// The risk score on the wire (docs/security.md, "Risk score"): a run of sequential numbers that never
+// verify is blocked in enforce mode with nothing queued, sent and recorded in shadow mode, not scored
+// when off; a Safe List number is never blocked; decisions are listed with their signals; the same
+// traffic gets the same decisions on SQLite and PostgreSQL.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { authenticate } from '../../src/service/api-keys.js';
+import { createAppAndTemplate, createHarness, type Harness } from '../support/harness.js';
+import { createTestDatabase, skipUnlessPostgres, type TestDatabase } from '../support/postgres.js';
+
+/** UK mobile numbers 447400 100 000 + i: sequential, in one prefix. */
+const sequential = (i: number) => `447400${String(100000 + i).padStart(6, '0')}`;
+
+async function appInMode(h: Harness, mode?: 'enforce' | 'shadow' | 'off') {
+  const app = await createAppAndTemplate(h, { configuration: { sendPinPerApplicationLimit: '100000/1d' } });
+  if (mode !== undefined) {
+    const set = await h.request('PUT', `/api/v1/applications/${app.applicationId}/risk`, { body: { mode } });
+    assert.equal(set.status, 200, JSON.stringify(set.body));
+  }
+  return app;
+}
+
+/** Sends to `count` sequential numbers starting at `from`; the status of each answer. */
+async function pump(h: Harness, app: { applicationId: string; messageId: string }, count: number, from = 0) {
+  const answers: { status: number; body: any }[] = [];
+  for (let i = from; i < from + count; i += 1) answers.push(await h.request('POST', '/2fa/2/pin', { body: { ...app, to: sequential(i) } }));
+  return answers;
+}
+
+async function inboxCount(h: Harness): Promise<number> {
+  await h.node.worker.drain();
+  const inbox = await h.request('GET', '/api/v1/inbox?limit=1000');
+  return inbox.body.messages.length;
+}
+
+function describeOn(label: string, open: () => Promise<{ h: Harness; database?: TestDatabase } | string>) {
+  describe(`the risk score (${label})`, () => {
+    let h: Harness;
+    let database: TestDatabase | undefined;
+    let skip: string | undefined;
+    before(async () => {
+      const opened = await open();
+      if (typeof opened === 'string') skip = opened;
+      else ({ h, database } = opened);
+    });
+    after(async () => {
+      await h?.close();
+      await database?.drop();
+    });
+
+    it('a new application is in enforce mode: sequential numbers that never verify are blocked with 403 naming the signals, and nothing is queued', async (t) => {
+      if (skip) return t.skip(skip);
+      const app = await appInMode(h);
+      const mode = await h.request('GET', `/api/v1/applications/${app.applicationId}/risk`);
+      assert.equal(mode.body.mode, 'enforce');
+      const before = await inboxCount(h);
+      const answers = await pump(h, app, 30);
+      const sent = answers.filter((a) => a.status === 200).length;
+      const blocked = answers.filter((a) => a.status === 403);
+      assert.ok(sent >= 5, `the first sends go out (${sent})`);
+      assert.ok(blocked.length >= 15, `most of the run is blocked (${blocked.length} of 30)`);
+      assert.equal(blocked[0]!.body.requestError.serviceException.messageId, 'FORBIDDEN');
+      assert.match(blocked[0]!.body.requestError.serviceException.text, /risk score \d+ .*sequential_numbers/);
+      assert.equal(await inboxCount(h) - before, sent, 'a blocked send queues nothing');
+
+      const listed = await h.request('GET', `/api/v1/risk/decisions?applicationId=${app.applicationId}&decision=block&limit=5`);
+      assert.equal(listed.status, 200, JSON.stringify(listed.body));
+      assert.equal(listed.body.decisions.length, 5);
+      const decision = listed.body.decisions[0];
+      assert.equal(decision.country, 'GB');
+      assert.equal(decision.pinId, null);
+      assert.ok(decision.score >= decision.threshold);
+      assert.ok(decision.signals.some((s: any) => s.name === 'sequential_numbers' && s.points > 0));
+      const page2 = await h.request('GET', `/api/v1/risk/decisions?applicationId=${app.applicationId}&decision=block&limit=5&cursor=${listed.body.next}`);
+      assert.equal(page2.body.decisions.length, 5);
+      assert.ok(!page2.body.decisions.some((d: any) => listed.body.decisions.some((e: any) => e.id === d.id)), 'pages do not overlap');
+    });
+
+    it('shadow mode sends everything and records what it would have blocked, shown on the PIN', async (t) => {
+      if (skip) return t.skip(skip);
+      const app = await appInMode(h, 'shadow');
+      const answers = await pump(h, app, 30, 1000);
+      assert.deepEqual(answers.filter((a) => a.status !== 200), []);
+      const listed = await h.request('GET', `/api/v1/risk/decisions?applicationId=${app.applicationId}&decision=shadow_block`);
+      assert.ok(listed.body.decisions.length >= 15, `${listed.body.decisions.length} shadow blocks`);
+      const pin = await h.request('GET', `/api/v1/pins/${listed.body.decisions[0].pinId}`);
+      assert.equal(pin.status, 200);
+      assert.equal(pin.body.risk.decision, 'shadow_block');
+      assert.ok(pin.body.risk.signals.length > 0);
+    });
+
+    it('off scores nothing and records nothing', async (t) => {
+      if (skip) return t.skip(skip);
+      const app = await appInMode(h, 'off');
+      const answers = await pump(h, app, 30, 2000);
+      assert.deepEqual(answers.filter((a) => a.status !== 200), []);
+      const listed = await h.request('GET', `/api/v1/risk/decisions?applicationId=${app.applicationId}`);
+      assert.deepEqual(listed.body.decisions, []);
+    });
+
+    it('a number on the Safe List is never blocked by its score', async (t) => {
+      if (skip) return t.skip(skip);
+      const app = await appInMode(h);
+      await pump(h, app, 28, 3000);
+      const listedNumber = sequential(3029);
+      const accountId = (await authenticate(h.node.store, `App ${h.keys.a}`))!.accountId;
+      await h.node.store.twilio.addSafeListed(accountId, listedNumber, 'GN0123456789abcdef0123456789abcdef', h.clock.now);
+      const unlisted = await h.request('POST', '/2fa/2/pin', { body: { ...app, to: sequential(3028) } });
+      assert.equal(unlisted.status, 403);
+      const listed = await h.request('POST', '/2fa/2/pin', { body: { ...app, to: listedNumber } });
+      assert.equal(listed.status, 200, JSON.stringify(listed.body));
+    });
+
+    it('ordinary traffic (a few sends to spread numbers in several countries) is never blocked', async (t) => {
+      if (skip) return t.skip(skip);
+      const app = await appInMode(h);
+      const numbers = ['447911123456', '33612345678', '4915112345678', '14155550123', '393471234567', '34612345678', '61412345678', '819012345678'];
+      for (let round = 0; round < 5; round += 1) {
+        for (const [i, base] of numbers.entries()) {
+          const to = `${base.slice(0, -4)}${String((round * 1237 + i * 4111) % 10000).padStart(4, '0')}`;
+          const sent = await h.request('POST', '/2fa/2/pin', { body: { ...app, to } });
+          assert.equal(sent.status, 200, `${to}: ${JSON.stringify(sent.body)}`);
+        }
+      }
+    });
+  });
+}
+
+describeOn('SQLite', async () => ({ h: await createHarness({ TWOFA_RISK_DEFAULT_MODE: 'enforce' }) }));
+describeOn('PostgreSQL', async () => {
+  const skip = await skipUnlessPostgres();
+  if (skip) return skip;
+  const database = await createTestDatabase('risk');
+  return { h: await createHarness({ TWOFA_RISK_DEFAULT_MODE: 'enforce', TWOFA_DATABASE_URL: database.url }), database };
+});
