@@ -65,6 +65,9 @@ const OPERATIONS = {
   'security.get': { method: 'GET', path: '/api/v1/applications/{appId}/security' },
   'security.update': { method: 'PUT', path: '/api/v1/applications/{appId}/security' },
   'audit.list': { method: 'GET', path: '/api/v1/audit' },
+  'risk.get': { method: 'GET', path: '/api/v1/applications/{appId}/risk' },
+  'risk.update': { method: 'PUT', path: '/api/v1/applications/{appId}/risk' },
+  'risk.decisions': { method: 'GET', path: '/api/v1/risk/decisions' },
 
   'workflows.get': { method: 'GET', path: '/api/v1/applications/{appId}/workflow' },
   'workflows.set': { method: 'PUT', path: '/api/v1/applications/{appId}/workflow' },

@@ -41,6 +41,8 @@ export interface CreateInput {
     preferredChannel?: string;
     callbackUrl?: string;
   };
+  /** Prelude's `signals.ip`: the end user's address, a signal of the risk score. */
+  clientAddress?: string;
 }
 
 export type CreateOutcome =
@@ -175,7 +177,7 @@ export async function createVerification(ctx: ServiceContext, principal: Princip
   }
   const now = ctx.clock();
   try {
-    return await createLocked(ctx, principal, { applicationId: application.id, applicationName: application.name, destination: destination.value, channel, locale: locale.value, code: code.value, options, now });
+    return await createLocked(ctx, principal, { applicationId: application.id, applicationName: application.name, destination: destination.value, channel, locale: locale.value, code: code.value, options, clientAddress: input.clientAddress, now });
   } finally {
     await ctx.store.twilio.unlockStart(lockKey, lockedUntil);
   }
@@ -204,6 +206,7 @@ interface CreatePlan {
   locale: string;
   code: string | undefined;
   options: NonNullable<CreateInput['options']>;
+  clientAddress: string | undefined;
   now: number;
 }
 
@@ -234,7 +237,7 @@ async function createLocked(ctx: ServiceContext, principal: Principal, plan: Cre
   if (!messageId.ok) return messageId;
   const sent = await sendPin(ctx, principal, plan.channel, {
     applicationId: plan.applicationId, messageId: messageId.value, to: plan.destination, placeholders,
-    ...(plan.code !== undefined ? { pin: plan.code } : {}),
+    ...(plan.code !== undefined ? { pin: plan.code } : {}), ...(plan.clientAddress !== undefined ? { clientAddress: plan.clientAddress } : {}),
   });
   return outcomeOf(ctx, principal, sent, 'success', plan, generatePinId());
 }

@@ -72,7 +72,7 @@ function countersOf(to: string, country: string | undefined, clientAddress: stri
 /**
  * The assessment of a send or resend to `to`, or undefined when the application scores nothing (mode
  * off, or an email). `clientAddress`: the end user's address when the caller names it (Twilio's
- * DeviceIp, the X-Client-Ip header), never the caller's own: a backend sends every user's PIN.
+ * DeviceIp, Prelude's signals.ip, the X-Client-Ip header), never the caller's own: a backend sends every user's PIN.
  */
 export async function assessSend(ctx: ServiceContext, principal: Principal, app: ApplicationRecord, channel: Channel, to: string, kind: 'send' | 'resend', now: number, clientAddress?: string): Promise<RiskCheck | undefined> {
   if (channel === 'email') return undefined;

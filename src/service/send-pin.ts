@@ -41,7 +41,7 @@ export interface SendPinInput {
   /** The dialect verification the PIN starts (a Twilio start), written with the PIN or not at all. */
   dialect?: (pin: NewPin['pin'], deliveryId: string | undefined) => DialectStart;
   /**
-   * The end user's address, when the caller names it (Twilio's DeviceIp, the X-Client-Ip header):
+   * The end user's address, when the caller names it (Twilio's DeviceIp, Prelude's signals.ip, the X-Client-Ip header):
    * a signal of the risk score. Never the caller's own address, which is its backend's.
    */
   clientAddress?: string;

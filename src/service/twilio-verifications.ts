@@ -74,6 +74,8 @@ export interface StartInput {
   payee?: string;
   /** JSON object: email `from`, `from_name` (applied), `substitutions` (accepted). */
   channelConfiguration?: string;
+  /** Twilio's `DeviceIp`: the end user's address, a signal of the risk score. */
+  deviceIp?: string;
 }
 
 /** Twilio's CustomCode: 4 to 10 characters; letters and digits here. */
@@ -272,6 +274,7 @@ async function startLocked(unit: UnitOfWork, service: TwilioService, plan: Start
   const sent = await sendPin(ctx, principal, channel, {
     applicationId: service.application.id, messageId, to: destination.value, placeholders, dialectLimits: plan.serviceLimits,
     ...(plan.customCode !== undefined ? { pin: plan.customCode } : {}), ...(plan.sender !== undefined ? { from: plan.sender } : {}),
+    ...(input.deviceIp !== undefined ? { clientAddress: input.deviceIp } : {}),
     // The verification (its PSD2 Amount and Payee among it) and verification.started are written in
     // the PIN's own transaction: no PIN of a start is ever without them.
     dialect: (pin, deliveryId) => ({
