@@ -90,7 +90,7 @@ export const RiskDecisionsQuerySchema = Type.Object({
 export const RiskDecisionsResponseSchema = Type.Object({
   decisions: Type.Array(RiskDecisionSchema, { description: 'Newest first: every block and shadow block, one allowed send in 20.' }),
   next: Type.Union([Type.String(), Type.Null()], { description: 'The cursor of the next page; null on the last.' }),
-});
+}, { description: 'One page of recorded risk decisions.' });
 
 export const RiskSettingsRequestSchema = Type.Object({
   mode: Type.Optional(Type.Union([Type.Literal('enforce'), Type.Literal('shadow'), Type.Literal('off')], { description: 'enforce: block; shadow: decide and record, never refuse; off: no score.' })),
@@ -104,7 +104,7 @@ export const RiskSettingsResponseSchema = Type.Object({
   blockScore: Type.Integer(),
   countryBlockScores: Type.Record(Type.String(), Type.Integer()),
   updatedAt: Type.Union([Type.Integer(), Type.Null()], { description: 'null: never changed (a new application\'s defaults).' }),
-});
+}, { description: 'The application\'s risk mode and block thresholds.' });
 
 export const PinDetailsResponseSchema = Type.Object({
   pinId: Type.String(),

@@ -14,6 +14,6 @@ const register: RegisterRoute = (app, { ctx }) => {
       params: AppIdParamsSchema, body: RiskSettingsRequestSchema,
       response: { 200: RiskSettingsResponseSchema, ...errorResponses(400, 401, 403, 404) },
     },
-  }, async (request, reply) => respond(reply, await updateRiskSettings(ctx, request.principal, request.params.appId, request.body), (view) => view));
+  }, async (request, reply) => respond(reply, await updateRiskSettings(ctx, request.principal, request.params.appId, request.body ?? {}), (view) => view));
 };
 export default register;
