@@ -242,6 +242,7 @@ Examples:
     .description('Show the application\'s risk mode and thresholds')
     .argument('<appId>', 'the applicationId')
     .option('--json', 'print the server\'s answer as JSON'))
+    .addHelpText('after', '\nExample:\n  $ twofa apps risk get 3F1A0C... --json')
     .action(async (appId: string, options: ConnectionOptions & OutputOptions) => {
       const current = await connect(options).run((client) => client.risk.get(appId));
       if (options.json) return writeJson(current);
@@ -255,6 +256,7 @@ Examples:
     .option('--block-score <n>', 'the score (1-100) at which a send is blocked (default 70)', integerBetween(1, 100))
     .option('--country <CC=SCORE>', 'a country\'s own block score, repeatable; the given ones replace all earlier ones', parseCountryScore)
     .option('--json', 'print the server\'s answer as JSON'))
+    .addHelpText('after', '\nExamples:\n  $ twofa apps risk set 3F1A0C... --mode shadow --block-score 60 --country NG=40\n  $ twofa apps risk set 3F1A0C... --mode off')
     .action(async (appId: string, options: ConnectionOptions & OutputOptions & { mode?: ApplicationRiskRequest['mode']; blockScore?: number; country?: Record<string, number> }) => {
       const body: ApplicationRiskRequest = {
         ...(options.mode !== undefined ? { mode: options.mode } : {}),
@@ -274,6 +276,7 @@ Examples:
     .option('--decision <decision>', 'allow, block or shadow_block')
     .option('--limit <n>', 'at most this many (default 100)', integerBetween(1, 1000))
     .option('--json', 'print the server\'s answer as JSON'))
+    .addHelpText('after', '\nExample:\n  $ twofa apps risk decisions --app 3F1A0C... --decision block --limit 20')
     .action(async (options: ConnectionOptions & OutputOptions & { app?: string; country?: string; decision?: 'allow' | 'block' | 'shadow_block'; limit?: number }) => {
       const page = await connect(options).run((client) => client.risk.decisions({
         ...(options.app !== undefined ? { applicationId: options.app } : {}),
