@@ -111,6 +111,49 @@ function describeOn(label: string, open: () => Promise<{ h: Harness; database?: 
       assert.equal(listed.status, 200, JSON.stringify(listed.body));
     });
 
+    it('Twilio answers a blocked start with its Fraud Guard code 60410, and starts nothing', async (t) => {
+      if (skip) return t.skip(skip);
+      const form = { 'content-type': 'application/x-www-form-urlencoded' };
+      const service = await h.request('POST', '/v2/Services', { rawBody: 'FriendlyName=Shop', headers: form });
+      assert.equal(service.status, 201, JSON.stringify(service.body));
+      const answers = [];
+      for (let i = 0; i < 30; i += 1) {
+        answers.push(await h.request('POST', `/v2/Services/${service.body.sid}/Verifications`, { rawBody: `To=%2B${sequential(4000 + i)}&Channel=sms`, headers: form }));
+      }
+      const blocked = answers.filter((a) => a.status !== 201);
+      assert.ok(blocked.length >= 15, `${blocked.length} of 30 blocked`);
+      assert.equal(blocked[0]!.status, 403);
+      assert.equal(blocked[0]!.body.code, 60410);
+      assert.match(blocked[0]!.body.message, /risk score/);
+      const fetched = await h.request('POST', `/v2/Services/${service.body.sid}/VerificationCheck`, { rawBody: `To=%2B${sequential(4029)}&Code=123456`, headers: form });
+      assert.equal(fetched.status, 404, `a blocked start leaves no pending verification: ${JSON.stringify(fetched.body)}`);
+    });
+
+    it('Prelude answers blocked (reason suspicious) in enforce mode and shadow_blocked in shadow mode', async (t) => {
+      if (skip) return t.skip(skip);
+      const prelude = async (mode: 'enforce' | 'shadow', from: number) => {
+        const app = await appInMode(h, mode);
+        const set = await h.request('PUT', '/api/v1/prelude/settings', { body: { applicationId: app.applicationId } });
+        assert.equal(set.status, 200, JSON.stringify(set.body));
+        const answers = [];
+        for (let i = from; i < from + 30; i += 1) {
+          const r = await h.request('POST', '/v2/verification', { key: null, headers: { authorization: `Bearer ${h.keys.a}` }, body: { target: { type: 'phone_number', value: `+${sequential(i)}` } } });
+          assert.equal(r.status, 200, JSON.stringify(r.body));
+          answers.push(r.body);
+        }
+        return answers;
+      };
+      const enforced = await prelude('enforce', 5000);
+      const blocked = enforced.filter((a) => a.status === 'blocked');
+      assert.ok(blocked.length >= 15, `${blocked.length} of 30 blocked`);
+      assert.equal(blocked[0].reason, 'suspicious');
+      const shadowed = await prelude('shadow', 6000);
+      const shadowBlocked = shadowed.filter((a) => a.status === 'shadow_blocked');
+      assert.ok(shadowBlocked.length >= 15, `${shadowBlocked.length} of 30 shadow-blocked`);
+      assert.equal(shadowBlocked[0].reason, 'suspicious');
+      assert.deepEqual(shadowed.filter((a) => a.status !== 'success' && a.status !== 'shadow_blocked'), []);
+    });
+
     it('ordinary traffic (a few sends to spread numbers in several countries) is never blocked', async (t) => {
       if (skip) return t.skip(skip);
       const app = await appInMode(h);
@@ -132,4 +175,29 @@ describeOn('PostgreSQL', async () => {
   if (skip) return skip;
   const database = await createTestDatabase('risk');
   return { h: await createHarness({ TWOFA_RISK_DEFAULT_MODE: 'enforce', TWOFA_DATABASE_URL: database.url }), database };
+});
+
+describe('the risk score decides the same on SQLite and PostgreSQL', () => {
+  it('gives the same traffic the same answers and scores', async (t) => {
+    const skip = await skipUnlessPostgres();
+    if (skip) return t.skip(skip);
+    const database = await createTestDatabase('risk-same');
+    const sqlite = await createHarness({ TWOFA_RISK_DEFAULT_MODE: 'enforce' });
+    const postgres = await createHarness({ TWOFA_RISK_DEFAULT_MODE: 'enforce', TWOFA_DATABASE_URL: database.url });
+    try {
+      const run = async (h: Harness) => {
+        const app = await appInMode(h, 'shadow');
+        // Sequential numbers, a premium-rate number, verified and unverified sends, one resend: each signal's counters.
+        const statuses = (await pump(h, app, 20, 7000)).map((a) => a.status);
+        statuses.push((await h.request('POST', '/2fa/2/pin', { body: { ...app, to: '448712345678' } })).status);
+        const listed = await h.request('GET', `/api/v1/risk/decisions?applicationId=${app.applicationId}&decision=shadow_block&limit=1000`);
+        return { statuses, decisions: listed.body.decisions.map((d: any) => [d.destination, d.score, d.decision, d.signals.map((s: any) => [s.name, s.points])]).sort((x: any, y: any) => x[0].localeCompare(y[0])) };
+      };
+      assert.deepEqual(await run(postgres), await run(sqlite));
+    } finally {
+      await sqlite.close();
+      await postgres.close();
+      await database.drop();
+    }
+  });
 });
