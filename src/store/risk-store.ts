@@ -112,12 +112,15 @@ export class KyselyRiskStore implements RiskStore {
   async readCounters(applicationId: string, reads: readonly RiskCounterRead[]): Promise<Map<string, number>> {
     const counts = new Map<string, number>(reads.map((r) => [r.counter, 0]));
     if (reads.length === 0) return counts;
-    const rows = await this.db.selectFrom('risk_counters')
+    // One select per window, each an IN on the primary key's (application, counter) prefix: an OR of
+    // (counter, since) pairs would scan every counter of the application, one per number it sent to.
+    const bySince = new Map<number, string[]>();
+    for (const r of reads) bySince.set(r.since, [...(bySince.get(r.since) ?? []), r.counter]);
+    const selects = [...bySince].map(([since, counters]) => this.db.selectFrom('risk_counters')
       .select((eb) => ['counter', eb.fn.sum<number>('hits').as('hits')])
-      .where('application_id', '=', applicationId)
-      .where((eb) => eb.or(reads.map((r) => eb.and([eb('counter', '=', r.counter), eb('bucket_start', '>', r.since)]))))
-      .groupBy('counter')
-      .execute();
+      .where('application_id', '=', applicationId).where('counter', 'in', counters).where('bucket_start', '>', since)
+      .groupBy('counter'));
+    const rows = await selects.slice(1).reduce((union, select) => union.unionAll(select), selects[0]!).execute();
     for (const row of rows) counts.set(row.counter, Number(row.hits));
     return counts;
   }
