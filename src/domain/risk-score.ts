@@ -67,7 +67,10 @@ export interface RiskReadings {
   /** libphonenumber's type of the number (MOBILE, PREMIUM_RATE, ...), when it knows it. */
   numberType: string | undefined;
   country: string | undefined;
-  /** Sends and verifications to the country, to the number's 10 000-number prefix, and of the whole application (its baseline). */
+  /**
+   * Sends and verifications to the country's numbers of this number's type (its mobiles, its premium
+   * numbers, ...), to the number's 10 000-number prefix, and of the whole application (its baseline).
+   */
   countrySends: number;
   countryVerifies: number;
   prefixSends: number;
@@ -126,7 +129,7 @@ export function riskSignals(r: RiskReadings): RiskSignal[] {
   const numberType = r.numberType ?? 'UNKNOWN';
   return [
     signal('number_type', NUMBER_TYPE_SHARE[numberType] ?? 0, numberType),
-    signal('country_conversion', conversionShare(r.countrySends, r.countryVerifies, CONVERSION_MIN_SENDS.country), `${r.country ?? 'unknown'}: ${ratio(r.countryVerifies, r.countrySends)}, ${baselineText}`),
+    signal('country_conversion', conversionShare(r.countrySends, r.countryVerifies, CONVERSION_MIN_SENDS.country), `${r.country ?? 'unknown'} ${numberType}: ${ratio(r.countryVerifies, r.countrySends)}, ${baselineText}`),
     signal('prefix_conversion', conversionShare(r.prefixSends, r.prefixVerifies, CONVERSION_MIN_SENDS.prefix), `${ratio(r.prefixVerifies, r.prefixSends)}, ${baselineText}`),
     signal('prefix_velocity', Math.max(ramp(r.distinctInBlock100, 2, 6), ramp(r.distinctInBlock1000, 4, 15), ramp(r.distinctInBlock10000, 10, 40)),
       `distinct numbers in the last hour: ${r.distinctInBlock100} in its 100-block, ${r.distinctInBlock1000} in its 1000-block, ${r.distinctInBlock10000} in its 10000-block`),

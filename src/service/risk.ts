@@ -48,9 +48,13 @@ function bucketOf(window: RiskWindow, now: number): number {
   return Math.floor(now / bucketMs) * bucketMs;
 }
 
-/** The counters of a number, each with the window it is read over. */
-function countersOf(to: string, country: string | undefined, clientAddress: string | undefined) {
+/**
+ * The counters of a number, each with the window it is read over. Conversion is counted per country
+ * and number type: premium-rate numbers that never verify are not hidden by a country's mobiles that do.
+ */
+function countersOf(to: string, country: string | undefined, numberType: string | undefined, clientAddress: string | undefined) {
   const cc = country ?? 'unknown';
+  const destinationClass = `${cc}:${numberType ?? 'UNKNOWN'}`;
   return {
     number: { counter: `n:${to}`, window: 'recent' },
     block10: { counter: `b10:${to.slice(0, -1)}`, window: 'recent' },
@@ -58,8 +62,8 @@ function countersOf(to: string, country: string | undefined, clientAddress: stri
     block1000: { counter: `b1000:${to.slice(0, -3)}`, window: 'recent' },
     block10000: { counter: `b10000:${to.slice(0, -4)}`, window: 'recent' },
     ...(clientAddress !== undefined ? { address: { counter: `addr:${clientAddress}`, window: 'recent' } } : {}),
-    countrySends: { counter: `cs:${cc}`, window: 'recent' },
-    countryVerifies: { counter: `cv:${cc}`, window: 'recent' },
+    countrySends: { counter: `cs:${destinationClass}`, window: 'recent' },
+    countryVerifies: { counter: `cv:${destinationClass}`, window: 'recent' },
     prefixSends: { counter: `ps:${to.slice(0, -4)}`, window: 'recent' },
     prefixVerifies: { counter: `pv:${to.slice(0, -4)}`, window: 'recent' },
     baselineSends: { counter: 'as', window: 'baseline' },
@@ -80,14 +84,15 @@ export async function assessSend(ctx: ServiceContext, principal: Principal, app:
   if (settings.mode === 'off') return undefined;
   const country = phoneCountry(to);
   const address = clientAddress !== undefined ? ipRateKey(clientAddress) ?? `raw:${clientAddress}` : undefined;
-  const counters = countersOf(to, country, address);
+  const numberType = phoneNumberType(to);
+  const counters = countersOf(to, country, numberType, address);
   const reads: RiskCounterRead[] = Object.values(counters).map((c) => ({ counter: c.counter, since: now - RISK_WINDOWS[c.window].windowMs }));
   const counts = await ctx.store.risk.readCounters(app.id, reads);
   const count = (c: { counter: string }) => counts.get(c.counter) ?? 0;
   // The distinct-number counters count this number once per window: sends to it again add nothing.
   const seenNumber = count(counters.number) > 0;
   const readings: RiskReadings = {
-    numberType: phoneNumberType(to), country,
+    numberType, country,
     countrySends: count(counters.countrySends), countryVerifies: count(counters.countryVerifies),
     prefixSends: count(counters.prefixSends), prefixVerifies: count(counters.prefixVerifies),
     baselineSends: count(counters.baselineSends), baselineVerifies: count(counters.baselineVerifies),
@@ -148,7 +153,7 @@ export async function countRiskVerify(ctx: ServiceContext, applicationId: string
     if (!/^[0-9]+$/.test(destination)) return;
     const settings = await loadRiskSettings(ctx, applicationId);
     if (settings.mode === 'off') return;
-    const counters = countersOf(destination, phoneCountry(destination), undefined);
+    const counters = countersOf(destination, phoneCountry(destination), phoneNumberType(destination), undefined);
     await ctx.store.risk.countHits(applicationId, [counters.countryVerifies, counters.prefixVerifies, counters.baselineVerifies]
       .map((c) => ({ counter: c.counter, bucketStart: bucketOf(c.window, now) })));
   } catch {
