@@ -2,8 +2,8 @@
 // and verifications already keep, so that the same traffic gets the same score on every node and every
 // store. Each signal measures one thing, scales it to 0..1 between a floor (nothing unusual) and a
 // ceiling (what pumping looks like), and contributes that share of its weight; the score is the sum,
-// capped at 100. No single signal but a premium-rate number can reach the default threshold alone:
-// a block takes two independent signs of pumping.
+// capped at 100. Only a country (and number type) that next to never converts over dozens of sends
+// reaches the default threshold alone; otherwise a block takes two independent signs of pumping.
 
 export type RiskMode = 'enforce' | 'shadow' | 'off';
 export const RISK_MODES: readonly RiskMode[] = ['enforce', 'shadow', 'off'];
@@ -25,8 +25,8 @@ export const DEFAULT_RISK_SETTINGS: Readonly<RiskSettings> = Object.freeze({ mod
 /** Each signal's weight: the points it adds at full strength. */
 export const RISK_WEIGHTS = Object.freeze({
   number_type: 50,
-  country_conversion: 30,
-  prefix_conversion: 25,
+  country_conversion: 70,
+  prefix_conversion: 40,
   prefix_velocity: 30,
   sequential_numbers: 35,
   client_address_velocity: 25,
@@ -95,7 +95,9 @@ const NUMBER_TYPE_SHARE: Record<string, number> = {
 };
 
 /** Conversion is judged only once this many sends are counted (fewer say nothing). */
-export const CONVERSION_MIN_SENDS = { country: 20, prefix: 10 };
+export const CONVERSION_MIN_SENDS = { country: 10, prefix: 10 };
+/** Sends to a country's numbers of a type at which its conversion counts in full (between, in proportion). */
+const COUNTRY_CONVERSION_FULL_SENDS = 30;
 /** The conversion expected of an application whose own baseline has fewer sends than this. */
 const BASELINE_MIN_SENDS = 100;
 const PRIOR_CONVERSION = 0.6;
@@ -129,7 +131,10 @@ export function riskSignals(r: RiskReadings): RiskSignal[] {
   const numberType = r.numberType ?? 'UNKNOWN';
   return [
     signal('number_type', NUMBER_TYPE_SHARE[numberType] ?? 0, numberType),
-    signal('country_conversion', conversionShare(r.countrySends, r.countryVerifies, CONVERSION_MIN_SENDS.country), `${r.country ?? 'unknown'} ${numberType}: ${ratio(r.countryVerifies, r.countrySends)}, ${baselineText}`),
+    // Weighted by how much traffic it has seen: a country where next to nothing converts over dozens
+    // of sends is burning money whatever the cause, so at full strength this signal blocks alone.
+    signal('country_conversion', r.countrySends < CONVERSION_MIN_SENDS.country ? 0
+      : ramp(1 - r.countryVerifies / r.countrySends / baseline, 0.5, 0.9) * ramp(r.countrySends, CONVERSION_MIN_SENDS.country, COUNTRY_CONVERSION_FULL_SENDS), `${r.country ?? 'unknown'} ${numberType}: ${ratio(r.countryVerifies, r.countrySends)}, ${baselineText}`),
     signal('prefix_conversion', conversionShare(r.prefixSends, r.prefixVerifies, CONVERSION_MIN_SENDS.prefix), `${ratio(r.prefixVerifies, r.prefixSends)}, ${baselineText}`),
     signal('prefix_velocity', Math.max(ramp(r.distinctInBlock100, 2, 6), ramp(r.distinctInBlock1000, 4, 15), ramp(r.distinctInBlock10000, 10, 40)),
       `distinct numbers in the last hour: ${r.distinctInBlock100} in its 100-block, ${r.distinctInBlock1000} in its 1000-block, ${r.distinctInBlock10000} in its 10000-block`),

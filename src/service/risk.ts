@@ -26,8 +26,13 @@ export const ALLOWED_DECISION_SAMPLE = 20;
 export interface RiskCheck {
   assessment: RiskAssessment;
   country: string | undefined;
-  /** The counters an accepted send adds one hit to (none for a resend: the number is counted already). */
-  hits: RiskCounterHit[];
+  /**
+   * The counters of the attempt (distinct numbers per block and address), counted whether the send is
+   * accepted or blocked: velocity measures what is asked for, so a blocked run keeps its count.
+   */
+  attemptHits: RiskCounterHit[];
+  /** The counters of an accepted send (the conversion signals' sends). None for a resend: its number is counted already. */
+  sendHits: RiskCounterHit[];
 }
 
 /** The settings as stored, or the defaults (in TWOFA_RISK_DEFAULT_MODE) of an application that never set any. */
@@ -62,8 +67,9 @@ function countersOf(to: string, country: string | undefined, numberType: string 
     block1000: { counter: `b1000:${to.slice(0, -3)}`, window: 'recent' },
     block10000: { counter: `b10000:${to.slice(0, -4)}`, window: 'recent' },
     ...(clientAddress !== undefined ? { address: { counter: `addr:${clientAddress}`, window: 'recent' } } : {}),
-    countrySends: { counter: `cs:${destinationClass}`, window: 'recent' },
-    countryVerifies: { counter: `cv:${destinationClass}`, window: 'recent' },
+    // Over a day: a slow drip into one country adds up.
+    countrySends: { counter: `cs:${destinationClass}`, window: 'baseline' },
+    countryVerifies: { counter: `cv:${destinationClass}`, window: 'baseline' },
     prefixSends: { counter: `ps:${to.slice(0, -4)}`, window: 'recent' },
     prefixVerifies: { counter: `pv:${to.slice(0, -4)}`, window: 'recent' },
     baselineSends: { counter: 'as', window: 'baseline' },
@@ -108,17 +114,17 @@ export async function assessSend(ctx: ServiceContext, principal: Principal, app:
   // Looked up only for a score that would block: most sends never need it.
   const safeListed = scored.score >= scored.threshold && await ctx.store.twilio.isSafeListed(principal.accountId, to);
   const assessment = decideRisk(settings.mode, scored, safeListed);
-  const hits: RiskCounterHit[] = [];
+  const hitsOf = (list: { counter: string; window: RiskWindow }[]) => list.map((c) => ({ counter: c.counter, bucketStart: bucketOf(c.window, now) }));
   // A Safe List number's traffic does not train the counters the score compares against.
-  if (kind === 'send' && !safeListed) {
-    const at = (c: { counter: string; window: RiskWindow }) => hits.push({ counter: c.counter, bucketStart: bucketOf(c.window, now) });
-    for (const c of [counters.number, counters.countrySends, counters.prefixSends, counters.baselineSends, counters.historySends, counters.historyCountrySends]) at(c);
-    if (!seenNumber) {
-      for (const c of [counters.block10, counters.block100, counters.block1000, counters.block10000]) at(c);
-      if (counters.address) at(counters.address);
-    }
-  }
-  return { assessment, country, hits };
+  const counted = kind === 'send' && !safeListed;
+  // The prefix's conversion is of the distinct numbers asked for in it, blocked ones too: a run that is
+  // blocked does not look better for it.
+  const attempt = seenNumber ? [] : [counters.number, counters.block10, counters.block100, counters.block1000, counters.block10000, counters.prefixSends, ...(counters.address ? [counters.address] : [])];
+  return {
+    assessment, country,
+    attemptHits: counted ? hitsOf(attempt) : [],
+    sendHits: counted ? hitsOf([counters.countrySends, counters.baselineSends, counters.historySends, counters.historyCountrySends]) : [],
+  };
 }
 
 /** The refusal of a blocked send, naming the signals that made its score. */
@@ -142,9 +148,9 @@ export async function recordRiskDecision(unit: UnitOfWork, app: ApplicationRecor
   });
 }
 
-/** Counts an accepted send in the score's counters. Never throws: a lost count errs towards allowing. */
-export async function countRiskSend(ctx: ServiceContext, applicationId: string, check: RiskCheck): Promise<void> {
-  await ctx.store.risk.countHits(applicationId, check.hits).catch(() => undefined);
+/** Counts an accepted send (or, `blocked`, only its attempt) in the score's counters. Never throws: a lost count errs towards allowing. */
+export async function countRiskSend(ctx: ServiceContext, applicationId: string, check: RiskCheck, blocked = false): Promise<void> {
+  await ctx.store.risk.countHits(applicationId, blocked ? check.attemptHits : [...check.attemptHits, ...check.sendHits]).catch(() => undefined);
 }
 
 /** Counts a successful verification towards the conversion signals. Never throws. */

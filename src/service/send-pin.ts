@@ -195,6 +195,7 @@ async function admit(
   const now = ctx.clock();
   const risk = await assessSend(ctx, unit.principal, app, channel, to, kind, now, clientAddress);
   if (risk?.assessment.decision === 'block') {
+    await countRiskSend(ctx, app.id, risk, true);
     await recordRiskDecision(unit, app, kind, to, risk, attempt.pinId, now);
     ctx.metrics.securityRefusal('risk_score');
     unit.audit({ event: `pin.${kind}.refused`, applicationId: app.id, ...(attempt.pinId !== undefined ? { pinId: attempt.pinId } : {}), destination: to, reason: `risk_score:${risk.assessment.score}` });

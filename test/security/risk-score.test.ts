@@ -60,7 +60,8 @@ function describeOn(label: string, open: () => Promise<{ h: Harness; database?: 
       assert.ok(sent >= 5, `the first sends go out (${sent})`);
       assert.ok(blocked.length >= 15, `most of the run is blocked (${blocked.length} of 30)`);
       assert.equal(blocked[0]!.body.requestError.serviceException.messageId, 'FORBIDDEN');
-      assert.match(blocked[0]!.body.requestError.serviceException.text, /risk score \d+ .*sequential_numbers/);
+      assert.match(blocked[0]!.body.requestError.serviceException.text, /risk score \d+ reached the application's threshold 70: \w+ \+\d/);
+      assert.ok(blocked.some((b) => /sequential_numbers \+\d/.test(b.body.requestError.serviceException.text)), 'the refusals name the signals that made them');
       assert.equal(await inboxCount(h) - before, sent, 'a blocked send queues nothing');
 
       const listed = await h.request('GET', `/api/v1/risk/decisions?applicationId=${app.applicationId}&decision=block&limit=5`);
