@@ -68,8 +68,7 @@ export interface RiskReadings {
   numberType: string | undefined;
   country: string | undefined;
   /**
-   * Sends and verifications to the country's numbers of this number's type (its mobiles, its premium
-   * numbers, ...), to the number's 10 000-number prefix, and of the whole application (its baseline).
+   * Sends and verifications to the number's conversionClass (its country, or its premium numbers), to the number's 10 000-number prefix, and of the whole application (its baseline).
    */
   countrySends: number;
   countryVerifies: number;
@@ -93,6 +92,15 @@ export interface RiskReadings {
 const NUMBER_TYPE_SHARE: Record<string, number> = {
   PREMIUM_RATE: 1, SHARED_COST: 0.8, TOLL_FREE: 0.6, UAN: 0.5, PERSONAL_NUMBER: 0.5, VOIP: 0.4,
 };
+
+/**
+ * What a number's conversion is counted under: its country, and apart from the rest the premium-rate
+ * and shared-cost numbers, which a country's mobiles that verify must not hide.
+ */
+export function conversionClass(country: string | undefined, numberType: string | undefined): string {
+  const cc = country ?? 'unknown';
+  return numberType === 'PREMIUM_RATE' || numberType === 'SHARED_COST' ? `${cc}:${numberType}` : cc;
+}
 
 /** Conversion is judged only once this many sends are counted (fewer say nothing). */
 export const CONVERSION_MIN_SENDS = { country: 10, prefix: 10 };
@@ -134,7 +142,7 @@ export function riskSignals(r: RiskReadings): RiskSignal[] {
     // Weighted by how much traffic it has seen: a country where next to nothing converts over dozens
     // of sends is burning money whatever the cause, so at full strength this signal blocks alone.
     signal('country_conversion', r.countrySends < CONVERSION_MIN_SENDS.country ? 0
-      : ramp(1 - r.countryVerifies / r.countrySends / baseline, 0.5, 0.9) * ramp(r.countrySends, CONVERSION_MIN_SENDS.country, COUNTRY_CONVERSION_FULL_SENDS), `${r.country ?? 'unknown'} ${numberType}: ${ratio(r.countryVerifies, r.countrySends)}, ${baselineText}`),
+      : ramp(1 - r.countryVerifies / r.countrySends / baseline, 0.5, 0.9) * ramp(r.countrySends, CONVERSION_MIN_SENDS.country, COUNTRY_CONVERSION_FULL_SENDS), `${conversionClass(r.country, r.numberType)}: ${ratio(r.countryVerifies, r.countrySends)}, ${baselineText}`),
     signal('prefix_conversion', conversionShare(r.prefixSends, r.prefixVerifies, CONVERSION_MIN_SENDS.prefix), `${ratio(r.prefixVerifies, r.prefixSends)}, ${baselineText}`),
     signal('prefix_velocity', Math.max(ramp(r.distinctInBlock100, 2, 6), ramp(r.distinctInBlock1000, 4, 15), ramp(r.distinctInBlock10000, 10, 40)),
       `distinct numbers in the last hour: ${r.distinctInBlock100} in its 100-block, ${r.distinctInBlock1000} in its 1000-block, ${r.distinctInBlock10000} in its 10000-block`),

@@ -9,7 +9,7 @@ import { ipRateKey } from '../domain/client-ip.js';
 import { phoneCountry } from '../domain/destinations.js';
 import { FieldErrors, fail, ok, type Failure, type Result } from '../domain/errors.js';
 import {
-  DEFAULT_RISK_SETTINGS, RISK_MODES, RISK_WINDOWS, decideRisk, decidingSignals, scoreRisk,
+  DEFAULT_RISK_SETTINGS, RISK_MODES, RISK_WINDOWS, conversionClass, decideRisk, decidingSignals, scoreRisk,
   type RiskAssessment, type RiskMode, type RiskReadings, type RiskSettings, type RiskWindow,
 } from '../domain/risk-score.js';
 import type { RiskCounterHit, RiskCounterRead, RiskDecisionRecord, RiskSettingsRow } from '../store/risk-store.js';
@@ -53,13 +53,10 @@ function bucketOf(window: RiskWindow, now: number): number {
   return Math.floor(now / bucketMs) * bucketMs;
 }
 
-/**
- * The counters of a number, each with the window it is read over. Conversion is counted per country
- * and number type: premium-rate numbers that never verify are not hidden by a country's mobiles that do.
- */
+/** The counters of a number, each with the window it is read over. */
 function countersOf(to: string, country: string | undefined, numberType: string | undefined, clientAddress: string | undefined) {
   const cc = country ?? 'unknown';
-  const destinationClass = `${cc}:${numberType ?? 'UNKNOWN'}`;
+  const destinationClass = conversionClass(country, numberType);
   return {
     number: { counter: `n:${to}`, window: 'recent' },
     block10: { counter: `b10:${to.slice(0, -1)}`, window: 'recent' },
