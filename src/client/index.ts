@@ -9,7 +9,7 @@ import type {
   SmsVoiceMessage, SmsVoiceMessageRequest, VerificationStatusQuery, VerificationStatusResponse, VerifyPinResponse,
 } from './types.js';
 import type { ApiKey, ApiKeyRequest, CreatedApiKey, Me, PinListQuery, PinPage, Stats, StatsQuery } from './types.js';
-import type { ApplicationRisk, ApplicationRiskRequest, ApplicationSecurity, ApplicationSecurityRequest, AuditPage, AuditQuery, RiskDecisionPage, RiskDecisionQuery, Workflow } from './types.js';
+import type { ApplicationRisk, ApplicationRiskRequest, ApplicationSecurity, ApplicationSecurityRequest, AuditPage, AuditQuery, RiskDecisionPage, RiskDecisionQuery, SafeListEntry, Workflow } from './types.js';
 
 export { TwofaApiError, parseRetryAfter, type TwofaApiErrorDetails } from './errors.js';
 export { CLIENT_OPERATIONS, resolveOperation, type ClientOperation, type HttpMethod, type OperationName } from './operations.js';
@@ -154,6 +154,13 @@ export interface TwofaClient {
     update(appId: string, body: ApplicationRiskRequest): Promise<ApplicationRisk>;
     /** One page of recorded decisions, newest first; pass `next` as `cursor` for the following page. */
     decisions(query?: RiskDecisionQuery): Promise<RiskDecisionPage>;
+  };
+  safeList: {
+    /** Puts an E.164 number (with +) on the account's Safe List: never blocked by the guards or the risk score. */
+    add(phoneNumber: string): Promise<SafeListEntry>;
+    /** The entry of a listed number (404 when it is not listed). */
+    get(phoneNumber: string): Promise<SafeListEntry>;
+    remove(phoneNumber: string): Promise<void>;
   };
   health: {
     /** True when the node can serve (database reachable, not shutting down); false otherwise or unreachable. */
@@ -318,6 +325,11 @@ export function createTwofaClient(options: TwofaClientOptions): TwofaClient {
       decisions: (query = {}) => call('risk.decisions', none, {
         query: { applicationId: query.applicationId, country: query.country, decision: query.decision, since: query.since, until: query.until, cursor: query.cursor, limit: query.limit },
       }),
+    },
+    safeList: {
+      add: (phoneNumber) => call('safeList.add', none, { body: { phoneNumber } }),
+      get: (phoneNumber) => call('safeList.get', { phoneNumber }),
+      remove: async (phoneNumber) => { await call<undefined>('safeList.remove', { phoneNumber }); },
     },
     audit: {
       list: (query = {}) => call('audit.list', none, {

@@ -4,7 +4,7 @@
 import type { Static } from 'typebox';
 import type {
   AuditEntrySchema, AuditPageSchema, AutofillRequestSchema, AutofillResponseSchema, SecurityResponseSchema, SecuritySettingsRequestSchema, WorkflowSchema, TwilioAuthTokenSchema,
-  RiskSettingsRequestSchema, RiskSettingsResponseSchema, RiskDecisionsResponseSchema,
+  RiskSettingsRequestSchema, RiskSettingsResponseSchema, RiskDecisionsResponseSchema, SafeListEntrySchema,
   PreludeSettingsSchema, PreludeSettingsBodySchema,
 } from '../http/schemas/api-v1.js';
 import type {
@@ -162,6 +162,8 @@ export type ApplicationRisk = Static<typeof RiskSettingsResponseSchema>;
 /** Fields to change; left out keep their values; countryBlockScores replaces the whole map. */
 export type ApplicationRiskRequest = Static<typeof RiskSettingsRequestSchema>;
 export type RiskDecisionPage = Static<typeof RiskDecisionsResponseSchema>;
+/** A number of the account's Safe List. */
+export type SafeListEntry = Static<typeof SafeListEntrySchema>;
 export interface RiskDecisionQuery {
   applicationId?: string;
   /** ISO 3166 alpha-2. */

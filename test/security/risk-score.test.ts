@@ -4,7 +4,6 @@
 // traffic gets the same decisions on SQLite and PostgreSQL.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { authenticate } from '../../src/service/api-keys.js';
 import { createAppAndTemplate, createHarness, type Harness } from '../support/harness.js';
 import { createTestDatabase, skipUnlessPostgres, type TestDatabase } from '../support/postgres.js';
 
@@ -104,12 +103,16 @@ function describeOn(label: string, open: () => Promise<{ h: Harness; database?: 
       const app = await appInMode(h);
       await pump(h, app, 28, 3000);
       const listedNumber = sequential(3029);
-      const accountId = (await authenticate(h.node.store, `App ${h.keys.a}`))!.accountId;
-      await h.node.store.twilio.addSafeListed(accountId, listedNumber, 'GN0123456789abcdef0123456789abcdef', h.clock.now);
+      const added = await h.request('POST', '/api/v1/safe-list', { body: { phoneNumber: `+${listedNumber}` } });
+      assert.equal(added.status, 200, JSON.stringify(added.body));
+      assert.equal((await h.request('GET', `/api/v1/safe-list/%2B${listedNumber}`)).status, 200);
       const unlisted = await h.request('POST', '/2fa/2/pin', { body: { ...app, to: sequential(3028) } });
       assert.equal(unlisted.status, 403);
       const listed = await h.request('POST', '/2fa/2/pin', { body: { ...app, to: listedNumber } });
       assert.equal(listed.status, 200, JSON.stringify(listed.body));
+      // Off the list, the same number is blocked like its neighbours.
+      assert.equal((await h.request('DELETE', `/api/v1/safe-list/%2B${listedNumber}`)).status, 204);
+      assert.equal((await h.request('POST', '/2fa/2/pin', { body: { ...app, to: listedNumber } })).status, 403);
     });
 
     it('Twilio answers a blocked start with its Fraud Guard code 60410, and starts nothing', async (t) => {

@@ -427,6 +427,18 @@ export const TestNumberSchema = Type.Object({
   createdAt: Type.Integer({ description: 'UNIX time in milliseconds.' }),
 }, { description: 'A test number of the account: sends to it deliver nothing and its fixed code verifies (the code is never shown).' });
 
+export const SafeListRequestSchema = Type.Object({
+  phoneNumber: Type.String({ maxLength: 32, description: 'E.164 with its leading +, e.g. +447911123456.' }),
+}, { additionalProperties: false });
+
+export const SafeListEntrySchema = Type.Object({
+  sid: Type.String({ description: 'The entry\'s id, as Twilio\'s Safe List names it (GN...).' }),
+  phoneNumber: Type.String({ description: 'E.164 with +.' }),
+  createdAt: Type.Integer({ description: 'UNIX time in milliseconds.' }),
+}, { description: 'A number of the account\'s Safe List: the destination guards and the risk score never block it (its sends still count against the per-address limits).' });
+
+export const SafeListParamsSchema = Type.Object({ phoneNumber: Type.String({ maxLength: 32, description: 'E.164 with its leading + (URL-encoded: %2B).' }) });
+
 export const TestNumberIdParamsSchema = Type.Object({ id: Type.String({ maxLength: 64, description: 'Test number id.' }) });
 
 // --- Prelude Verify: the application an account's Prelude calls use ---
