@@ -11,6 +11,7 @@
 //
 //   npx tsx bench/hot-cpu.ts [verify-wrong|send] [requests=20000] [inFlight=50] [--pg] [--statements]
 //   BENCH_BUILD_DIR=<dir with src/> npx tsx bench/hot-cpu.ts ...   the same on another checkout's src/
+//   BENCH_RISK_MODE=shadow npx tsx bench/hot-cpu.ts send ...   with the risk score on (off otherwise)
 //   --pg: on a scratch PostgreSQL database of the local server (bench/lib/pg-fixture.ts), dropped after
 //   --statements (PostgreSQL): every statement sent to the database during one request of the
 //   scenario, in order, and the statements per request over the measured rounds
@@ -64,6 +65,9 @@ const databaseUrl = 'url' in fixture ? fixture.url : `sqlite:${file}`;
 const config = loadConfig({
   TWOFA_DATA_DIR: dir, TWOFA_DATABASE_URL: databaseUrl, TWOFA_SECRET: BENCH_SECRET, TWOFA_LOG_LEVEL: 'warn',
   TWOFA_SMS_DSN: `webhook+http://127.0.0.1:${receiverPort}/sms?secret=whsec_YmVuY2gtd2ViaG9vay1zZWNyZXQtMDEyMzQ1Njc4OQ==`,
+  // Off unless asked: the sends go to sequential numbers never verified, which enforce would block.
+  // BENCH_RISK_MODE=shadow scores and records every send (nearly all shadow-blocked: the costliest case).
+  TWOFA_RISK_DEFAULT_MODE: process.env['BENCH_RISK_MODE'] ?? 'off',
 });
 const node = await createNode(config, createLogger(config.logLevel));
 if (scenario === 'send') node.worker.start();

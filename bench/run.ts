@@ -113,6 +113,9 @@ const SERVER_ENV = (dataDir: string, databaseUrl: string, port: number, receiver
   TWOFA_LOG_LEVEL: 'info',
   // Every PIN is rendered and POSTed to the receiver in its own process, as to an SMS gateway.
   TWOFA_SMS_DSN: `webhook+${receiverUrl}/sms?secret=${RECEIVER_SECRET}`,
+  // The send scenarios go to a new sequential number each time, none verified: SMS pumping to the risk
+  // score, which would block them. Its cost is measured by hot-cpu.ts (BENCH_RISK_MODE=shadow).
+  TWOFA_RISK_DEFAULT_MODE: 'off',
 });
 
 async function startTwofa(fixture: Pick<TwofaFixture, 'file'>, cpuProfileDir?: string, databaseUrl = `sqlite:${fixture.file}`): Promise<NodeProcess> {

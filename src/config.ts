@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseDuration, validateLimit, ONE_DAY_MS, parseRateLimit, type RateLimit } from './domain/durations.js';
 import { SECURITY_PROFILES, type SecurityProfile } from './domain/security-profile.js';
+import { RISK_MODES, type RiskMode } from './domain/risk-score.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -53,6 +54,7 @@ export interface Config {
   idempotencyMaxKeys: number;
   /** Floors applied to every application and template (domain/security-profile.ts). */
   securityProfile: SecurityProfile;
+  riskDefaultMode: RiskMode;
   /** Let accounts use test numbers (fixed codes, nothing delivered) under the strict profile too. */
   allowTestNumbers: boolean;
   /** How often each account's audit chain head is signed and recorded. */
@@ -258,6 +260,16 @@ export const CONFIG_OPTIONS = [
     parse: (raw) => {
       if (!SECURITY_PROFILES.includes(raw as SecurityProfile)) throw new Error(`must be one of ${SECURITY_PROFILES.join(', ')}`);
       return raw as SecurityProfile;
+    },
+  }),
+  option({
+    key: 'riskDefaultMode', env: 'TWOFA_RISK_DEFAULT_MODE', default: 'enforce',
+    doc: 'The risk mode of applications that have never set one (PUT /api/v1/applications/{appId}/risk; docs/security.md, "Risk score"): `enforce` blocks sends whose risk score reaches the threshold, '
+      + '`shadow` records what it would block and sends, `off` scores nothing. Applications that existed before the score were set to `shadow` by their migration. '
+      + 'A load or end-to-end test environment, whose traffic looks like pumping (many new numbers, none verified), sets `off`. Ignored under TWOFA_SECURITY_PROFILE=strict (always enforce).',
+    parse: (raw) => {
+      if (!RISK_MODES.includes(raw as RiskMode)) throw new Error(`must be one of ${RISK_MODES.join(', ')}`);
+      return raw as RiskMode;
     },
   }),
   option({

@@ -33,6 +33,7 @@ import { PrometheusMetrics } from './observability/metrics.js';
 import { auditHeadFilePath } from './store/audit-head-file.js';
 import { openStore, postgresOptions } from './store/open-store.js';
 import { CHANNELS, type Channel, type Store } from './store/store.js';
+import { RISK_WINDOWS } from './domain/risk-score.js';
 
 /**
  * TWOFA_SECRET, or the one kept in `<dataDir>/secret`, created on first start. The file is only a
@@ -202,6 +203,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
     twilioAuthTokenGraceMs: config.twilioAuthTokenGraceMs,
     channelDelivery: delivery,
     securityProfile: config.securityProfile,
+    riskDefaultMode: config.riskDefaultMode,
     allowTestNumbers: config.allowTestNumbers,
     webhookAddresses,
     ...(revoker !== undefined && { pinEnded: revoker.pinEnded }),
@@ -219,6 +221,8 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
       // Expired breaker blocks, and conversion counters older than any breaker window (one day at most).
       await store.security.purge(clock(), clock() - 2 * 86_400_000);
       await store.workflows.purge(clock() - config.pinRetentionMs);
+      // The risk score's counters older than its longest window (30 days), and its decisions after as long.
+      await store.risk.purge(clock() - RISK_WINDOWS.history.windowMs - 86_400_000, clock() - RISK_WINDOWS.history.windowMs);
       if (erased + deleted > 0) logger.info({ erased, deleted }, 'purged ended PINs');
     } catch (err) {
       logger.error({ err }, 'purge failed');

@@ -1,7 +1,7 @@
-// twofa apps list | create | show | update | workflow: 2FA applications (PIN length of life, attempts,
-// limits) and their workflows (the channels a PIN goes out on in turn).
+// twofa apps list | create | show | update | workflow | risk: 2FA applications (PIN length of life, attempts,
+// limits), their workflows (the channels a PIN goes out on in turn) and their risk score's mode and thresholds.
 import type { Command } from 'commander';
-import type { Application, ApplicationRequest, Workflow } from '../client/index.js';
+import type { Application, ApplicationRequest, ApplicationRisk, ApplicationRiskRequest, Workflow } from '../client/index.js';
 import { UsageError } from './cli-errors.js';
 import { connect, withConnectionOptions, type ConnectionOptions } from './connection.js';
 import { integerBetween, parseSendLimit, parseTimeToLive, parseVerifyLimit } from './option-parsers.js';
@@ -147,6 +147,7 @@ Examples:
     });
 
   registerWorkflowCommands(apps);
+  registerRiskCommands(apps);
 }
 
 /** `sms`, or `sms:30s` for a step after the first: the channel and how long after the previous step. */
@@ -204,5 +205,90 @@ Examples:
       await connect(options).run((client) => client.workflows.delete(appId));
       if (options.json) return writeJson({ steps: [] });
       writeLine(`workflow of application ${appId} removed`);
+    });
+}
+
+function writeRisk(risk: ApplicationRisk): void {
+  const countries = Object.entries(risk.countryBlockScores).map(([c, v]) => `${c}=${v}`).join(' ');
+  writeFields([['application', risk.applicationId], ['mode', risk.mode], ['block score', String(risk.blockScore)], ['per country', countries || 'none']]);
+}
+
+const RISK_MODE_CHOICES = ['enforce', 'shadow', 'off'] as const;
+
+function parseRiskMode(raw: string): (typeof RISK_MODE_CHOICES)[number] {
+  const mode = RISK_MODE_CHOICES.find((m) => m === raw);
+  if (!mode) throw new UsageError(`--mode must be one of ${RISK_MODE_CHOICES.join(', ')}`);
+  return mode;
+}
+
+/** `GB=50`: a country's own block score. */
+function parseCountryScore(raw: string, previous: Record<string, number> = {}): Record<string, number> {
+  const match = /^([A-Z]{2})=([0-9]{1,3})$/.exec(raw);
+  if (!match || Number(match[2]) < 1 || Number(match[2]) > 100) throw new UsageError(`--country takes CC=SCORE (a country code and 1-100), e.g. GB=50; got ${raw}`);
+  return { ...previous, [match[1]!]: Number(match[2]) };
+}
+
+function registerRiskCommands(apps: Command): void {
+  const risk = apps.command('risk')
+    .description('An application\'s risk score: its mode (enforce, shadow, off), its thresholds and its recorded decisions (docs/security.md, "Risk score")')
+    .addHelpText('after', `
+Examples:
+  $ twofa apps risk get 3F1A0C...
+  $ twofa apps risk set 3F1A0C... --mode shadow --block-score 60 --country NG=40
+  $ twofa apps risk set 3F1A0C... --mode off        # a load or end-to-end test's application
+  $ twofa apps risk decisions --app 3F1A0C... --decision block`);
+
+  withConnectionOptions(risk.command('get')
+    .description('Show the application\'s risk mode and thresholds')
+    .argument('<appId>', 'the applicationId')
+    .option('--json', 'print the server\'s answer as JSON'))
+    .addHelpText('after', '\nExample:\n  $ twofa apps risk get 3F1A0C... --json')
+    .action(async (appId: string, options: ConnectionOptions & OutputOptions) => {
+      const current = await connect(options).run((client) => client.risk.get(appId));
+      if (options.json) return writeJson(current);
+      writeRisk(current);
+    });
+
+  withConnectionOptions(risk.command('set')
+    .description('Change the application\'s risk mode or thresholds; what is left out keeps its value')
+    .argument('<appId>', 'the applicationId')
+    .option('--mode <mode>', 'enforce (block), shadow (record what would be blocked, send) or off (score nothing)', parseRiskMode)
+    .option('--block-score <n>', 'the score (1-100) at which a send is blocked (default 70)', integerBetween(1, 100))
+    .option('--country <CC=SCORE>', 'a country\'s own block score, repeatable; the given ones replace all earlier ones', parseCountryScore)
+    .option('--json', 'print the server\'s answer as JSON'))
+    .addHelpText('after', '\nExamples:\n  $ twofa apps risk set 3F1A0C... --mode shadow --block-score 60 --country NG=40\n  $ twofa apps risk set 3F1A0C... --mode off')
+    .action(async (appId: string, options: ConnectionOptions & OutputOptions & { mode?: ApplicationRiskRequest['mode']; blockScore?: number; country?: Record<string, number> }) => {
+      const body: ApplicationRiskRequest = {
+        ...(options.mode !== undefined ? { mode: options.mode } : {}),
+        ...(options.blockScore !== undefined ? { blockScore: options.blockScore } : {}),
+        ...(options.country !== undefined ? { countryBlockScores: options.country } : {}),
+      };
+      if (Object.keys(body).length === 0) throw new UsageError('nothing to change: give --mode, --block-score or --country');
+      const stored = await connect(options).run((client) => client.risk.update(appId, body));
+      if (options.json) return writeJson(stored);
+      writeRisk(stored);
+    });
+
+  withConnectionOptions(risk.command('decisions')
+    .description('Recorded risk decisions, newest first: every block and shadow block, one allowed send in 20')
+    .option('--app <appId>', 'only this application\'s')
+    .option('--country <CC>', 'only sends to this country')
+    .option('--decision <decision>', 'allow, block or shadow_block')
+    .option('--limit <n>', 'at most this many (default 100)', integerBetween(1, 1000))
+    .option('--json', 'print the server\'s answer as JSON'))
+    .addHelpText('after', '\nExample:\n  $ twofa apps risk decisions --app 3F1A0C... --decision block --limit 20')
+    .action(async (options: ConnectionOptions & OutputOptions & { app?: string; country?: string; decision?: 'allow' | 'block' | 'shadow_block'; limit?: number }) => {
+      const page = await connect(options).run((client) => client.risk.decisions({
+        ...(options.app !== undefined ? { applicationId: options.app } : {}),
+        ...(options.country !== undefined ? { country: options.country } : {}),
+        ...(options.decision !== undefined ? { decision: options.decision } : {}),
+        ...(options.limit !== undefined ? { limit: options.limit } : {}),
+      }));
+      if (options.json) return writeJson(page);
+      if (page.decisions.length === 0) return note('no decisions recorded');
+      writeTable(['WHEN', 'APPLICATION', 'COUNTRY', 'SCORE', 'DECISION', 'SIGNALS'], page.decisions.map((d) => [
+        new Date(d.createdAt).toISOString(), d.applicationId, d.country ?? '-', `${d.score}/${d.threshold}`, d.decision,
+        d.signals.filter((s) => s.points > 0).map((s) => `${s.name}+${s.points}`).join(' ') || '-',
+      ]));
     });
 }

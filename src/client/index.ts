@@ -9,7 +9,7 @@ import type {
   SmsVoiceMessage, SmsVoiceMessageRequest, VerificationStatusQuery, VerificationStatusResponse, VerifyPinResponse,
 } from './types.js';
 import type { ApiKey, ApiKeyRequest, CreatedApiKey, Me, PinListQuery, PinPage, Stats, StatsQuery } from './types.js';
-import type { ApplicationSecurity, ApplicationSecurityRequest, AuditPage, AuditQuery, Workflow } from './types.js';
+import type { ApplicationRisk, ApplicationRiskRequest, ApplicationSecurity, ApplicationSecurityRequest, AuditPage, AuditQuery, RiskDecisionPage, RiskDecisionQuery, SafeListEntry, Workflow } from './types.js';
 
 export { TwofaApiError, parseRetryAfter, type TwofaApiErrorDetails } from './errors.js';
 export { CLIENT_OPERATIONS, resolveOperation, type ClientOperation, type HttpMethod, type OperationName } from './operations.js';
@@ -154,6 +154,21 @@ export interface TwofaClient {
   audit: {
     /** One page of the account's audit log, oldest first; pass `next` as `after` for the following page. */
     list(query?: AuditQuery): Promise<AuditPage>;
+  };
+  risk: {
+    /** The application's risk mode and thresholds (docs/security.md, "Risk score"). */
+    get(appId: string): Promise<ApplicationRisk>;
+    /** Merges: fields left out keep their values. */
+    update(appId: string, body: ApplicationRiskRequest): Promise<ApplicationRisk>;
+    /** One page of recorded decisions, newest first; pass `next` as `cursor` for the following page. */
+    decisions(query?: RiskDecisionQuery): Promise<RiskDecisionPage>;
+  };
+  safeList: {
+    /** Puts an E.164 number (with +) on the account's Safe List: never blocked by the guards or the risk score. */
+    add(phoneNumber: string): Promise<SafeListEntry>;
+    /** The entry of a listed number (404 when it is not listed). */
+    get(phoneNumber: string): Promise<SafeListEntry>;
+    remove(phoneNumber: string): Promise<void>;
   };
   health: {
     /** True when the node can serve (database reachable, not shutting down); false otherwise or unreachable. */
@@ -316,6 +331,18 @@ export function createTwofaClient(options: TwofaClientOptions): TwofaClient {
       get: (appId) => call('workflows.get', { appId }),
       set: (appId, body) => call('workflows.set', { appId }, { body }),
       delete: async (appId) => { await call<undefined>('workflows.delete', { appId }); },
+    },
+    risk: {
+      get: (appId) => call('risk.get', { appId }),
+      update: (appId, body) => call('risk.update', { appId }, { body }),
+      decisions: (query = {}) => call('risk.decisions', none, {
+        query: { applicationId: query.applicationId, country: query.country, decision: query.decision, since: query.since, until: query.until, cursor: query.cursor, limit: query.limit },
+      }),
+    },
+    safeList: {
+      add: (phoneNumber) => call('safeList.add', none, { body: { phoneNumber } }),
+      get: (phoneNumber) => call('safeList.get', { phoneNumber }),
+      remove: async (phoneNumber) => { await call<undefined>('safeList.remove', { phoneNumber }); },
     },
     audit: {
       list: (query = {}) => call('audit.list', none, {

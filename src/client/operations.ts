@@ -68,6 +68,12 @@ const OPERATIONS = {
   'security.get': { method: 'GET', path: '/api/v1/applications/{appId}/security' },
   'security.update': { method: 'PUT', path: '/api/v1/applications/{appId}/security' },
   'audit.list': { method: 'GET', path: '/api/v1/audit' },
+  'risk.get': { method: 'GET', path: '/api/v1/applications/{appId}/risk' },
+  'risk.update': { method: 'PUT', path: '/api/v1/applications/{appId}/risk' },
+  'risk.decisions': { method: 'GET', path: '/api/v1/risk/decisions' },
+  'safeList.add': { method: 'POST', path: '/api/v1/safe-list' },
+  'safeList.get': { method: 'GET', path: '/api/v1/safe-list/{phoneNumber}' },
+  'safeList.remove': { method: 'DELETE', path: '/api/v1/safe-list/{phoneNumber}' },
 
   'workflows.get': { method: 'GET', path: '/api/v1/applications/{appId}/workflow' },
   'workflows.set': { method: 'PUT', path: '/api/v1/applications/{appId}/workflow' },

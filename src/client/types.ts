@@ -4,6 +4,7 @@
 import type { Static } from 'typebox';
 import type {
   AuditEntrySchema, AuditPageSchema, AutofillRequestSchema, AutofillResponseSchema, SecurityResponseSchema, SecuritySettingsRequestSchema, WorkflowSchema, TwilioAuthTokenSchema,
+  RiskSettingsRequestSchema, RiskSettingsResponseSchema, RiskDecisionsResponseSchema, SafeListEntrySchema,
   PreludeSettingsSchema, PreludeSettingsBodySchema, VonageApplicationSchema, VonageApplicationBodySchema,
 } from '../http/schemas/api-v1.js';
 import type {
@@ -160,6 +161,27 @@ export type ApplicationSecurity = Static<typeof SecurityResponseSchema>;
 /** Fields to change; left out keep their values; "" removes a per-IP or per-prefix limit. */
 export type ApplicationSecurityRequest = Static<typeof SecuritySettingsRequestSchema>;
 export type AuditEntry = Static<typeof AuditEntrySchema>;
+/** An application's risk mode (enforce, shadow, off) and block thresholds. */
+export type ApplicationRisk = Static<typeof RiskSettingsResponseSchema>;
+/** Fields to change; left out keep their values; countryBlockScores replaces the whole map. */
+export type ApplicationRiskRequest = Static<typeof RiskSettingsRequestSchema>;
+export type RiskDecisionPage = Static<typeof RiskDecisionsResponseSchema>;
+/** A number of the account's Safe List. */
+export type SafeListEntry = Static<typeof SafeListEntrySchema>;
+export interface RiskDecisionQuery {
+  applicationId?: string;
+  /** ISO 3166 alpha-2. */
+  country?: string;
+  decision?: 'allow' | 'block' | 'shadow_block';
+  /** UNIX time in milliseconds: decisions at or after. */
+  since?: number;
+  /** UNIX time in milliseconds: decisions before. */
+  until?: number;
+  /** The `next` of the previous page. */
+  cursor?: string;
+  /** At most this many decisions (server default 100, max 1000). */
+  limit?: number;
+}
 export type AuditPage = Static<typeof AuditPageSchema>;
 export interface AuditQuery {
   applicationId?: string;

@@ -50,6 +50,7 @@ export const FAILURE_NAMES = [
   'GUARD_PREFIX_LIMIT',
   'GUARD_CONVERSION_BREAKER',
   'DESTINATION_BLOCKED', // by the application's security settings (countries, prefixes, premium numbers)
+  'RISK_BLOCKED', // the send's risk score reached the application's threshold (likely SMS pumping)
   // Provider callbacks
   'CALLBACK_TRANSPORT_UNKNOWN',
   'CALLBACK_UNAUTHENTICATED',

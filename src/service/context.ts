@@ -1,4 +1,5 @@
 // What every use case is given: ports in, nothing global. Tests build one with a fake clock.
+import type { RiskMode } from '../domain/risk-score.js';
 import type { WebhookAddressPolicy } from '../delivery/webhook/webhook-address-guard.js';
 import type { PinKeyring } from '../domain/pin-secrets.js';
 import type { SecurityProfile } from '../domain/security-profile.js';
@@ -24,6 +25,8 @@ export interface ServiceContext {
   channelDelivery?: Partial<Record<Channel, ChannelDelivery>>;
   /** TWOFA_SECURITY_PROFILE; unset means `compatible` (Infobip's defaults). */
   securityProfile?: SecurityProfile;
+  /** TWOFA_RISK_DEFAULT_MODE: the risk mode of applications that never set one; unset means `enforce`. */
+  riskDefaultMode?: RiskMode;
   /** TWOFA_ALLOW_TEST_NUMBERS: test numbers under the strict profile too (service/test-numbers.ts). */
   allowTestNumbers?: boolean;
   /** Which addresses accounts' webhook URLs may point at (TWOFA_WEBHOOK_ALLOW_PRIVATE), and how names are resolved to check them. */

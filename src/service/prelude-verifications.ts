@@ -41,10 +41,14 @@ export interface CreateInput {
     preferredChannel?: string;
     callbackUrl?: string;
   };
+  /** Prelude's `signals.ip`: the end user's address, a signal of the risk score. */
+  clientAddress?: string;
 }
 
 export type CreateOutcome =
   | { status: 'success' | 'retry'; id: string; method: PreludeMethod; channel: Channel }
+  // Sent, but the risk score would have blocked it had the application's risk mode been enforce.
+  | { status: 'shadow_blocked'; id: string; method: PreludeMethod; channel: Channel; reason: BlockedReason }
   | { status: 'blocked'; id: string; method: PreludeMethod; reason: BlockedReason };
 
 export type CheckOutcome = { status: 'success' | 'failure'; id: string } | { status: 'expired_or_not_found' };
@@ -63,6 +67,7 @@ const BLOCKED_REASON: Partial<Record<FailureName, BlockedReason>> = {
   GUARD_PREFIX_LIMIT: 'suspicious',
   GUARD_CONVERSION_BREAKER: 'suspicious',
   DESTINATION_BLOCKED: 'in_block_list',
+  RISK_BLOCKED: 'suspicious',
 };
 
 /** The engine's request fields, as Prelude's parameters. */
@@ -172,7 +177,7 @@ export async function createVerification(ctx: ServiceContext, principal: Princip
   }
   const now = ctx.clock();
   try {
-    return await createLocked(ctx, principal, { applicationId: application.id, applicationName: application.name, destination: destination.value, channel, locale: locale.value, code: code.value, options, now });
+    return await createLocked(ctx, principal, { applicationId: application.id, applicationName: application.name, destination: destination.value, channel, locale: locale.value, code: code.value, options, clientAddress: input.clientAddress, now });
   } finally {
     await ctx.store.twilio.unlockStart(lockKey, lockedUntil);
   }
@@ -201,6 +206,7 @@ interface CreatePlan {
   locale: string;
   code: string | undefined;
   options: NonNullable<CreateInput['options']>;
+  clientAddress: string | undefined;
   now: number;
 }
 
@@ -214,6 +220,7 @@ async function outcomeOf(ctx: ServiceContext, principal: Principal, sent: Result
   // Under a workflow the PIN went out on the workflow's first channel: answered as sent.
   const pin = await ctx.store.getPin(principal.accountId, sent.value.pinId);
   const channel = status === 'retry' ? plan.channel : pin?.channel ?? plan.channel;
+  if (sent.value.risk?.decision === 'shadow_block') return ok({ status: 'shadow_blocked', id: preludeVerificationId(sent.value.pinId), method: methodOf(channel), channel, reason: 'suspicious' });
   return ok({ status, id: preludeVerificationId(sent.value.pinId), method: methodOf(channel), channel });
 }
 
@@ -230,7 +237,7 @@ async function createLocked(ctx: ServiceContext, principal: Principal, plan: Cre
   if (!messageId.ok) return messageId;
   const sent = await sendPin(ctx, principal, plan.channel, {
     applicationId: plan.applicationId, messageId: messageId.value, to: plan.destination, placeholders,
-    ...(plan.code !== undefined ? { pin: plan.code } : {}),
+    ...(plan.code !== undefined ? { pin: plan.code } : {}), ...(plan.clientAddress !== undefined ? { clientAddress: plan.clientAddress } : {}),
   });
   return outcomeOf(ctx, principal, sent, 'success', plan, generatePinId());
 }

@@ -16,6 +16,8 @@ import type { Principal, ServiceContext } from './context.js';
 import { readApplication, readMessageTemplate } from './effective-records.js';
 import { refusingLimit, tooManyRequests, type NamedLimit } from './limit-refusals.js';
 import { checkSendGuards, countBreakerSend, type GuardPass } from './security.js';
+import { assessSend, countRiskSend, recordRiskDecision, riskRefusal, type RiskCheck } from './risk.js';
+import type { RiskAssessment } from '../domain/risk-score.js';
 import { appHashTooLong } from './template-autofill.js';
 import { testNumberAuditReason, testNumberCode } from './test-numbers.js';
 import { inUnitOfWork, type UnitOfWork } from './unit-of-work.js';
@@ -38,6 +40,11 @@ export interface SendPinInput {
   dialectLimits?: readonly NamedLimit[];
   /** The dialect verification the PIN starts (a Twilio start), written with the PIN or not at all. */
   dialect?: (pin: NewPin['pin'], deliveryId: string | undefined) => DialectStart;
+  /**
+   * The end user's address, when the caller names it (Twilio's DeviceIp, Prelude's signals.ip, the X-Client-Ip header):
+   * a signal of the risk score. Never the caller's own address, which is its backend's.
+   */
+  clientAddress?: string;
 }
 
 export interface ResendPinInput {
@@ -61,6 +68,8 @@ export interface SendOutcome {
   nextResendAt: number;
   /** Sent to a test number: accepted and recorded, nothing queued; answered as a message sent. */
   testNumber: boolean;
+  /** The send's risk assessment; undefined when the application scores nothing (mode off, email). */
+  risk?: RiskAssessment;
 }
 
 const isPhoneChannel = (channel: Channel) => channel !== 'email';
@@ -152,6 +161,7 @@ interface Admission {
   /** Infobip's send limits, the guards' own and the dialect's, consumed atomically with the write. */
   limits: NamedLimit[];
   guard: GuardPass;
+  risk: RiskCheck | undefined;
 }
 
 /**
@@ -164,7 +174,7 @@ interface Admission {
  */
 async function admit(
   unit: UnitOfWork, attempt: Pick<Admission, 'kind' | 'app' | 'channel' | 'to' | 'pinId'>,
-  template: MessageTemplateRecord | undefined, placeholders: Record<string, string>, errors: FieldErrors, dialectLimits: readonly NamedLimit[] = [],
+  template: MessageTemplateRecord | undefined, placeholders: Record<string, string>, errors: FieldErrors, dialectLimits: readonly NamedLimit[] = [], clientAddress?: string,
 ): Promise<Result<Admission>> {
   const { ctx } = unit;
   const { kind, app, channel, to } = attempt;
@@ -181,7 +191,17 @@ async function admit(
     unit.audit({ event: `pin.${kind}.refused`, applicationId: app.id, ...(attempt.pinId !== undefined ? { pinId: attempt.pinId } : {}), destination: to, reason: guard.guard });
     return { ok: false, failure: guard.failure };
   }
-  return ok({ ...attempt, template, limits: [...sendLimits(app, to), ...guard.limits, ...dialectLimits], guard });
+  // The risk score, after the operator's own rules: a block refuses before anything is queued or counted.
+  const now = ctx.clock();
+  const risk = await assessSend(ctx, unit.principal, app, channel, to, kind, now, clientAddress);
+  if (risk?.assessment.decision === 'block') {
+    await countRiskSend(ctx, app.id, risk, true);
+    await recordRiskDecision(unit, app, kind, to, risk, attempt.pinId, now);
+    ctx.metrics.securityRefusal('risk_score');
+    unit.audit({ event: `pin.${kind}.refused`, applicationId: app.id, ...(attempt.pinId !== undefined ? { pinId: attempt.pinId } : {}), destination: to, reason: `risk_score:${risk.assessment.score}` });
+    return { ok: false, failure: riskRefusal(risk.assessment) };
+  }
+  return ok({ ...attempt, template, limits: [...sendLimits(app, to), ...guard.limits, ...dialectLimits], guard, risk });
 }
 
 interface AdmittedMessage {
@@ -203,8 +223,9 @@ function outcomeAuditEvent(admission: Admission, outcome: RateLimitOutcome, mess
 }
 
 /** The answer to an admitted send or resend once its write is done (and audited): a limit's refusal, or the message counted and handed to the worker. */
-async function settle(ctx: ServiceContext, admission: Admission, outcome: RateLimitOutcome, message: AdmittedMessage, now: number): Promise<Result<SendOutcome>> {
-  const { kind, app, channel, to, guard } = admission;
+async function settle(unit: UnitOfWork, admission: Admission, outcome: RateLimitOutcome, message: AdmittedMessage, now: number): Promise<Result<SendOutcome>> {
+  const { ctx } = unit;
+  const { kind, app, channel, to, guard, risk } = admission;
   const { pinId, queued, deliveryId, testNumber } = message;
   if (!outcome.allowed) {
     const { reason } = refusingLimit(admission.limits, outcome);
@@ -218,10 +239,14 @@ async function settle(ctx: ServiceContext, admission: Admission, outcome: RateLi
   if (queued) ctx.messageQueued();
   // A test number's sends are never verified by a real person: counted, they would trip the conversion breaker.
   if (!testNumber && guard.breakerCountry !== undefined && guard.settings) await countBreakerSend(ctx, app, guard.breakerCountry, guard.settings, now);
+  if (risk) {
+    if (!testNumber) await countRiskSend(ctx, app.id, risk);
+    await recordRiskDecision(unit, app, kind, to, risk, pinId, now);
+  }
   // From the write that consumed the limits: no query of its own.
   const destinationLimit = admission.limits.find((l) => l.reason === 'SEND_LIMIT_DESTINATION');
   const nextResendAt = (destinationLimit && outcome.nextAllowedAt?.[destinationLimit.key]) ?? now;
-  return ok({ pinId, to, queued, deliveryId, nextResendAt, testNumber });
+  return ok({ pinId, to, queued, deliveryId, nextResendAt, testNumber, ...(risk ? { risk: risk.assessment } : {}) });
 }
 
 /** `within`: the unit of work of a use case the send is part of (a Twilio start). */
@@ -252,7 +277,7 @@ async function queuePin(unit: UnitOfWork, requested: Channel, input: SendPinInpu
   // Under a workflow the PIN goes out on its first step's channel, whichever dialect asked.
   const workflow = planSend(ctx, app, requested);
   const channel = workflow?.channel ?? requested;
-  const admission = await admit(unit, { kind: 'send', app, channel, to }, template?.kind === wanted ? template : undefined, input.placeholders ?? {}, errors, input.dialectLimits);
+  const admission = await admit(unit, { kind: 'send', app, channel, to }, template?.kind === wanted ? template : undefined, input.placeholders ?? {}, errors, input.dialectLimits, input.clientAddress);
   if (!admission.ok) return admission;
 
   const now = ctx.clock();
@@ -281,7 +306,7 @@ async function queuePin(unit: UnitOfWork, requested: Channel, input: SendPinInpu
     ...(input.dialect ? { dialect: input.dialect(newPin, deliveryId) } : {}),
   }, admission.value.limits, now, audit));
   if (workflow && !outcome.allowed) await ctx.store.workflows.discard(pinId);
-  return settle(ctx, admission.value, outcome, message, now);
+  return settle(unit, admission.value, outcome, message, now);
 }
 
 function pinEnded(pinId: string) {
@@ -349,7 +374,7 @@ async function queueAdmittedResend(
   if ('ended' in outcome) return pinEnded(pinId);
   const message: AdmittedMessage = { pinId, queued, deliveryId, testNumber: pin.testNumber };
   unit.audit(outcomeAuditEvent(admission.value, outcome, message));
-  return settle(ctx, admission.value, outcome, message, now);
+  return settle(unit, admission.value, outcome, message, now);
 }
 
 /**

@@ -1,6 +1,7 @@
-// Use cases of Twilio Verify's Safe List: numbers of the account that the destination guards
-// (allowed and blocked countries and prefixes, premium numbers, the conversion breaker) let through,
-// on both dialects' sends. The per-address limits still count them.
+// Use cases of the account's Safe List (Twilio's /v2/SafeList/Numbers and /api/v1/safe-list): numbers
+// that the destination guards (allowed and blocked countries and prefixes, premium numbers, the
+// conversion breaker) let through and the risk score never blocks, on every dialect's sends. The
+// per-address limits still count them.
 import { randomBytes } from 'node:crypto';
 import { normalizePhoneNumber } from '../domain/destinations.js';
 import { fail, ok, type Result } from '../domain/errors.js';

@@ -22,6 +22,7 @@ import type { TwilioEventDraft, TwilioVerificationRow, TwilioVerificationStatus 
 import type { Principal, ServiceContext } from './context.js';
 import { profileOf } from './effective-records.js';
 import { countBreakerVerify } from './security.js';
+import { countRiskVerify } from './risk.js';
 import type { NamedLimit } from './limit-refusals.js';
 import { resendPin, sendPin } from './send-pin.js';
 import { testNumberAuditReason } from './test-numbers.js';
@@ -73,6 +74,8 @@ export interface StartInput {
   payee?: string;
   /** JSON object: email `from`, `from_name` (applied), `substitutions` (accepted). */
   channelConfiguration?: string;
+  /** Twilio's `DeviceIp`: the end user's address, a signal of the risk score. */
+  deviceIp?: string;
 }
 
 /** Twilio's CustomCode: 4 to 10 characters; letters and digits here. */
@@ -271,6 +274,7 @@ async function startLocked(unit: UnitOfWork, service: TwilioService, plan: Start
   const sent = await sendPin(ctx, principal, channel, {
     applicationId: service.application.id, messageId, to: destination.value, placeholders, dialectLimits: plan.serviceLimits,
     ...(plan.customCode !== undefined ? { pin: plan.customCode } : {}), ...(plan.sender !== undefined ? { from: plan.sender } : {}),
+    ...(input.deviceIp !== undefined ? { clientAddress: input.deviceIp } : {}),
     // The verification (its PSD2 Amount and Payee among it) and verification.started are written in
     // the PIN's own transaction: no PIN of a start is ever without them.
     dialect: (pin, deliveryId) => ({
@@ -333,7 +337,10 @@ async function settle(unit: UnitOfWork, serviceSidParam: string, sid: string, st
   // An approval is a verification like a right code: counted as such for the metrics and the conversion breaker.
   if (status === 'approved') {
     ctx.metrics.verification(verification.pin.channel, 'verified');
-    if (!verification.pin.testNumber) await countBreakerVerify(ctx, verification.pin.applicationId, verification.pin.destination, now);
+    if (!verification.pin.testNumber) {
+      await countBreakerVerify(ctx, verification.pin.applicationId, verification.pin.destination, now);
+      await countRiskVerify(ctx, verification.pin.applicationId, verification.pin.destination, now);
+    }
   }
   unit.audit({
     event: status === 'approved' ? 'pin.verify' : 'pin.cancel', applicationId: verification.pin.applicationId, pinId: verification.pin.id,

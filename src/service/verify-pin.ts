@@ -9,6 +9,7 @@ import type { AuditEvent } from './audit-log.js';
 import type { Principal, ServiceContext } from './context.js';
 import { presentApplication } from './effective-records.js';
 import { countBreakerVerify } from './security.js';
+import { countRiskVerify } from './risk.js';
 import { tooManyRequests, type NamedLimit } from './limit-refusals.js';
 import { testNumberAuditReason } from './test-numbers.js';
 import { inUnitOfWork, type UnitOfWork } from './unit-of-work.js';
@@ -72,6 +73,9 @@ async function decide(unit: UnitOfWork, pinId: string, candidate: string, dialec
   if (attempt.kind === 'counted' && (attempt.verified || (!attempt.matched && attempt.pin.attemptsLeft === 0))) ctx.pinEnded?.(principal.accountId, pinId);
   ctx.metrics.verification(pin.channel, decision.pinError ?? 'verified');
   // A test number's verifications are not a real person's: they stay out of the conversion breaker.
-  if (decision.verified && !pin.testNumber) await countBreakerVerify(ctx, pin.applicationId, pin.destination, now);
+  if (decision.verified && !pin.testNumber) {
+    await countBreakerVerify(ctx, pin.applicationId, pin.destination, now);
+    await countRiskVerify(ctx, pin.applicationId, pin.destination, now);
+  }
   return ok({ pinId, destination: pin.destination, ...decision });
 }

@@ -19,6 +19,7 @@ import { KyselyIdempotencyStore } from './idempotency-store.js';
 import { KyselyTestNumberStore } from './test-number-store.js';
 import { KyselyAuditStore } from './audit-store.js';
 import { KyselySecurityStore } from './security-store.js';
+import { KyselyRiskStore } from './risk-store.js';
 import { KyselyConsoleStore } from './console-store.js';
 import { KyselyTwilioStore } from './twilio-store.js';
 import { KyselyPreludeStore } from './prelude-store.js';
@@ -141,6 +142,7 @@ export class KyselyStore implements Store, RateLimiter {
   readonly events: KyselyEventStore;
   /** Anti-fraud settings, breaker blocks and conversion counters. */
   readonly security: KyselySecurityStore;
+  readonly risk: KyselyRiskStore;
   /** The hash-chained audit log. */
   readonly audit: KyselyAuditStore;
   /** The console's read queries and the account-scoped API key operations. */
@@ -179,6 +181,7 @@ export class KyselyStore implements Store, RateLimiter {
     // how soon a subscription made on another node is announced to this one.
     this.events = new KyselyEventStore(db, dialect, dialect === 'sqlite' ? this.config : UNCACHED);
     this.security = new KyselySecurityStore(db, this.config);
+    this.risk = new KyselyRiskStore(db, this.config);
     this.flushes = dialect === 'postgres' ? new DeferredFlushes(() => db.executeQuery(CompiledQuery.raw(COMMIT_BARRIER, [Date.now()]))) : undefined;
     // Its commits are synchronous: each makes the hot statements' commits before it durable.
     this.audit = new KyselyAuditStore(db, dialect, (work) => this.deferred(work), (commit) => this.flushes ? this.flushes.synchronous(commit) : commit());

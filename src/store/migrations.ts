@@ -638,6 +638,55 @@ $$`).execute(db);
           .execute();
       },
     },
+    '0030_risk': {
+      async up(db: Kysely<unknown>) {
+        // The risk score (docs/security.md): each application's mode and thresholds, the counters the
+        // score is computed from, and the decisions recorded with their signals.
+        await sql.raw(`create table risk_settings (
+  application_id text primary key,
+  account_id text not null,
+  mode text not null,
+  block_score integer not null,
+  country_block_scores text not null,
+  updated_at bigint not null
+)`).execute(db);
+        // Applications that existed before the score decide in shadow mode: their traffic is scored
+        // and recorded, never refused, until the operator has seen the decisions and chooses enforce.
+        // Those created afterwards have no row: the defaults, enforce.
+        await sql.raw(`insert into risk_settings (application_id, account_id, mode, block_score, country_block_scores, updated_at)
+  select id, account_id, 'shadow', 70, '{}', 0 from applications`).execute(db);
+        await sql.raw(`create table risk_counters (
+  application_id text not null,
+  counter text not null,
+  bucket_start bigint not null,
+  hits integer not null,
+  primary key (application_id, counter, bucket_start)
+)`).execute(db);
+        await sql.raw('create index risk_counters_bucket on risk_counters (bucket_start)').execute(db);
+        await sql.raw(`create table risk_decisions (
+  id text primary key,
+  account_id text not null,
+  application_id text not null,
+  pin_id text,
+  kind text not null,
+  created_at bigint not null,
+  destination text not null,
+  country text,
+  score integer not null,
+  threshold integer not null,
+  decision text not null,
+  mode text not null,
+  safe_listed integer not null,
+  signals text not null
+)`).execute(db);
+        await sql.raw('create index risk_decisions_account_time on risk_decisions (account_id, created_at)').execute(db);
+        await sql.raw('create index risk_decisions_pin on risk_decisions (pin_id)').execute(db);
+        if (dialect !== 'postgres') return;
+        // risk_settings is configuration the cache holds (postgres/config-version.ts): its changes bump the version.
+        await sql.raw(`create trigger risk_settings_config_version after insert or update or delete or truncate on risk_settings
+  for each statement execute function twofa_config_changed()`).execute(db);
+      },
+    },
   };
 }
 

@@ -201,6 +201,9 @@ export interface Database {
   security_settings: SecuritySettingsTable;
   security_blocks: SecurityBlocksTable;
   conversion_counts: ConversionCountsTable;
+  risk_settings: RiskSettingsTable;
+  risk_counters: RiskCountersTable;
+  risk_decisions: RiskDecisionsTable;
   audit_log: AuditLogTable;
   audit_heads: AuditHeadsTable;
   idempotency_keys: IdempotencyKeysTable;
@@ -455,6 +458,44 @@ export interface ConversionCountsTable {
   bucket_start: number;
   sends: number;
   verifies: number;
+}
+
+/** An application's risk mode and thresholds; an application without a row has the defaults (enforce). */
+export interface RiskSettingsTable {
+  application_id: string;
+  account_id: string;
+  mode: string;
+  block_score: number;
+  /** JSON object: country -> threshold. */
+  country_block_scores: string;
+  updated_at: number;
+}
+
+/** The risk score's counters: hits per application, counter key and time bucket. */
+export interface RiskCountersTable {
+  application_id: string;
+  counter: string;
+  bucket_start: number;
+  hits: number;
+}
+
+/** Risk decisions recorded: every block and shadow block, a sample of the sends allowed. */
+export interface RiskDecisionsTable {
+  id: string;
+  account_id: string;
+  application_id: string;
+  pin_id: string | null;
+  kind: string;
+  created_at: number;
+  destination: string;
+  country: string | null;
+  score: number;
+  threshold: number;
+  decision: string;
+  mode: string;
+  safe_listed: number;
+  /** JSON array of the signals (name, weight, points, value). */
+  signals: string;
 }
 
 /** The audit log: per account a chain, each entry's hash covering the previous entry's hash. */

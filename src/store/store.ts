@@ -7,6 +7,7 @@ import type { PinType } from '../domain/pin-generation.js';
 import type { AuditAppend, AuditStore } from './audit-store.js';
 import type { PurgeLimits } from './purge-batches.js';
 import type { SecurityStore } from './security-store.js';
+import type { RiskStore } from './risk-store.js';
 import type { EventStore } from './event-store.js';
 import type { ConsoleStore } from './console-store.js';
 import type { TwilioEventDraft, TwilioStore, TwilioVerificationRow } from './twilio-store.js';
@@ -266,6 +267,8 @@ export interface Store {
   readonly events: EventStore;
   /** Anti-fraud settings, breaker blocks and conversion counters (src/store/security-store.ts). */
   readonly security: SecurityStore;
+  /** The risk score's settings, counters and recorded decisions (src/store/risk-store.ts). */
+  readonly risk: RiskStore;
   /** The hash-chained audit log (src/store/audit-store.ts). */
   readonly audit: AuditStore;
   /** The console's queries: paged PIN search, statistics aggregated in the database, the account's API keys. */

@@ -207,7 +207,8 @@ describe('OpenAPI document', () => {
       'PUT /2fa/2/applications/{appId}/email/messages/{msgId}', 'PUT /2fa/2/applications/{appId}/messages/{msgId}',
       // An empty autofill setting turns autofill off.
       'PUT /api/v1/applications/{appId}/messages/{msgId}/autofill',
-      // Every field of the security settings is optional (left out: unchanged), so an empty PUT changes nothing.
+      // Every field of the risk and the security settings is optional (left out: unchanged), so an empty PUT changes nothing.
+      'PUT /api/v1/applications/{appId}/risk',
       'PUT /api/v1/applications/{appId}/security',
       // Likewise for a webhook subscription: fields left out keep their values.
       'PUT /api/v1/webhooks/{webhookId}',

@@ -67,6 +67,9 @@ export async function serviceFixture(options: FixtureOptions = {}): Promise<Serv
     webhookAddresses: { allowPrivate: false, resolve: async () => [] },
     pinEnded: (_accountId, pinId) => { calls.push(`pinEnded:${pinId}`); },
     workflowStepDue: () => { calls.push('workflowStepDue'); },
+    // The fixtures send to runs of sequential numbers that never verify, as pumping does, and the
+    // in-memory store keeps no Safe List: the risk score is off unless a test turns it on.
+    riskDefaultMode: 'off',
     ...options.context,
   };
   const account = await store.findOrCreateAccount(`account-${randomUUID()}`, randomUUID(), T0);

@@ -45,6 +45,9 @@ export async function createHarness(env: Record<string, string> = {}, options: {
   const database: TestDatabase | undefined = process.env['TWOFA_TEST_DATABASE'] === 'postgres' && env['TWOFA_DATABASE_URL'] === undefined
     ? await createTestDatabase('http') : undefined;
   const config = loadConfig({
+    // The tests' traffic looks like pumping (sequential numbers, never verified): the risk score is off
+    // for their applications unless a test asks for it (test/security/risk-score.test.ts).
+    TWOFA_RISK_DEFAULT_MODE: 'off',
     TWOFA_DATA_DIR: dir, TWOFA_SECRET: HARNESS_SECRET, TWOFA_BOOTSTRAP_API_KEY: 'harness-bootstrap-key-0123456789', TWOFA_LOG_LEVEL: 'info',
     ...(database ? { TWOFA_DATABASE_URL: database.url, TWOFA_DATABASE_POOL_SIZE: '5' } : {}), ...env,
   });

@@ -52,11 +52,18 @@ export interface CliResult {
   stderr: string;
 }
 
+/**
+ * The tests' traffic looks like SMS pumping (sequential numbers, never verified): servers and CLI runs
+ * started here score nothing for applications that never set a risk mode, unless `env` says otherwise
+ * (as test/support/harness.ts does in process).
+ */
+const RISK_OFF = { TWOFA_RISK_DEFAULT_MODE: 'off' };
+
 /** Runs `twofa <args>` (through tsx) to completion. */
 export function runCli(args: string[], env: Record<string, string>, timeoutMs = 60_000): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', CLI_ENTRY, ...args], {
-      cwd: PROJECT_ROOT, env: { ...cleanEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+      cwd: PROJECT_ROOT, env: { ...cleanEnv(), ...RISK_OFF, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
     let stderr = '';
@@ -86,6 +93,7 @@ export async function startServerProcess(env: Record<string, string> = {}, optio
     TWOFA_BOOTSTRAP_API_KEY: TEST_API_KEY,
     TWOFA_LOG_LEVEL: 'info',
     TWOFA_HOST: '127.0.0.1',
+    ...RISK_OFF,
     ...env,
   };
   // Without the info-level "listening" line the port cannot be read from the log: choose it here.

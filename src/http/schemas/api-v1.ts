@@ -54,6 +54,58 @@ const DeliveryEventSchema = Type.Object({
   error: Type.Union([Type.String(), Type.Null()]),
 });
 
+const RiskSignalSchema = Type.Object({
+  name: Type.String({ description: 'number_type, country_conversion, prefix_conversion, prefix_velocity, sequential_numbers, client_address_velocity or new_country.' }),
+  weight: Type.Number({ description: 'Points the signal adds at full strength.' }),
+  points: Type.Number({ description: 'Points it added to this score.' }),
+  value: Type.String({ description: 'What was measured.' }),
+});
+
+export const RiskDecisionSchema = Type.Object({
+  id: Type.String(),
+  applicationId: Type.String(),
+  pinId: Type.Union([Type.String(), Type.Null()], { description: 'The PIN sent; null for a blocked send (nothing was sent).' }),
+  kind: Type.Union([Type.Literal('send'), Type.Literal('resend')]),
+  createdAt: Type.Integer({ description: 'UNIX time in milliseconds.' }),
+  destination: Type.String(),
+  country: Type.Union([Type.String(), Type.Null()]),
+  score: Type.Integer({ description: '0 to 100.' }),
+  threshold: Type.Integer({ description: 'The score at which the application blocks sends to this country.' }),
+  decision: Type.String({ description: 'allow, block (refused, nothing sent) or shadow_block (sent: the mode is shadow).' }),
+  mode: Type.String({ description: 'enforce or shadow.' }),
+  safeListed: Type.Boolean({ description: 'The number is on the Safe List: never blocked by its score.' }),
+  signals: Type.Array(RiskSignalSchema),
+}, { description: 'A risk decision with the signals that made its score.' });
+
+export const RiskDecisionsQuerySchema = Type.Object({
+  applicationId: Type.Optional(Type.String({ maxLength: 64 })),
+  country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
+  decision: Type.Optional(Type.Union([Type.Literal('allow'), Type.Literal('block'), Type.Literal('shadow_block')])),
+  since: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$', description: 'Decisions made at or after this UNIX time in milliseconds.' })),
+  until: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$', description: 'Decisions made before this UNIX time in milliseconds.' })),
+  cursor: Type.Optional(Type.String({ maxLength: 100, description: 'The `next` of the previous page.' })),
+  limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: 'At most this many decisions (default 100, max 1000).' })),
+});
+
+export const RiskDecisionsResponseSchema = Type.Object({
+  decisions: Type.Array(RiskDecisionSchema, { description: 'Newest first: every block and shadow block, one allowed send in 20.' }),
+  next: Type.Union([Type.String(), Type.Null()], { description: 'The cursor of the next page; null on the last.' }),
+}, { description: 'One page of recorded risk decisions.' });
+
+export const RiskSettingsRequestSchema = Type.Object({
+  mode: Type.Optional(Type.Union([Type.Literal('enforce'), Type.Literal('shadow'), Type.Literal('off')], { description: 'enforce: block; shadow: decide and record, never refuse; off: no score.' })),
+  blockScore: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+  countryBlockScores: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Z]{2}$' }), Type.Integer({ minimum: 1, maximum: 100 }), { description: 'Per country, a threshold replacing blockScore; replaces the whole map.' })),
+}, { additionalProperties: false, description: 'Fields to change; those left out keep their values.' });
+
+export const RiskSettingsResponseSchema = Type.Object({
+  applicationId: Type.String(),
+  mode: Type.String(),
+  blockScore: Type.Integer(),
+  countryBlockScores: Type.Record(Type.String(), Type.Integer()),
+  updatedAt: Type.Union([Type.Integer(), Type.Null()], { description: 'null: never changed (a new application\'s defaults).' }),
+}, { description: 'The application\'s risk mode and block thresholds.' });
+
 export const PinDetailsResponseSchema = Type.Object({
   pinId: Type.String(),
   applicationId: Type.String(),
@@ -76,6 +128,7 @@ export const PinDetailsResponseSchema = Type.Object({
     error: Type.Union([Type.String(), Type.Null()]),
   }),
   history: Type.Array(DeliveryEventSchema),
+  risk: Type.Optional(RiskDecisionSchema),
   nextResendAt: Type.Union([Type.String(), Type.Null()], {
     description: 'When the application\'s sendPinPerPhoneNumberLimit lets the next resend of this PIN through (ISO 8601; now or earlier: at once), '
       + 'for a countdown; null once the PIN can no longer be resent (verified, expired or locked).',
@@ -373,6 +426,18 @@ export const TestNumberSchema = Type.Object({
   destination: Type.String({ description: 'As normalised: international digits without +, or the email address.' }),
   createdAt: Type.Integer({ description: 'UNIX time in milliseconds.' }),
 }, { description: 'A test number of the account: sends to it deliver nothing and its fixed code verifies (the code is never shown).' });
+
+export const SafeListRequestSchema = Type.Object({
+  phoneNumber: Type.String({ maxLength: 32, description: 'E.164 with its leading +, e.g. +447911123456.' }),
+}, { additionalProperties: false });
+
+export const SafeListEntrySchema = Type.Object({
+  sid: Type.String({ description: 'The entry\'s id, as Twilio\'s Safe List names it (GN...).' }),
+  phoneNumber: Type.String({ description: 'E.164 with +.' }),
+  createdAt: Type.Integer({ description: 'UNIX time in milliseconds.' }),
+}, { description: 'A number of the account\'s Safe List: the destination guards and the risk score never block it (its sends still count against the per-address limits).' });
+
+export const SafeListParamsSchema = Type.Object({ phoneNumber: Type.String({ maxLength: 32, description: 'E.164 with its leading + (URL-encoded: %2B).' }) });
 
 export const TestNumberIdParamsSchema = Type.Object({ id: Type.String({ maxLength: 64, description: 'Test number id.' }) });
 

@@ -29,7 +29,7 @@ import type { VonageStore } from '../vonage-store.js';
 import type { WorkflowStepClaim } from '../workflow-store.js';
 import { firstBatches, MemoryRateLimits } from './memory-limits.js';
 import {
-  compare, key, MemoryAuditStore, MemoryEventStore, MemoryIdempotencyStore, MemorySecurityStore, MemoryTestNumberStore, MemoryWorkflowStore,
+  compare, key, MemoryAuditStore, MemoryEventStore, MemoryIdempotencyStore, MemoryRiskStore, MemorySecurityStore, MemoryTestNumberStore, MemoryWorkflowStore,
   NotKeptInMemory,
 } from './memory-sub-stores.js';
 
@@ -93,6 +93,7 @@ export class MemoryStore implements Store {
 
   readonly events = new MemoryEventStore(this.pins);
   readonly security = new MemorySecurityStore();
+  readonly risk = new MemoryRiskStore();
   readonly audit = new MemoryAuditStore();
   readonly idempotency = new MemoryIdempotencyStore();
   readonly testNumbers = new MemoryTestNumberStore();

@@ -16,6 +16,7 @@ import {
 import type { IdempotencyClaim, IdempotencyClaimRequest, IdempotencyStore } from '../idempotency-store.js';
 import type { PurgeLimits } from '../purge-batches.js';
 import type { ActiveBlock, SecuritySettingsRow, SecurityStore } from '../security-store.js';
+import type { RiskCounterHit, RiskCounterRead, RiskDecisionQuery, RiskDecisionRecord, RiskSettingsRow, RiskStore } from '../risk-store.js';
 import type { DeliveryRequest, PinRecord } from '../store.js';
 import type { TestNumberRecord, TestNumberStore } from '../test-number-store.js';
 import type { NewWorkflowStep, WorkflowStepClaim, WorkflowStepRecord, WorkflowStepState, WorkflowStore } from '../workflow-store.js';
@@ -243,6 +244,69 @@ export class MemorySecurityStore implements SecurityStore {
   async purge(now: number, before: number): Promise<void> {
     for (const [k, b] of this.blocks) if (b.blockedUntil <= now) this.blocks.delete(k);
     for (const [k, r] of this.conversions) if (r.bucketStart <= before) this.conversions.delete(k);
+  }
+}
+
+// --- the risk score's settings, counters and decisions ---
+
+export class MemoryRiskStore implements RiskStore {
+  private readonly settings = new Map<string, RiskSettingsRow>();
+  private readonly counters = new Map<string, { applicationId: string; counter: string; bucketStart: number; hits: number }>();
+  private readonly decisions: RiskDecisionRecord[] = [];
+
+  async getSettings(applicationId: string): Promise<RiskSettingsRow | undefined> {
+    const row = this.settings.get(applicationId);
+    return row && structuredClone(row);
+  }
+
+  async putSettings(accountId: string, applicationId: string, settings: Omit<RiskSettingsRow, 'updatedAt'>, now: number): Promise<void> {
+    void accountId;
+    this.settings.set(applicationId, { ...structuredClone(settings), updatedAt: now });
+  }
+
+  async readCounters(applicationId: string, reads: readonly RiskCounterRead[]): Promise<Map<string, number>> {
+    const counts = new Map<string, number>();
+    for (const r of reads) {
+      let hits = 0;
+      for (const c of this.counters.values()) if (c.applicationId === applicationId && c.counter === r.counter && c.bucketStart > r.since) hits += c.hits;
+      counts.set(r.counter, hits);
+    }
+    return counts;
+  }
+
+  async countHits(applicationId: string, hits: readonly RiskCounterHit[]): Promise<void> {
+    for (const h of hits) {
+      const k = key(applicationId, h.counter, String(h.bucketStart));
+      const row = this.counters.get(k) ?? { applicationId, counter: h.counter, bucketStart: h.bucketStart, hits: 0 };
+      row.hits += 1;
+      this.counters.set(k, row);
+    }
+  }
+
+  async recordDecision(decision: RiskDecisionRecord): Promise<void> {
+    this.decisions.push({ ...decision });
+  }
+
+  async listDecisions(accountId: string, q: RiskDecisionQuery): Promise<RiskDecisionRecord[]> {
+    const before = q.before;
+    return this.decisions.filter((d) => d.accountId === accountId
+      && (q.applicationId === undefined || d.applicationId === q.applicationId)
+      && (q.country === undefined || d.country === q.country)
+      && (q.decision === undefined || d.decision === q.decision)
+      && (q.since === undefined || d.createdAt >= q.since)
+      && (q.until === undefined || d.createdAt < q.until)
+      && (!before || d.createdAt < before.createdAt || (d.createdAt === before.createdAt && d.id < before.id)))
+      .sort((a, b) => b.createdAt - a.createdAt || compare(b.id, a.id)).slice(0, q.limit).map((d) => ({ ...d }));
+  }
+
+  async decisionOfPin(accountId: string, pinId: string): Promise<RiskDecisionRecord | undefined> {
+    const found = this.decisions.filter((d) => d.accountId === accountId && d.pinId === pinId).sort((a, b) => b.createdAt - a.createdAt || compare(b.id, a.id))[0];
+    return found && { ...found };
+  }
+
+  async purge(countersBefore: number, decisionsBefore: number): Promise<void> {
+    for (const [k, c] of this.counters) if (c.bucketStart < countersBefore) this.counters.delete(k);
+    for (let i = this.decisions.length - 1; i >= 0; i--) if (this.decisions[i]!.createdAt < decisionsBefore) this.decisions.splice(i, 1);
   }
 }
 

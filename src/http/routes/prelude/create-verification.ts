@@ -14,7 +14,7 @@ const register: RegisterRoute = (app, { ctx }) => {
     body: CreateVerificationBody,
     response: { 200: CreateVerificationSchema, ...preludeErrorResponses(400, 401, 403, 404, 413, 415, 429) },
   }), async (request, reply) => {
-    const { target, options, metadata } = request.body;
+    const { target, options, metadata, signals } = request.body;
     const result = await createVerification(ctx, request.principal, {
       target,
       ...(options !== undefined ? {
@@ -23,6 +23,7 @@ const register: RegisterRoute = (app, { ctx }) => {
           customCode: options.custom_code, method: options.method, preferredChannel: options.preferred_channel, callbackUrl: options.callback_url,
         }),
       } : {}),
+      ...(signals?.ip !== undefined ? { clientAddress: signals.ip } : {}),
     });
     return respond(reply, result, (outcome) => toCreatedVerification(outcome, metadata, request.id));
   });

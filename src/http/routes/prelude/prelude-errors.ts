@@ -47,6 +47,7 @@ export const PRELUDE_CODE_BY_FAILURE: Record<FailureName, string> = {
   GUARD_PREFIX_LIMIT: 'too_many_requests',
   GUARD_CONVERSION_BREAKER: 'too_many_requests',
   DESTINATION_BLOCKED: 'blocked',
+  RISK_BLOCKED: 'blocked',
   CALLBACK_TRANSPORT_UNKNOWN: 'not_found',
   CALLBACK_UNAUTHENTICATED: 'invalid_bearer_token',
   CALLBACK_MALFORMED: BAD_REQUEST,

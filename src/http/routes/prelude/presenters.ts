@@ -10,7 +10,7 @@ export function toCreatedVerification(outcome: CreateOutcome, metadata: { correl
   return {
     id: outcome.id, status: outcome.status, method: outcome.method,
     ...(channel !== undefined ? { channels: [channel] } : {}),
-    ...(outcome.status === 'blocked' ? { reason: outcome.reason } : {}),
+    ...(outcome.status === 'blocked' || outcome.status === 'shadow_blocked' ? { reason: outcome.reason } : {}),
     ...(metadata !== undefined ? { metadata } : {}),
     request_id: requestId,
   };

@@ -57,13 +57,13 @@ const BlockedReason = Type.Union([
 
 export const CreateVerificationSchema = Type.Object({
   id: Type.String({ description: '`vrf_` + 26 characters, derived from the PIN\'s id.' }),
-  status: Type.Union([Type.Literal('success'), Type.Literal('retry'), Type.Literal('blocked')]),
+  status: Type.Union([Type.Literal('success'), Type.Literal('retry'), Type.Literal('blocked'), Type.Literal('shadow_blocked')]),
   method: Type.Union([Type.Literal('email'), Type.Literal('message'), Type.Literal('silent'), Type.Literal('voice')]),
   channels: Type.Optional(Type.Array(Channel)),
   reason: Type.Optional(BlockedReason),
   metadata: Type.Optional(Metadata),
   request_id: Type.String(),
-}, { additionalProperties: false, title: 'PreludeVerification', description: 'The verification created (success), sent again (retry), or refused by a limit or guard (blocked, with its reason; nothing sent).' });
+}, { additionalProperties: false, title: 'PreludeVerification', description: 'The verification created (success), sent again (retry), or refused by a limit or guard (blocked, with its reason; nothing sent); shadow_blocked: sent, but the risk score would have blocked it (the application\'s risk mode is shadow).' });
 
 export const CheckVerificationBody = Type.Object({
   target: Target,

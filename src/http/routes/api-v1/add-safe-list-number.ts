@@ -1,0 +1,18 @@
+import { SCOPE_MANAGE } from '../../../service/api-keys.js';
+import { addSafeListNumber } from '../../../service/twilio-safe-list.js';
+import { errorResponses, respond } from '../../error-envelope.js';
+import type { RegisterRoute } from '../../route-types.js';
+import { SafeListEntrySchema, SafeListRequestSchema } from '../../schemas/api-v1.js';
+
+const register: RegisterRoute = (app, { ctx }) => {
+  app.post('/api/v1/safe-list', {
+    config: { scope: SCOPE_MANAGE },
+    schema: {
+      operationId: 'add-safe-list-number', tags: ['Security'],
+      summary: 'Put a number on the account\'s Safe List (the same list as Twilio\'s /v2/SafeList/Numbers): never blocked by the guards or the risk score',
+      body: SafeListRequestSchema,
+      response: { 200: SafeListEntrySchema, ...errorResponses(400, 401, 403) },
+    },
+  }, async (request, reply) => respond(reply, await addSafeListNumber(ctx, request.principal, request.body.phoneNumber), (entry) => entry));
+};
+export default register;

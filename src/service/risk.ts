@@ -1,0 +1,271 @@
+// The risk score of every send and resend (docs/security.md, "Risk score"), beside the guards of
+// security.ts: read the counters of the number, its prefixes, its country, the end user's address and
+// the application's baseline in one query, score them (domain/risk-score.ts), decide by the
+// application's mode and thresholds, and once the send is accepted count it and record the decision
+// (every block and shadow block, a sample of the rest). Verifications count towards the conversion
+// signals. Sends by email are not scored: pumping is a phone-number fraud.
+import { randomBytes, randomInt } from 'node:crypto';
+import { ipRateKey } from '../domain/client-ip.js';
+import { phoneCountry } from '../domain/destinations.js';
+import { FieldErrors, fail, ok, type Failure, type Result } from '../domain/errors.js';
+import {
+  DEFAULT_RISK_SETTINGS, RISK_MODES, RISK_WINDOWS, conversionClass, decideRisk, decidingSignals, scoreRisk,
+  type RiskAssessment, type RiskMode, type RiskReadings, type RiskSettings, type RiskWindow,
+} from '../domain/risk-score.js';
+import type { RiskCounterHit, RiskCounterRead, RiskDecisionRecord, RiskSettingsRow } from '../store/risk-store.js';
+import type { ApplicationRecord, Channel } from '../store/store.js';
+import { applicationNotFound } from './applications.js';
+import type { Principal, ServiceContext } from './context.js';
+import { profileOf } from './effective-records.js';
+import { phoneNumberType } from './security.js';
+import { inUnitOfWork, type UnitOfWork } from './unit-of-work.js';
+
+/** One allowed decision in this many is recorded (blocks and shadow blocks always are). */
+export const ALLOWED_DECISION_SAMPLE = 20;
+
+export interface RiskCheck {
+  assessment: RiskAssessment;
+  country: string | undefined;
+  /**
+   * The counters of the attempt (distinct numbers per block and address), counted whether the send is
+   * accepted or blocked: velocity measures what is asked for, so a blocked run keeps its count.
+   */
+  attemptHits: RiskCounterHit[];
+  /** The counters of an accepted send (the conversion signals' sends). None for a resend: its number is counted already. */
+  sendHits: RiskCounterHit[];
+}
+
+/** The settings as stored, or the defaults (in TWOFA_RISK_DEFAULT_MODE) of an application that never set any. */
+function storedRiskSettings(ctx: ServiceContext, row: RiskSettingsRow | undefined): RiskSettings {
+  if (!row) return { ...DEFAULT_RISK_SETTINGS, mode: ctx.riskDefaultMode ?? DEFAULT_RISK_SETTINGS.mode };
+  return { mode: RISK_MODES.includes(row.mode as RiskMode) ? row.mode as RiskMode : 'enforce', blockScore: row.blockScore, countryBlockScores: row.countryBlockScores };
+}
+
+/** The settings a send is decided with: the stored ones (defaults for an application without any); `strict` requires enforce. */
+export async function loadRiskSettings(ctx: ServiceContext, applicationId: string): Promise<RiskSettings> {
+  const row = await ctx.store.risk.getSettings(applicationId);
+  const stored = storedRiskSettings(ctx, row);
+  return profileOf(ctx) === 'strict' ? { ...stored, mode: 'enforce' } : stored;
+}
+
+function bucketOf(window: RiskWindow, now: number): number {
+  const { bucketMs } = RISK_WINDOWS[window];
+  return Math.floor(now / bucketMs) * bucketMs;
+}
+
+/** The counters of a number, each with the window it is read over. */
+function countersOf(to: string, country: string | undefined, numberType: string | undefined, clientAddress: string | undefined) {
+  const cc = country ?? 'unknown';
+  const destinationClass = conversionClass(country, numberType);
+  return {
+    number: { counter: `n:${to}`, window: 'recent' },
+    block10: { counter: `b10:${to.slice(0, -1)}`, window: 'recent' },
+    block100: { counter: `b100:${to.slice(0, -2)}`, window: 'recent' },
+    block1000: { counter: `b1000:${to.slice(0, -3)}`, window: 'recent' },
+    block10000: { counter: `b10000:${to.slice(0, -4)}`, window: 'recent' },
+    ...(clientAddress !== undefined ? { address: { counter: `addr:${clientAddress}`, window: 'recent' } } : {}),
+    // Over a day: a slow drip into one country adds up.
+    countrySends: { counter: `cs:${destinationClass}`, window: 'baseline' },
+    countryVerifies: { counter: `cv:${destinationClass}`, window: 'baseline' },
+    prefixSends: { counter: `ps:${to.slice(0, -4)}`, window: 'recent' },
+    prefixVerifies: { counter: `pv:${to.slice(0, -4)}`, window: 'recent' },
+    baselineSends: { counter: 'as', window: 'baseline' },
+    baselineVerifies: { counter: 'av', window: 'baseline' },
+    historySends: { counter: 'h', window: 'history' },
+    historyCountrySends: { counter: `hc:${cc}`, window: 'history' },
+  } satisfies Record<string, { counter: string; window: RiskWindow }>;
+}
+
+/**
+ * The assessment of a send or resend to `to`, or undefined when the application scores nothing (mode
+ * off, or an email). `clientAddress`: the end user's address when the caller names it (Twilio's
+ * DeviceIp, Prelude's signals.ip, the X-Client-Ip header), never the caller's own: a backend sends every user's PIN.
+ */
+export async function assessSend(ctx: ServiceContext, principal: Principal, app: ApplicationRecord, channel: Channel, to: string, kind: 'send' | 'resend', now: number, clientAddress?: string): Promise<RiskCheck | undefined> {
+  if (channel === 'email') return undefined;
+  const settings = await loadRiskSettings(ctx, app.id);
+  if (settings.mode === 'off') return undefined;
+  const country = phoneCountry(to);
+  const address = clientAddress !== undefined ? ipRateKey(clientAddress) ?? `raw:${clientAddress}` : undefined;
+  const numberType = phoneNumberType(to);
+  const counters = countersOf(to, country, numberType, address);
+  const reads: RiskCounterRead[] = Object.values(counters).map((c) => ({ counter: c.counter, since: now - RISK_WINDOWS[c.window].windowMs }));
+  const counts = await ctx.store.risk.readCounters(app.id, reads);
+  const count = (c: { counter: string }) => counts.get(c.counter) ?? 0;
+  // The distinct-number counters count this number once per window: sends to it again add nothing.
+  const seenNumber = count(counters.number) > 0;
+  const readings: RiskReadings = {
+    numberType, country,
+    countrySends: count(counters.countrySends), countryVerifies: count(counters.countryVerifies),
+    prefixSends: count(counters.prefixSends), prefixVerifies: count(counters.prefixVerifies),
+    baselineSends: count(counters.baselineSends), baselineVerifies: count(counters.baselineVerifies),
+    // This number's own earlier send is among the block's: the signals count the others.
+    distinctInBlock10: count(counters.block10) - (seenNumber ? 1 : 0),
+    distinctInBlock100: count(counters.block100) - (seenNumber ? 1 : 0),
+    distinctInBlock1000: count(counters.block1000) - (seenNumber ? 1 : 0),
+    distinctInBlock10000: count(counters.block10000) - (seenNumber ? 1 : 0),
+    distinctFromClientAddress: counters.address ? count(counters.address) - (seenNumber ? 1 : 0) : undefined,
+    historySends: count(counters.historySends), historyCountrySends: count(counters.historyCountrySends),
+  };
+  const scored = scoreRisk(settings, readings);
+  // Looked up only for a score that would block: most sends never need it.
+  const safeListed = scored.score >= scored.threshold && await ctx.store.twilio.isSafeListed(principal.accountId, to);
+  const assessment = decideRisk(settings.mode, scored, safeListed);
+  const hitsOf = (list: { counter: string; window: RiskWindow }[]) => list.map((c) => ({ counter: c.counter, bucketStart: bucketOf(c.window, now) }));
+  // A Safe List number's traffic does not train the counters the score compares against.
+  const counted = kind === 'send' && !safeListed;
+  // The prefix's conversion is of the distinct numbers asked for in it, blocked ones too: a run that is
+  // blocked does not look better for it.
+  const attempt = seenNumber ? [] : [counters.number, counters.block10, counters.block100, counters.block1000, counters.block10000, counters.prefixSends, ...(counters.address ? [counters.address] : [])];
+  return {
+    assessment, country,
+    attemptHits: counted ? hitsOf(attempt) : [],
+    sendHits: counted ? hitsOf([counters.countrySends, counters.baselineSends, counters.historySends, counters.historyCountrySends]) : [],
+  };
+}
+
+/** The refusal of a blocked send, naming the signals that made its score. */
+export function riskRefusal(assessment: RiskAssessment): Failure {
+  const reasons = decidingSignals(assessment).map((s) => `${s.name} +${s.points} (${s.value})`).join('; ');
+  return fail('RISK_BLOCKED', `Send blocked as likely SMS pumping: risk score ${assessment.score} reached the application's threshold ${assessment.threshold}: ${reasons}`).failure;
+}
+
+/**
+ * Records a decision: every block and shadow block, one allowed send in ALLOWED_DECISION_SAMPLE.
+ * `pinId`: the PIN sent (none for a block).
+ */
+export async function recordRiskDecision(unit: UnitOfWork, app: ApplicationRecord, kind: 'send' | 'resend', to: string, check: RiskCheck, pinId: string | undefined, now: number): Promise<void> {
+  const { ctx, principal } = unit;
+  const { assessment } = check;
+  if (assessment.decision === 'allow' && randomInt(ALLOWED_DECISION_SAMPLE) !== 0) return;
+  await ctx.store.risk.recordDecision({
+    id: `${now.toString(36).padStart(10, '0')}${randomBytes(8).toString('hex')}`, accountId: principal.accountId, applicationId: app.id, pinId: pinId ?? null, kind, createdAt: now,
+    destination: to, country: check.country ?? null, score: assessment.score, threshold: assessment.threshold, decision: assessment.decision, mode: assessment.mode,
+    safeListed: assessment.safeListed, signals: JSON.stringify(assessment.signals),
+  });
+}
+
+/** Counts an accepted send (or, `blocked`, only its attempt) in the score's counters. Never throws: a lost count errs towards allowing. */
+export async function countRiskSend(ctx: ServiceContext, applicationId: string, check: RiskCheck, blocked = false): Promise<void> {
+  await ctx.store.risk.countHits(applicationId, blocked ? check.attemptHits : [...check.attemptHits, ...check.sendHits]).catch(() => undefined);
+}
+
+/** Counts a successful verification towards the conversion signals. Never throws. */
+export async function countRiskVerify(ctx: ServiceContext, applicationId: string, destination: string, now: number): Promise<void> {
+  try {
+    if (!/^[0-9]+$/.test(destination)) return;
+    const settings = await loadRiskSettings(ctx, applicationId);
+    if (settings.mode === 'off') return;
+    const counters = countersOf(destination, phoneCountry(destination), phoneNumberType(destination), undefined);
+    await ctx.store.risk.countHits(applicationId, [counters.countryVerifies, counters.prefixVerifies, counters.baselineVerifies]
+      .map((c) => ({ counter: c.counter, bucketStart: bucketOf(c.window, now) })));
+  } catch {
+    // A lost verification errs towards a lower conversion, never towards a failed verification.
+  }
+}
+
+export interface RiskSettingsView extends RiskSettings {
+  applicationId: string;
+  /** When the settings were last changed; null: never (the defaults of a new application). */
+  updatedAt: number | null;
+}
+
+export type RiskSettingsPatch = Partial<RiskSettings>;
+
+async function settingsView(ctx: ServiceContext, applicationId: string): Promise<RiskSettingsView> {
+  const row = await ctx.store.risk.getSettings(applicationId);
+  return { applicationId, ...(await loadRiskSettings(ctx, applicationId)), updatedAt: row?.updatedAt ?? null };
+}
+
+export async function getRiskSettings(ctx: ServiceContext, principal: Principal, applicationId: string): Promise<Result<RiskSettingsView>> {
+  const app = await ctx.store.getApplication(principal.accountId, applicationId);
+  if (!app) return applicationNotFound(applicationId);
+  return ok(await settingsView(ctx, app.id));
+}
+
+const COUNTRY = /^[A-Z]{2}$/;
+
+/** PUT merges: fields left out keep their values; `countryBlockScores` replaces the whole map. */
+export async function updateRiskSettings(ctx: ServiceContext, principal: Principal, applicationId: string, patch: RiskSettingsPatch): Promise<Result<RiskSettingsView>> {
+  const app = await ctx.store.getApplication(principal.accountId, applicationId);
+  if (!app) return applicationNotFound(applicationId);
+  const errors = new FieldErrors();
+  if (patch.mode !== undefined && !RISK_MODES.includes(patch.mode)) errors.add('mode', `must be one of ${RISK_MODES.join(', ')}`);
+  if (patch.mode !== undefined && patch.mode !== 'enforce' && profileOf(ctx) === 'strict') errors.add('mode', 'must be enforce under the strict security profile');
+  const score = (field: string, value: number) => { if (!Number.isInteger(value) || value < 1 || value > 100) errors.add(field, 'must be an integer from 1 to 100'); };
+  if (patch.blockScore !== undefined) score('blockScore', patch.blockScore);
+  for (const [country, value] of Object.entries(patch.countryBlockScores ?? {})) {
+    if (!COUNTRY.test(country)) errors.add('countryBlockScores', `${country} is not an ISO 3166 alpha-2 country code`);
+    score(`countryBlockScores.${country}`, value);
+  }
+  if (!errors.empty) return errors.result();
+  const row = await ctx.store.risk.getSettings(app.id);
+  const current = storedRiskSettings(ctx, row);
+  const merged: RiskSettings = { ...current, ...patch };
+  return inUnitOfWork(ctx, principal, async (unit) => {
+    await ctx.store.risk.putSettings(principal.accountId, app.id, merged, ctx.clock());
+    unit.audit({ event: 'config.risk.update', applicationId: app.id, reason: `mode=${merged.mode} blockScore=${merged.blockScore}` });
+    return ok(await settingsView(ctx, app.id));
+  });
+}
+
+export interface RiskDecisionView {
+  id: string;
+  applicationId: string;
+  pinId: string | null;
+  kind: 'send' | 'resend';
+  createdAt: number;
+  destination: string;
+  country: string | null;
+  score: number;
+  threshold: number;
+  decision: string;
+  mode: string;
+  safeListed: boolean;
+  signals: RiskAssessment['signals'];
+}
+
+export function presentRiskDecision(d: RiskDecisionRecord): RiskDecisionView {
+  const { accountId, signals, ...rest } = d;
+  void accountId;
+  return { ...rest, signals: JSON.parse(signals) as RiskAssessment['signals'] };
+}
+
+export interface RiskDecisionFilter {
+  applicationId?: string;
+  country?: string;
+  decision?: string;
+  since?: number;
+  until?: number;
+  /** The `next` of the previous page. */
+  cursor?: string;
+  limit?: number;
+}
+
+/** An account's recorded decisions, newest first, a page at a time: `next` is the cursor of the following page. */
+export async function listRiskDecisions(ctx: ServiceContext, principal: Principal, filter: RiskDecisionFilter): Promise<Result<{ decisions: RiskDecisionView[]; next: string | null }>> {
+  const limit = Math.min(Math.max(filter.limit ?? 100, 1), 1000);
+  let before: { createdAt: number; id: string } | undefined;
+  if (filter.cursor !== undefined) {
+    const match = /^([0-9]{1,15})\.([0-9a-z]{1,64})$/.exec(filter.cursor);
+    if (!match) return fail('INVALID_REQUEST', 'Invalid cursor', { validationErrors: { cursor: ['must be the `next` of a previous page'] } });
+    before = { createdAt: Number(match[1]), id: match[2]! };
+  }
+  const rows = await ctx.store.risk.listDecisions(principal.accountId, {
+    ...(filter.applicationId !== undefined ? { applicationId: filter.applicationId } : {}),
+    ...(filter.country !== undefined ? { country: filter.country } : {}),
+    ...(filter.decision !== undefined ? { decision: filter.decision } : {}),
+    ...(filter.since !== undefined ? { since: filter.since } : {}),
+    ...(filter.until !== undefined ? { until: filter.until } : {}),
+    ...(before ? { before } : {}),
+    limit,
+  });
+  const last = rows.length === limit ? rows[rows.length - 1] : undefined;
+  return ok({ decisions: rows.map(presentRiskDecision), next: last ? `${last.createdAt}.${last.id}` : null });
+}
+
+/** The assessment recorded for a PIN (every shadow-blocked send, a sample of the allowed), for its detail. */
+export async function riskDecisionOfPin(ctx: ServiceContext, accountId: string, pinId: string): Promise<RiskDecisionView | null> {
+  const d = await ctx.store.risk.decisionOfPin(accountId, pinId);
+  return d ? presentRiskDecision(d) : null;
+}

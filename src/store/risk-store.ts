@@ -1,0 +1,165 @@
+// The risk score's state over the same Kysely database as the rest of the store (shared by every
+// node on PostgreSQL): each application's mode and thresholds (configuration, cached), the counters
+// the score reads (hits per counter and time bucket: one read and one upsert per send, no scan of
+// history), and the decisions recorded with their signals.
+import type { Kysely } from 'kysely';
+import type { Database } from './schema.js';
+import { UNCACHED, type ConfigReader } from './config-cache.js';
+
+export interface RiskSettingsRow {
+  mode: string;
+  blockScore: number;
+  countryBlockScores: Record<string, number>;
+  updatedAt: number;
+}
+
+/** A counter read over the buckets that start after `since`. */
+export interface RiskCounterRead {
+  counter: string;
+  since: number;
+}
+
+export interface RiskCounterHit {
+  counter: string;
+  bucketStart: number;
+}
+
+export interface RiskDecisionRecord {
+  id: string;
+  accountId: string;
+  applicationId: string;
+  pinId: string | null;
+  kind: 'send' | 'resend';
+  createdAt: number;
+  destination: string;
+  country: string | null;
+  score: number;
+  threshold: number;
+  decision: string;
+  mode: string;
+  safeListed: boolean;
+  /** JSON array of the signals. */
+  signals: string;
+}
+
+export interface RiskDecisionQuery {
+  applicationId?: string;
+  country?: string;
+  decision?: string;
+  since?: number;
+  until?: number;
+  /** Decisions older than this cursor (createdAt, id) of the previous page's last one. */
+  before?: { createdAt: number; id: string };
+  limit: number;
+}
+
+export interface RiskStore {
+  /** The stored settings of an application; undefined: the defaults. */
+  getSettings(applicationId: string): Promise<RiskSettingsRow | undefined>;
+  putSettings(accountId: string, applicationId: string, settings: Omit<RiskSettingsRow, 'updatedAt'>, now: number): Promise<void>;
+  /** The hits of each counter since its `since` (0 for a counter never counted). */
+  readCounters(applicationId: string, reads: readonly RiskCounterRead[]): Promise<Map<string, number>>;
+  /** One hit on each counter (distinct counters), in one statement. */
+  countHits(applicationId: string, hits: readonly RiskCounterHit[]): Promise<void>;
+  recordDecision(decision: RiskDecisionRecord): Promise<void>;
+  /** An account's decisions, newest first. */
+  listDecisions(accountId: string, query: RiskDecisionQuery): Promise<RiskDecisionRecord[]>;
+  /** The newest decision recorded for a PIN, if any. */
+  decisionOfPin(accountId: string, pinId: string): Promise<RiskDecisionRecord | undefined>;
+  /** Deletes counters in buckets that started before `countersBefore` and decisions made before `decisionsBefore`. */
+  purge(countersBefore: number, decisionsBefore: number): Promise<void>;
+}
+
+type DecisionRow = Database['risk_decisions'];
+
+export function decisionOfRow(r: DecisionRow): RiskDecisionRecord {
+  return {
+    id: r.id, accountId: r.account_id, applicationId: r.application_id, pinId: r.pin_id, kind: r.kind === 'resend' ? 'resend' : 'send',
+    createdAt: Number(r.created_at), destination: r.destination, country: r.country, score: Number(r.score), threshold: Number(r.threshold),
+    decision: r.decision, mode: r.mode, safeListed: Number(r.safe_listed) === 1, signals: r.signals,
+  };
+}
+
+export function rowOfDecision(d: RiskDecisionRecord): DecisionRow {
+  return {
+    id: d.id, account_id: d.accountId, application_id: d.applicationId, pin_id: d.pinId, kind: d.kind, created_at: d.createdAt,
+    destination: d.destination, country: d.country, score: d.score, threshold: d.threshold, decision: d.decision, mode: d.mode,
+    safe_listed: d.safeListed ? 1 : 0, signals: d.signals,
+  };
+}
+
+export class KyselyRiskStore implements RiskStore {
+  constructor(private readonly db: Kysely<Database>, private readonly config: ConfigReader = UNCACHED) {}
+
+  async getSettings(applicationId: string): Promise<RiskSettingsRow | undefined> {
+    return this.config.get(`risk:${applicationId}`, async () => {
+      const row = await this.db.selectFrom('risk_settings').select(['mode', 'block_score', 'country_block_scores', 'updated_at'])
+        .where('application_id', '=', applicationId).executeTakeFirst();
+      return row && {
+        mode: row.mode, blockScore: Number(row.block_score),
+        countryBlockScores: JSON.parse(row.country_block_scores) as Record<string, number>, updatedAt: Number(row.updated_at),
+      };
+    });
+  }
+
+  async putSettings(accountId: string, applicationId: string, settings: Omit<RiskSettingsRow, 'updatedAt'>, now: number): Promise<void> {
+    const values = { mode: settings.mode, block_score: settings.blockScore, country_block_scores: JSON.stringify(settings.countryBlockScores), updated_at: now };
+    await this.db.insertInto('risk_settings').values({ application_id: applicationId, account_id: accountId, ...values })
+      .onConflict((oc) => oc.column('application_id').doUpdateSet(values))
+      .execute();
+  }
+
+  async readCounters(applicationId: string, reads: readonly RiskCounterRead[]): Promise<Map<string, number>> {
+    const counts = new Map<string, number>(reads.map((r) => [r.counter, 0]));
+    if (reads.length === 0) return counts;
+    // One select per window, each an IN on the primary key's (application, counter) prefix: an OR of
+    // (counter, since) pairs would scan every counter of the application, one per number it sent to.
+    const bySince = new Map<number, string[]>();
+    for (const r of reads) bySince.set(r.since, [...(bySince.get(r.since) ?? []), r.counter]);
+    const selects = [...bySince].map(([since, counters]) => this.db.selectFrom('risk_counters')
+      .select((eb) => ['counter', eb.fn.sum<number>('hits').as('hits')])
+      .where('application_id', '=', applicationId).where('counter', 'in', counters).where('bucket_start', '>', since)
+      .groupBy('counter'));
+    const rows = await selects.slice(1).reduce((union, select) => union.unionAll(select), selects[0]!).execute();
+    for (const row of rows) counts.set(row.counter, Number(row.hits));
+    return counts;
+  }
+
+  async countHits(applicationId: string, hits: readonly RiskCounterHit[]): Promise<void> {
+    if (hits.length === 0) return;
+    await this.db.insertInto('risk_counters')
+      .values(hits.map((h) => ({ application_id: applicationId, counter: h.counter, bucket_start: h.bucketStart, hits: 1 })))
+      .onConflict((oc) => oc.columns(['application_id', 'counter', 'bucket_start']).doUpdateSet((eb) => ({ hits: eb('risk_counters.hits', '+', 1) })))
+      .execute();
+  }
+
+  async recordDecision(decision: RiskDecisionRecord): Promise<void> {
+    await this.db.insertInto('risk_decisions').values(rowOfDecision(decision)).execute();
+  }
+
+  async listDecisions(accountId: string, q: RiskDecisionQuery): Promise<RiskDecisionRecord[]> {
+    let query = this.db.selectFrom('risk_decisions').selectAll().where('account_id', '=', accountId);
+    if (q.applicationId !== undefined) query = query.where('application_id', '=', q.applicationId);
+    if (q.country !== undefined) query = query.where('country', '=', q.country);
+    if (q.decision !== undefined) query = query.where('decision', '=', q.decision);
+    if (q.since !== undefined) query = query.where('created_at', '>=', q.since);
+    if (q.until !== undefined) query = query.where('created_at', '<', q.until);
+    const before = q.before;
+    if (before) {
+      query = query.where((eb) => eb.or([eb('created_at', '<', before.createdAt), eb.and([eb('created_at', '=', before.createdAt), eb('id', '<', before.id)])]));
+    }
+    const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).execute();
+    return rows.map(decisionOfRow);
+  }
+
+  async decisionOfPin(accountId: string, pinId: string): Promise<RiskDecisionRecord | undefined> {
+    const row = await this.db.selectFrom('risk_decisions').selectAll().where('pin_id', '=', pinId).where('account_id', '=', accountId)
+      .orderBy('created_at', 'desc').orderBy('id', 'desc').executeTakeFirst();
+    return row && decisionOfRow(row);
+  }
+
+  async purge(countersBefore: number, decisionsBefore: number): Promise<void> {
+    await this.db.deleteFrom('risk_counters').where('bucket_start', '<', countersBefore).execute();
+    await this.db.deleteFrom('risk_decisions').where('created_at', '<', decisionsBefore).execute();
+  }
+}
