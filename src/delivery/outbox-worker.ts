@@ -10,7 +10,9 @@ import type { AuditAppend, AuditEntryInput } from '../store/audit-store.js';
 import type { Channel, OutboxRecord, Store } from '../store/store.js';
 import { decide, errorMessage, LeasedWorker, logDecision, positiveInteger, type AttemptOutcome, type LoopSettings, type RetryPolicy, type Settlement } from './leased-worker.js';
 import { composeMessage, type ComposeResult } from './message-composer.js';
+import { routeLeaves } from './routing/routed-transport.js';
 import type { DeliveryResult, Transport } from './transport.js';
+import { sendPaced } from './transport-pacer.js';
 
 /** An outcome's audit entry, with the full destination (masked before anything is written). */
 export type DeliveryAuditEntry = AuditEntryInput & { destination?: string | null };
@@ -40,6 +42,19 @@ export interface OutboxWorkerDeps extends LoopSettings {
   onFailed?: (item: OutboxRecord, error: string) => Promise<void>;
 }
 
+
+/** Most messages one claim takes (the store's one transaction for them): a burst is claimed in a few round trips. */
+const CLAIM_BATCH = 64;
+/** Lanes of a transport built without a DSN (tests, embedders), which has no pacer and hence no window. */
+const UNPACED_LANES = 8;
+
+/** The deliveries the worker runs at once: the sum of the windows of every transport its channels reach. */
+export function deliveryLanes(transports: Partial<Record<Channel, Transport>>): number {
+  const leaves = new Set(Object.values(transports).flatMap((t) => (t === undefined ? [] : routeLeaves(t))));
+  let lanes = 0;
+  for (const leaf of leaves) lanes += leaf.pacer?.maxInFlight ?? UNPACED_LANES;
+  return Math.max(1, lanes);
+}
 
 const LOG_MESSAGES: Record<Settlement, string> = {
   delivered: 'message sent', retried: 'delivery failed; will retry', cancelled: 'delivery cancelled', failed: 'delivery failed',
@@ -86,6 +101,10 @@ export class OutboxWorker {
     const store = deps.store;
     this.loop = new LeasedWorker<OutboxRecord>({
       ...deps,
+      // As many deliveries at once as the transports' windows hold: each transport's pacer, not the
+      // worker, bounds what goes to its provider, and its window stays full while messages are due.
+      concurrency: deps.concurrency ?? deliveryLanes(deps.transports),
+      batchSize: deps.batchSize ?? CLAIM_BATCH,
       what: 'outbox messages',
       queue: {
         claim: (now, leaseUntil, max, holder) => store.claimOutbox(now, leaseUntil, max, holder),
@@ -138,14 +157,18 @@ export class OutboxWorker {
     let result: DeliveryResult;
     const startedAt = performance.now();
     try {
-      result = await transport.send(message);
+      result = await sendPaced(transport, message);
     } catch (err) {
       // A transport bug or an unexpected network failure: assume it may pass.
       result = { ok: false, retryable: true, error: errorMessage(err) };
     }
     this.metrics.transportLatency(item.channel, transport.name, performance.now() - startedAt);
     const reached = { destination: message.to, notAfter: expiresAt };
-    if (result.ok) return { ok: true, ...reached, transport: transport.name, accepted: { transport: result.transport ?? transport.name, providerMessageId: result.providerMessageId } };
+    if (result.ok) {
+      const acceptedBy = result.transport ?? transport.name;
+      this.metrics.deliveryLatency(item.channel, acceptedBy, this.clock() - item.createdAt);
+      return { ok: true, ...reached, transport: transport.name, accepted: { transport: acceptedBy, providerMessageId: result.providerMessageId } };
+    }
     return { ok: false, retryable: result.retryable, error: result.error, ...reached, transport: transport.name };
   }
 

@@ -2,6 +2,7 @@
 // inbox, a webhook, later SMTP/SMPP/HTTP providers). Transports never see the database: the worker
 // hands them a message rendered in memory and records the outcome itself.
 import type { Channel } from '../store/store.js';
+import type { TransportPacer } from './transport-pacer.js';
 
 export interface OutgoingMessage {
   channel: Channel;
@@ -69,7 +70,16 @@ export type DeliveryResult =
    * `byRecipient`: the transport worked and the recipient did not take the message (a busy line, an
    * unanswered call), so routes must not count it against the transport's health.
    */
-  | { ok: false; retryable: boolean; error: string; byRecipient?: boolean };
+  | { ok: false; retryable: boolean; error: string; byRecipient?: boolean; throttled?: Throttled };
+
+/**
+ * The provider said "not now" to this message (HTTP 429 or 503, SMPP ESME_RTHROTTLED or ESME_RMSGQFUL):
+ * it did not take it, and the transport's pacer slows down and sends it again (transport-pacer.ts).
+ * `retryAfterMs`: how long the provider asked to wait (Retry-After), when it said.
+ */
+export interface Throttled {
+  retryAfterMs?: number | undefined;
+}
 
 export interface Transport {
   /** Short name for logs and metrics, e.g. `log` or `webhook`. */
@@ -77,6 +87,11 @@ export interface Transport {
   send(message: OutgoingMessage): Promise<DeliveryResult>;
   /** Releases connections (SMTP pools, SMPP binds) at shutdown. */
   close?(): Promise<void>;
+  /**
+   * Its in-flight window and rate (max_in_flight, max_tps): set on every transport a DSN names
+   * (dsn.ts), absent on routes, which send through their members' pacers.
+   */
+  pacer?: TransportPacer;
 }
 
 /**

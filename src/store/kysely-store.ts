@@ -855,6 +855,14 @@ export class KyselyStore implements Store, RateLimiter {
     return Number(own.n) + Number(later.n);
   }
 
+  async oldestPendingOutboxAt(): Promise<number | undefined> {
+    // Both through their partial indexes of pending messages, which hold only what waits.
+    const own = await this.db.selectFrom('pins').select((eb) => eb.fn.min('message_queued_at').as('at')).where('message_state', '=', sql.lit('pending')).executeTakeFirst();
+    const later = await this.db.selectFrom('outbox').select((eb) => eb.fn.min('created_at').as('at')).where('state', '=', 'pending').executeTakeFirst();
+    const times = [own?.at, later?.at].filter((at) => at !== null && at !== undefined).map(Number);
+    return times.length === 0 ? undefined : Math.min(...times);
+  }
+
   // --- housekeeping ---
 
   /** See purge.ts. */
