@@ -78,6 +78,7 @@ export async function createTransport(variable: string, dsn: string, deps: Trans
   const limits: PacingLimits = { maxInFlight: paced.maxInFlight ?? defaults.maxInFlight, maxTps: paced.maxTps ?? defaults.maxTps };
   transport.pacer = new TransportPacer(transport.name, limits, {
     ...(deps.metrics !== undefined && { metrics: deps.metrics }),
+    ...(deps.clock !== undefined && { clock: deps.clock }),
     onThrottled: ({ pauseMs, window, tps }) => deps.logger.warn({ variable, transport: transport.name, pauseMs, window, tps }, 'the provider asked to slow down: transport paused, its window and rate halved'),
   });
   return transport;

@@ -26,8 +26,10 @@ export interface PacingLimits {
 }
 
 export interface PacerOptions {
-  /** Monotonic milliseconds; injectable for tests. */
+  /** Monotonic milliseconds, for the pauses and the rate; injectable for tests. */
   now?: () => number;
+  /** The node's clock (Unix ms), which PIN expiries are read against; default Date.now. */
+  clock?: () => number;
   metrics?: Pick<Metrics, 'transportThrottled'>;
   /** Told once per halving, for the log. */
   onThrottled?: (event: { transport: string; pauseMs: number; window: number; tps: number | undefined }) => void;
@@ -48,6 +50,7 @@ export class TransportPacer {
   readonly maxInFlight: number;
   readonly maxTps: number | undefined;
   private readonly now: () => number;
+  private readonly clock: () => number;
   private readonly metrics: PacerOptions['metrics'];
   private readonly onThrottled: PacerOptions['onThrottled'];
 
@@ -79,17 +82,19 @@ export class TransportPacer {
     this.window = limits.maxInFlight;
     this.tps = limits.maxTps;
     this.now = options.now ?? (() => performance.now());
+    this.clock = options.clock ?? Date.now;
     this.metrics = options.metrics;
     this.onThrottled = options.onThrottled;
   }
 
   /**
    * Sends through `send` within the window and the rate; a throttled answer slows the transport and
-   * sends again, until the provider takes or refuses the message or `notAfter` (Date.now() time, the
-   * PIN's expiry) comes, when the throttled answer is returned (retryable, like any "not now").
+   * sends again, until the provider takes or refuses the message or `notAfter` (the PIN's expiry, on
+   * the node's clock) would pass before the pause ends: then the throttled answer is returned
+   * (retryable, like any "not now").
    */
   async run(send: () => Promise<DeliveryResult>, notAfter?: number): Promise<DeliveryResult> {
-    const giveUpAt = notAfter ?? Date.now() + DEFAULT_THROTTLE_HOLD_MS;
+    const giveUpAt = notAfter ?? this.clock() + DEFAULT_THROTTLE_HOLD_MS;
     let again = false;
     for (;;) {
       const epoch = await this.acquire(again);
@@ -109,7 +114,7 @@ export class TransportPacer {
       }
       this.throttled(epoch, result.throttled.retryAfterMs);
       this.pump();
-      if (Date.now() + this.pausedUntil - this.now() >= giveUpAt) return result;
+      if (this.clock() + this.pausedUntil - this.now() >= giveUpAt) return result;
       again = true;
     }
   }
