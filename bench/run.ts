@@ -4,7 +4,8 @@
 //   npm run bench -- --quick       ~2 minutes: shorter runs, scale at 10^4 and 10^5
 //   npm run bench -- --full        also 10^7 stored PINs (seeding alone takes about 10 minutes, 12 GB)
 //   npm run bench -- --profile     also writes a CPU profile of the server under load, and its summary
-//   npm run bench -- --only=twofa,ceiling   run some groups only (ceiling, storage, twofa, pg, peer, scale)
+//   npm run bench -- --only=twofa,ceiling   run some groups only (ceiling, storage, twofa, pg, peer, scale, delivery)
+//   npm run bench -- --only=delivery   time to the phone alone (~2 minutes); its section of BENCHMARKS.md is rewritten in place
 //   npm run bench -- --hot         the hot paths only, ~2 minutes: both ceilings (empty route, pgbench -N),
 //                                  send and verify-wrong on SQLite and PostgreSQL, with their half-rate runs
 //   npm run bench -- --only=twofa --scenarios=verify-right,send   some of twofa's scenarios only (with --profile: one's profile)
@@ -29,7 +30,8 @@ import { loadAverage, pressure } from './lib/proc-stats.js';
 import { SERVE_NODE_OPTIONS } from '../src/cli/serve-command.js';
 import { openStore } from '../src/store/open-store.js';
 import { summarizeProfile } from './lib/profile.js';
-import { writeReport, type BenchResults, type ScaleResult, type ScenarioResult } from './lib/report.js';
+import { updateDeliverySection, writeReport, type BenchResults, type ScaleResult, type ScenarioResult } from './lib/report.js';
+import { DELIVERY_SCENARIOS, runDeliveryScenario } from './lib/delivery-bench.js';
 import { measureStorage } from './lib/storage-ceiling.js';
 import { dropDatabase, pendingMessages, preparePgDatabase, recreateDatabase, runPgbench } from './lib/pg-fixture.js';
 import { BENCH_API_KEY, BENCH_SECRET, RIGHT_POOL_DESTINATIONS, prepareTwofaDatabase, type TwofaFixture } from './lib/twofa-fixture.js';
@@ -40,7 +42,7 @@ const option = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.s
 const quick = flag('quick');
 const full = flag('full');
 const hot = flag('hot');
-const groups = new Set((option('only') ?? (hot ? 'ceiling,twofa,pg' : 'ceiling,storage,twofa,pg,peer,scale')).split(','));
+const groups = new Set((option('only') ?? (hot ? 'ceiling,twofa,pg' : 'ceiling,storage,twofa,pg,peer,scale,delivery')).split(','));
 const scenarioFilter = option('scenarios')?.split(',') ?? (hot ? ['send', 'verify-wrong'] : undefined);
 const wanted = (name: string) => scenarioFilter === undefined || scenarioFilter.includes(name);
 const settings = {
@@ -235,6 +237,47 @@ async function runTwofa(results: BenchResults): Promise<TwofaFixture> {
   }
   if (cpuProfileDir) writeProfileSummary(cpuProfileDir, '');
   return fixture;
+}
+
+// --- time to the phone: delivered per second and accepted-to-provider latency (bench/lib/delivery-bench.ts) ---
+
+async function runDelivery(results: BenchResults): Promise<void> {
+  log('delivery: time to the phone, SQLite, one node, SMS to a provider stand-in');
+  const providerPort = await freePort();
+  const provider = await startNodeProcess({ script: SCRIPTS.provider, env: { BENCH_PORT: String(providerPort) }, port: providerPort, readyPath: '/receipts' });
+  const dataDir = path.join(workDir, 'delivery');
+  fs.mkdirSync(dataDir);
+  const fixture = await prepareTwofaDatabase({ file: path.join(dataDir, 'twofa.db'), rightPool: 1_000, wrongPool: 1_000, filler: 0 });
+  fs.mkdirSync(profileDir, { recursive: true });
+  const cpuProfileDir = flag('profile') ? fs.mkdtempSync(path.join(profileDir, `profile-delivery-${stamp}-`)) : undefined;
+  const db = new BetterSqlite3(fixture.file, { readonly: true, fileMustExist: true });
+  const queuedAt = db.prepare('select id, message_queued_at as at from pins where id in (select value from json_each(?))');
+  let sendCounter = 0;
+  const scenarios = DELIVERY_SCENARIOS.filter((s) => scenarioFilter === undefined || scenarioFilter.some((wantedName) => s.name.includes(wantedName)));
+  try {
+    for (const scenario of scenarios) {
+      (results.delivery ??= []).push(await runDeliveryScenario({
+        stack: 'SQLite, 1 node',
+        headers: authHeaders,
+        log,
+        nextSend: () => json({ applicationId: fixture.appId, messageId: fixture.messageId, to: phoneOf(7_000_000 + (sendCounter++ % 1_000_000)) }),
+        startServer: async (smsDsn) => {
+          const port = await freePort();
+          return startNodeProcess({
+            script: SCRIPTS.server, args: ['serve'], port, readyPath: '/readyz', cpuProfileDir,
+            env: { ...SERVER_ENV(dataDir, `sqlite:${fixture.file}`, port, provider.url), TWOFA_SMS_DSN: smsDsn, NODE_OPTIONS: SERVE_NODE_OPTIONS },
+          });
+        },
+        acceptedAt: async (pinIds) => new Map((queuedAt.all(JSON.stringify(pinIds)) as { id: string; at: number }[]).map((r) => [r.id, Number(r.at)])),
+        runOpenLoop: (o) => runOpenLoop({ ...o, warmupS: 0, headers: authHeaders, maxInFlight: settings.connections }),
+        runLoad: (o) => runLoad({ ...o, warmupS: 0, headers: authHeaders, connections: settings.connections }),
+      }, provider.url, (query) => `webhook+${provider.url}/sms?secret=${RECEIVER_SECRET}${query === '' ? '' : `&${query}`}`, scenario));
+    }
+  } finally {
+    db.close();
+    await provider.stop();
+  }
+  if (cpuProfileDir) writeProfileSummary(cpuProfileDir, 'delivery');
 }
 
 // --- PostgreSQL: pgbench -N as the ceiling, twofa's send and verify-wrong on a database of their own ---
@@ -493,7 +536,7 @@ async function main(): Promise<void> {
       pressureBefore: pressure(), pressureAfter: pressure(),
     },
     code: gitDescription(),
-    scenarios: [], halfRate: [], storage: [], scale: [], warnings: [], durationS: 0,
+    scenarios: [], halfRate: [], storage: [], scale: [], delivery: [], warnings: [], durationS: 0,
   };
   log(`load average before: ${results.machine.loadBefore.join(' ')}; CPU pressure (share of time something waited for a CPU, last 60 s): ${results.machine.pressureBefore?.cpu ?? "?"} %`);
   const cpuPressure = results.machine.pressureBefore?.cpu ?? 0;
@@ -507,6 +550,7 @@ async function main(): Promise<void> {
     if (groups.has('pg')) await runPg(results);
     if (groups.has('peer')) await runPeer(results);
     if (groups.has('scale')) await runScale(results);
+    if (groups.has('delivery')) await runDelivery(results);
   } finally {
     await receiver?.stop();
     fs.rmSync(workDir, { recursive: true, force: true });
@@ -519,7 +563,10 @@ async function main(): Promise<void> {
   fs.writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
   log(`\nresults: ${path.relative(PROJECT_ROOT, file)} (${results.durationS} s in all; load average after: ${results.machine.loadAfter.join(' ')})`);
   if (!flag('no-report')) {
-    const written = writeReport(results, { projectRoot: PROJECT_ROOT, resultsDir, stamp });
+    // The delivery group alone rewrites its own section of BENCHMARKS.md and keeps the rest.
+    const written = [...groups].every((g) => g === 'delivery')
+      ? updateDeliverySection(results, { projectRoot: PROJECT_ROOT, resultsDir, stamp })
+      : writeReport(results, { projectRoot: PROJECT_ROOT, resultsDir, stamp });
     log(`report: ${written.map((f) => path.relative(PROJECT_ROOT, f)).join(', ')}`);
   }
   for (const warning of results.warnings) log(`warning: ${warning}`);

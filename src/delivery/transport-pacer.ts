@@ -12,9 +12,9 @@
 // multiplicative decrease, as TCP does). Answers that were already on their way when the window was
 // halved do not halve it again.
 //
-// The rate is kept in two ways: sends are spaced 1/rate apart (with a little slack, so a late timer
-// does not lose throughput), and no more than max_tps start within any one second, whatever the timers
-// do, which is what a provider counting per second sees.
+// The rate is kept in two ways: sends are spaced 1/rate apart (with 100 ms of slack, so that a late
+// timer does not lose throughput: a few sends may then go closer together), and no more than max_tps
+// start within any one second, whatever the timers do, which is what a provider counting per second sees.
 import type { Metrics } from '../observability/metrics.js';
 import type { DeliveryResult, OutgoingMessage, Throttled, Transport } from './transport.js';
 
@@ -41,6 +41,7 @@ const FIRST_PAUSE_MS = 1000;
 const MAX_PAUSE_MS = 30_000;
 /** Retry-After is the provider's word, but a message is not held for longer than this per answer. */
 const MAX_RETRY_AFTER_MS = 5 * 60_000;
+const RATE_SLACK_MS = 100;
 
 interface Waiter {
   resolve: (epoch: number) => void;
@@ -61,8 +62,10 @@ export class TransportPacer {
   private tps: number | undefined;
   /** When the next send may start by the spacing (GCRA's theoretical arrival time). */
   private nextStartAt = 0;
-  /** Start times of the last maxTps sends: none may start while the oldest is less than a second old. */
-  private readonly recentStarts: number[] = [];
+  /** Start times of the last maxTps sends (a ring): none may start while the oldest is less than a second old. */
+  private readonly recentStarts: Float64Array;
+  private recentCount = 0;
+  private recentOldest = 0;
   private pausedUntil = 0;
   private consecutiveThrottles = 0;
   private lastRateIncreaseAt = 0;
@@ -81,6 +84,7 @@ export class TransportPacer {
     this.maxTps = limits.maxTps;
     this.window = limits.maxInFlight;
     this.tps = limits.maxTps;
+    this.recentStarts = new Float64Array(limits.maxTps === undefined ? 0 : Math.ceil(limits.maxTps));
     this.now = options.now ?? (() => performance.now());
     this.clock = options.clock ?? Date.now;
     this.metrics = options.metrics;
@@ -153,10 +157,11 @@ export class TransportPacer {
   private waitBeforeStart(now: number): number {
     let wait = this.pausedUntil - now;
     if (this.tps !== undefined) {
-      // A little slack: a timer that fires late does not push every later send back.
-      wait = Math.max(wait, this.nextStartAt - now - this.spacing() / 2);
-      if (this.maxTps !== undefined && this.recentStarts.length >= Math.ceil(this.maxTps)) {
-        wait = Math.max(wait, (this.recentStarts[0] as number) + 1000 - now);
+      // Slack of a tenth of a second: a timer that fires late (a busy event loop) is made up by the
+      // sends after it rather than lost; the per-second cap below still holds whatever the slack.
+      wait = Math.max(wait, this.nextStartAt - now - RATE_SLACK_MS);
+      if (this.recentCount === this.recentStarts.length) {
+        wait = Math.max(wait, (this.recentStarts[this.recentOldest] as number) + 1000 - now);
       }
     }
     return wait;
@@ -165,8 +170,14 @@ export class TransportPacer {
   private start(now: number): void {
     if (this.tps === undefined || this.maxTps === undefined) return;
     this.nextStartAt = Math.max(this.nextStartAt, now) + this.spacing();
-    this.recentStarts.push(now);
-    if (this.recentStarts.length > Math.ceil(this.maxTps)) this.recentStarts.shift();
+    const size = this.recentStarts.length;
+    if (this.recentCount < size) {
+      this.recentStarts[(this.recentOldest + this.recentCount) % size] = now;
+      this.recentCount += 1;
+    } else {
+      this.recentStarts[this.recentOldest] = now;
+      this.recentOldest = (this.recentOldest + 1) % size;
+    }
   }
 
   private spacing(): number {
