@@ -75,7 +75,7 @@ export async function createTransport(variable: string, dsn: string, deps: Trans
   const paced = takePacingParams(variable, scheme, dsn.trim());
   const transport = await createLeaf(variable, scheme, paced.dsn, deps);
   const defaults = DEFAULT_PACING[transport.name] ?? { maxInFlight: 10 };
-  const limits: PacingLimits = { maxInFlight: paced.maxInFlight ?? defaults.maxInFlight, maxTps: paced.maxTps ?? defaults.maxTps };
+  const limits: PacingLimits = { maxInFlight: paced.maxInFlight ?? defaults.maxInFlight, maxTps: paced.maxTps ?? defaults.maxTps, globalTps: paced.globalTps };
   transport.pacer = new TransportPacer(transport.name, limits, {
     ...(deps.metrics !== undefined && { metrics: deps.metrics }),
     ...(deps.clock !== undefined && { clock: deps.clock }),
@@ -85,17 +85,18 @@ export async function createTransport(variable: string, dsn: string, deps: Trans
 }
 
 /**
- * `max_in_flight` and `max_tps`, read from any transport's DSN and taken out of it, so that the
+ * `max_in_flight`, `max_tps` and `max_tps_global`, read from any transport's DSN and taken out of it, so that the
  * transport's own parser (which refuses what it does not know) never sees them. For SMPP,
  * max_in_flight is also the bind's submit window unless `window` sets that apart, and `window` alone
  * sets both (it counts submit_sm, one per part of a long message).
  */
-export function takePacingParams(variable: string, scheme: string, dsn: string): { dsn: string; maxInFlight?: number; maxTps?: number } {
+export function takePacingParams(variable: string, scheme: string, dsn: string): { dsn: string; maxInFlight?: number; maxTps?: number; globalTps?: number } {
   const at = dsn.indexOf('?');
   if (at === -1) return { dsn };
   const kept: string[] = [];
   let maxInFlight: number | undefined;
   let maxTps: number | undefined;
+  let globalTps: number | undefined;
   let smppWindow: number | undefined;
   for (const part of dsn.slice(at + 1).split('&')) {
     const [rawName, value = ''] = splitOnce(part, '=');
@@ -105,9 +106,11 @@ export function takePacingParams(variable: string, scheme: string, dsn: string):
       if (!(maxInFlight <= MAX_IN_FLIGHT_LIMIT)) throw new DsnError(`${variable}: max_in_flight must be a whole number from 1 to ${MAX_IN_FLIGHT_LIMIT}, e.g. max_in_flight=100`);
       continue;
     }
-    if (name === 'max_tps') {
-      maxTps = /^\d{1,6}(\.\d{1,3})?$/.test(value) ? Number(value) : NaN;
-      if (!(maxTps > 0 && maxTps <= MAX_TPS_LIMIT)) throw new DsnError(`${variable}: max_tps must be a number of messages per second above 0 and up to ${MAX_TPS_LIMIT}, e.g. max_tps=30`);
+    if (name === 'max_tps' || name === 'max_tps_global') {
+      const rate = /^\d{1,6}(\.\d{1,3})?$/.test(value) ? Number(value) : NaN;
+      if (!(rate > 0 && rate <= MAX_TPS_LIMIT)) throw new DsnError(`${variable}: ${name} must be a number of messages per second above 0 and up to ${MAX_TPS_LIMIT}, e.g. ${name}=30`);
+      if (name === 'max_tps') maxTps = rate;
+      else globalTps = rate;
       continue;
     }
     if ((scheme === 'smpp' || scheme === 'smpps') && name === 'window' && /^[1-9]\d{0,3}$/.test(value)) smppWindow = Number(value);
@@ -121,6 +124,7 @@ export function takePacingParams(variable: string, scheme: string, dsn: string):
     dsn: kept.length === 0 ? dsn.slice(0, at) : `${dsn.slice(0, at)}?${kept.join('&')}`,
     ...(maxInFlight !== undefined && { maxInFlight }),
     ...(maxTps !== undefined && { maxTps }),
+    ...(globalTps !== undefined && { globalTps }),
   };
 }
 

@@ -12,7 +12,7 @@ import { decide, errorMessage, LeasedWorker, logDecision, positiveInteger, type 
 import { composeMessage, type ComposeResult } from './message-composer.js';
 import { routeLeaves } from './routing/routed-transport.js';
 import type { DeliveryResult, Transport } from './transport.js';
-import { sendPaced } from './transport-pacer.js';
+import { sendPaced, type TransportPacer } from './transport-pacer.js';
 
 /** An outcome's audit entry, with the full destination (masked before anything is written). */
 export type DeliveryAuditEntry = AuditEntryInput & { destination?: string | null };
@@ -45,15 +45,21 @@ export interface OutboxWorkerDeps extends LoopSettings {
 
 /** Most messages one claim takes (the store's one transaction for them): a burst is claimed in a few round trips. */
 const CLAIM_BATCH = 64;
+/** How often the nodes are counted for max_tps_global. */
+const GLOBAL_RATE_INTERVAL_MS = 2000;
 /** Lanes of a transport built without a DSN (tests, embedders), which has no pacer and hence no window. */
 const UNPACED_LANES = 8;
 
 /** The deliveries the worker runs at once: the sum of the windows of every transport its channels reach. */
 export function deliveryLanes(transports: Partial<Record<Channel, Transport>>): number {
-  const leaves = new Set(Object.values(transports).flatMap((t) => (t === undefined ? [] : routeLeaves(t))));
   let lanes = 0;
-  for (const leaf of leaves) lanes += leaf.pacer?.maxInFlight ?? UNPACED_LANES;
+  for (const leaf of transportLeaves(transports)) lanes += leaf.pacer?.maxInFlight ?? UNPACED_LANES;
   return Math.max(1, lanes);
+}
+
+/** Every transport that delivers for some channel, once each (routes flattened). */
+function transportLeaves(transports: Partial<Record<Channel, Transport>>): Transport[] {
+  return [...new Set(Object.values(transports).flatMap((t) => (t === undefined ? [] : routeLeaves(t))))];
 }
 
 const LOG_MESSAGES: Record<Settlement, string> = {
@@ -83,6 +89,8 @@ export class OutboxWorker {
   private readonly metrics: Metrics;
   private readonly onFailed: OutboxWorkerDeps['onFailed'];
   private readonly loop: LeasedWorker<OutboxRecord>;
+  private readonly pacers: TransportPacer[];
+  private sharingTimer: NodeJS.Timeout | undefined;
 
   constructor(deps: OutboxWorkerDeps) {
     this.store = deps.store;
@@ -98,6 +106,7 @@ export class OutboxWorker {
     };
     this.metrics = deps.metrics ?? noopMetrics;
     this.onFailed = deps.onFailed;
+    this.pacers = transportLeaves(deps.transports).flatMap((leaf) => (leaf.pacer === undefined ? [] : [leaf.pacer]));
     const store = deps.store;
     this.loop = new LeasedWorker<OutboxRecord>({
       ...deps,
@@ -118,6 +127,30 @@ export class OutboxWorker {
 
   start(): void {
     this.loop.start();
+    for (const pacer of this.pacers) if (pacer.maxTps !== undefined) this.metrics.transportRate(pacer.transport, pacer.maxTps);
+    if (this.pacers.some((p) => p.globalTps !== undefined) && this.sharingTimer === undefined) {
+      void this.shareGlobalRates();
+      this.sharingTimer = setInterval(() => void this.shareGlobalRates(), GLOBAL_RATE_INTERVAL_MS).unref();
+    }
+  }
+
+  /**
+   * Counts the live nodes and gives each transport with a max_tps_global this node's share of it. A
+   * node that joins takes its share at once; the others lower theirs within GLOBAL_RATE_INTERVAL_MS.
+   */
+  async shareGlobalRates(): Promise<void> {
+    let nodes: number;
+    try {
+      nodes = await this.store.countLiveNodes();
+    } catch (err) {
+      this.logger.warn({ err: errorMessage(err) }, 'could not count the live nodes; global rates keep their current shares');
+      return;
+    }
+    for (const pacer of this.pacers) {
+      if (pacer.globalTps === undefined) continue;
+      pacer.shareGlobalRate(nodes);
+      if (pacer.maxTps !== undefined) this.metrics.transportRate(pacer.transport, pacer.maxTps);
+    }
   }
 
   /** Looks for due messages now rather than at the next poll; called right after a send commits. */
@@ -127,6 +160,8 @@ export class OutboxWorker {
 
   /** See LeasedWorker.stop: waits up to `timeoutMs` for deliveries in flight. */
   stop(timeoutMs?: number): Promise<void> {
+    clearInterval(this.sharingTimer);
+    this.sharingTimer = undefined;
     return this.loop.stop(timeoutMs);
   }
 

@@ -23,6 +23,11 @@ export interface PacingLimits {
   maxInFlight: number;
   /** Most messages started per second; undefined: no rate of its own (the window bounds it). */
   maxTps?: number | undefined;
+  /**
+   * Most messages started per second by all the nodes together (max_tps_global): each node takes an
+   * equal share, `globalTps / live nodes` (shareGlobalRate), never more than its own maxTps.
+   */
+  globalTps?: number | undefined;
 }
 
 export interface PacerOptions {
@@ -49,7 +54,10 @@ interface Waiter {
 
 export class TransportPacer {
   readonly maxInFlight: number;
-  readonly maxTps: number | undefined;
+  /** The rate this node holds: max_tps, or its share of max_tps_global when that is lower. */
+  maxTps: number | undefined;
+  readonly globalTps: number | undefined;
+  private readonly ownMaxTps: number | undefined;
   private readonly now: () => number;
   private readonly clock: () => number;
   private readonly metrics: PacerOptions['metrics'];
@@ -63,7 +71,7 @@ export class TransportPacer {
   /** When the next send may start by the spacing (GCRA's theoretical arrival time). */
   private nextStartAt = 0;
   /** Start times of the last maxTps sends (a ring): none may start while the oldest is less than a second old. */
-  private readonly recentStarts: Float64Array;
+  private recentStarts: Float64Array;
   private recentCount = 0;
   private recentOldest = 0;
   private pausedUntil = 0;
@@ -80,11 +88,16 @@ export class TransportPacer {
   constructor(readonly transport: string, limits: PacingLimits, options: PacerOptions = {}) {
     if (!Number.isInteger(limits.maxInFlight) || limits.maxInFlight < 1) throw new RangeError(`maxInFlight must be a positive integer, got ${limits.maxInFlight}`);
     if (limits.maxTps !== undefined && !(limits.maxTps > 0)) throw new RangeError(`maxTps must be positive, got ${limits.maxTps}`);
+    if (limits.globalTps !== undefined && !(limits.globalTps > 0)) throw new RangeError(`globalTps must be positive, got ${limits.globalTps}`);
     this.maxInFlight = limits.maxInFlight;
-    this.maxTps = limits.maxTps;
+    this.ownMaxTps = limits.maxTps;
+    this.globalTps = limits.globalTps;
+    // Until the nodes are counted, as if this one were alone.
+    this.maxTps = Math.min(limits.maxTps ?? Infinity, limits.globalTps ?? Infinity);
+    if (this.maxTps === Infinity) this.maxTps = undefined;
     this.window = limits.maxInFlight;
-    this.tps = limits.maxTps;
-    this.recentStarts = new Float64Array(limits.maxTps === undefined ? 0 : Math.ceil(limits.maxTps));
+    this.tps = this.maxTps;
+    this.recentStarts = new Float64Array(this.maxTps === undefined ? 0 : Math.ceil(this.maxTps));
     this.now = options.now ?? (() => performance.now());
     this.clock = options.clock ?? Date.now;
     this.metrics = options.metrics;
@@ -121,6 +134,28 @@ export class TransportPacer {
       if (this.clock() + this.pausedUntil - this.now() >= giveUpAt) return result;
       again = true;
     }
+  }
+
+  /**
+   * Takes this node's share of max_tps_global among `nodes` live nodes (nothing to do without one).
+   * The starts of the last second are kept, so that a lower share holds from the first send after it.
+   */
+  shareGlobalRate(nodes: number): void {
+    if (this.globalTps === undefined) return;
+    const share = Math.min(this.ownMaxTps ?? Infinity, this.globalTps / Math.max(1, nodes));
+    if (share === this.maxTps) return;
+    const recent: number[] = [];
+    for (let i = 0; i < this.recentCount; i++) recent.push(this.recentStarts[(this.recentOldest + i) % this.recentStarts.length] as number);
+    // At its full rate, the transport moves to the new share; slowed down by its provider, it stays slower.
+    const atFullRate = this.tps === undefined || this.maxTps === undefined || this.tps >= this.maxTps;
+    this.maxTps = share;
+    this.tps = atFullRate ? share : Math.min(this.tps as number, share);
+    this.recentStarts = new Float64Array(Math.ceil(share));
+    const kept = recent.slice(-this.recentStarts.length);
+    this.recentStarts.set(kept);
+    this.recentCount = kept.length;
+    this.recentOldest = 0;
+    this.pump();
   }
 
   /** What the pacer allows now, for tests and the log. */

@@ -18,6 +18,8 @@ export interface Metrics {
   deliveryLatency(channel: Channel, transport: string, durationMs: number): void;
   /** A provider said "not now" and its transport pauses for this long (the part not already paused). */
   transportThrottled(transport: string, pausedMs: number): void;
+  /** The rate a transport holds on this node (max_tps, or its share of max_tps_global). */
+  transportRate(transport: string, tps: number): void;
   /** A delivery receipt or status callback: delivered, undelivered, or unmatched (no such message). */
   receipt(transport: string, outcome: 'delivered' | 'undelivered' | 'unmatched'): void;
   /** A send refused by an application's anti-fraud guards (country, prefix, premium, ip, breaker...). */
@@ -36,6 +38,7 @@ export const noopMetrics: Metrics = {
   transportLatency() {},
   deliveryLatency() {},
   transportThrottled() {},
+  transportRate() {},
   receipt() {},
   securityRefusal() {},
   auditFailure() {},
@@ -52,6 +55,7 @@ export class PrometheusMetrics implements Metrics {
   private readonly acceptedToTransportSeconds: Histogram<'channel' | 'transport'>;
   private readonly throttledSeconds: Counter<'transport'>;
   private readonly throttles: Counter<'transport'>;
+  private readonly transportRates: Gauge<'transport'>;
   private readonly receipts: Counter<'transport' | 'outcome'>;
   private readonly securityRefusals: Counter<'guard'>;
   private readonly auditFailures: Counter;
@@ -73,6 +77,7 @@ export class PrometheusMetrics implements Metrics {
     });
     this.throttledSeconds = new Counter({ name: 'twofa_transport_throttled_seconds_total', help: 'Time a transport spent paused because its provider said "not now" (HTTP 429/503, SMPP throttling).', labelNames: ['transport'], registers });
     this.throttles = new Counter({ name: 'twofa_transport_throttled_total', help: 'Answers of "not now" (HTTP 429/503, SMPP throttling) that paused a transport.', labelNames: ['transport'], registers });
+    this.transportRates = new Gauge({ name: 'twofa_transport_max_tps', help: 'The rate a transport holds on this node: its max_tps, or its share of max_tps_global among the live nodes.', labelNames: ['transport'], registers });
     this.receipts = new Counter({ name: 'twofa_delivery_receipts_total', help: 'Delivery receipts and provider status callbacks: delivered, undelivered, or unmatched.', labelNames: ['transport', 'outcome'], registers });
     this.securityRefusals = new Counter({ name: 'twofa_security_refusals_total', help: 'Sends refused by an application\'s anti-fraud guards, by guard: country, prefix, premium_number, ip_limit, prefix_limit, conversion_breaker.', labelNames: ['guard'], registers });
     this.auditFailures = new Counter({ name: 'twofa_audit_write_failures_total', help: 'Audit-log entries that could not be written.', registers });
@@ -133,6 +138,10 @@ export class PrometheusMetrics implements Metrics {
 
   deliveryLatency(channel: Channel, transport: string, durationMs: number): void {
     this.acceptedToTransportSeconds.observe({ channel, transport }, Math.max(0, durationMs) / 1000);
+  }
+
+  transportRate(transport: string, tps: number): void {
+    this.transportRates.set({ transport }, tps);
   }
 
   transportThrottled(transport: string, pausedMs: number): void {

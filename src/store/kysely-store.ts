@@ -863,6 +863,16 @@ export class KyselyStore implements Store, RateLimiter {
     return times.length === 0 ? undefined : Math.min(...times);
   }
 
+  async countLiveNodes(): Promise<number> {
+    if (this.dialect === 'sqlite') return 1;
+    // Every node's connections carry its id in application_name (open-store.ts): the distinct names
+    // connected to this database now are the live nodes. A command of the CLI counts while it runs,
+    // which only lowers each node's share for that time.
+    const { rows } = await sql<{ n: number }>`select count(distinct application_name)::int as n from pg_stat_activity
+      where datname = current_database() and application_name like 'twofa %'`.execute(this.db);
+    return Math.max(1, Number(rows[0]?.n ?? 1));
+  }
+
   // --- housekeeping ---
 
   /** See purge.ts. */

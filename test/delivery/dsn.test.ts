@@ -125,6 +125,9 @@ describe('max_in_flight and max_tps', () => {
     assert.equal(String((webhook as unknown as { options: { url: URL } }).options.url), 'https://hooks.example.com/sms?region=eu');
     const vonage = await createTransport('TWOFA_SMS_DSN', 'vonage://KEY:SECRET@default?from=Acme&max_in_flight=5', deps());
     assert.deepEqual([vonage?.pacer?.maxInFlight, vonage?.pacer?.maxTps], [5, 30], 'the kind\'s default rate stays when only the window is set');
+    const shared = await createTransport('TWOFA_SMS_DSN', 'log://?max_tps_global=90', deps());
+    shared?.pacer?.shareGlobalRate(3);
+    assert.deepEqual([shared?.pacer?.globalTps, shared?.pacer?.maxTps], [90, 30], 'a third of the global rate among three nodes');
   });
 
   it('default to what each kind of provider accepts', async () => {
@@ -141,8 +144,8 @@ describe('max_in_flight and max_tps', () => {
   });
 
   it('refuse values that are not a positive window or rate, naming the variable', async () => {
-    for (const bad of ['max_in_flight=0', 'max_in_flight=1.5', 'max_in_flight=abc', 'max_in_flight=20000', 'max_tps=0', 'max_tps=-1', 'max_tps=fast']) {
-      assert.match(await dsnError(`log://?${bad}`, 'TWOFA_EMAIL_DSN'), /^TWOFA_EMAIL_DSN: max_(in_flight|tps) must be/, bad);
+    for (const bad of ['max_in_flight=0', 'max_in_flight=1.5', 'max_in_flight=abc', 'max_in_flight=20000', 'max_tps=0', 'max_tps=-1', 'max_tps=fast', 'max_tps_global=0']) {
+      assert.match(await dsnError(`log://?${bad}`, 'TWOFA_EMAIL_DSN'), /^TWOFA_EMAIL_DSN: max_(in_flight|tps|tps_global) must be/, bad);
     }
   });
 });

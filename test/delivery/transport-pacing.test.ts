@@ -4,77 +4,12 @@
 // test says so. What must hold: no window or rate is ever exceeded, the window is used, and a
 // throttling provider slows the transport down without any message failing or spending an attempt.
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { ESME_RMSGQFUL, ESME_RTHROTTLED } from '../../src/delivery/smpp/smpp-command-status.js';
 import { authenticate } from '../../src/service/api-keys.js';
 import { createAppAndTemplate, createHarness, type Harness } from '../support/harness.js';
+import { CountingProvider, type ProviderAnswer } from './peers/counting-provider.js';
 import { SmscPeer } from './smpp/smsc-peer.js';
-
-const SECRET = 'whsec_cGFjaW5nLXRlc3Qtd2ViaG9vay1zZWNyZXQ=';
-
-interface ProviderAnswer {
-  status: number;
-  headers?: Record<string, string>;
-}
-
-/** An HTTP provider stand-in: answers after `delayMs`, as `answer` decides, and counts what it holds at once. */
-class CountingProvider {
-  inFlight = 0;
-  maxInFlight = 0;
-  /** performance.now() of every request's arrival, and its answer's status. */
-  readonly arrivals: { at: number; status: number }[] = [];
-  /** pinIds of the messages it answered 2xx. */
-  readonly accepted: string[] = [];
-  answer: (index: number) => ProviderAnswer = () => ({ status: 200 });
-  private server: Server | undefined;
-  url = '';
-
-  constructor(private readonly delayMs: number) {}
-
-  async start(): Promise<this> {
-    this.server = createServer((req, res) => {
-      this.inFlight += 1;
-      this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
-      const at = performance.now();
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const { status, headers = {} } = this.answer(this.arrivals.length);
-        this.arrivals.push({ at, status });
-        setTimeout(() => {
-          this.inFlight -= 1;
-          if (status >= 200 && status < 300) this.accepted.push((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { pinId: string }).pinId);
-          res.writeHead(status, { 'content-type': 'application/json', ...headers }).end('{}');
-        }, this.delayMs);
-      });
-    });
-    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server?.address() as AddressInfo).port}`;
-    return this;
-  }
-
-  dsn(query: string): string {
-    return `webhook+${this.url}/sms?secret=${SECRET}${query === '' ? '' : `&${query}`}`;
-  }
-
-  /** Most requests that arrived within any `spanMs`. */
-  mostWithin(spanMs: number): number {
-    const times = this.arrivals.map((a) => a.at).sort((x, y) => x - y);
-    let most = 0;
-    for (let first = 0, last = 0; last < times.length; last++) {
-      while ((times[last] as number) - (times[first] as number) >= spanMs) first++;
-      most = Math.max(most, last - first + 1);
-    }
-    return most;
-  }
-
-  async stop(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
-  }
-}
 
 /** Sends `count` PINs through the API (each queued for delivery); their pinIds. */
 async function sendPins(h: Harness, count: number): Promise<string[]> {

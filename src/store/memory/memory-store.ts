@@ -456,6 +456,10 @@ export class MemoryStore implements Store {
     return [...this.messages.values()].filter((m) => m.state === 'pending').length;
   }
 
+  async countLiveNodes(): Promise<number> {
+    return 1;
+  }
+
   async oldestPendingOutboxAt(): Promise<number | undefined> {
     let oldest: number | undefined;
     for (const m of this.messages.values()) if (m.state === 'pending' && (oldest === undefined || m.createdAt < oldest)) oldest = m.createdAt;
