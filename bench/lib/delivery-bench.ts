@@ -13,7 +13,7 @@ import type { LoadResult } from './load.js';
 export interface DeliveryScenario {
   name: string;
   providerLatencyMs: number;
-  /** The DSN's max_tps, when the scenario sets one. */
+  /** The rate the scenario sets on the DSN (the rig's rateParameter: max_tps, or max_tps_global for several nodes). */
   maxTps?: number;
   load: { kind: 'burst'; sends: number } | { kind: 'steady'; rate: number; durationS: number } | { kind: 'full'; durationS: number };
   /** What the issue asks of it, checked against the figures. */
@@ -57,13 +57,15 @@ export const DELIVERY_SCENARIOS: DeliveryScenario[] = [
     target: { what: 'delivered/s ≥ 0.9 × accepted/s', met: (r) => r.deliveredPerSecond >= 0.9 * r.acceptedPerSecond },
   },
   {
-    name: 'burst of 1,000, provider at 200 ms, max_tps=200', providerLatencyMs: 200, maxTps: 200, load: { kind: 'burst', sends: 1000 },
+    name: 'burst of 1,000, provider at 200 ms, a rate of 200/s', providerLatencyMs: 200, maxTps: 200, load: { kind: 'burst', sends: 1000 },
     target: { what: 'delivered/s within 5 % of 200', met: (r) => Math.abs(r.deliveredPerSecond - 200) <= 10 },
   },
 ];
 
 export interface DeliveryRig {
   stack: string;
+  /** How the rate of a scenario is set: max_tps on one node, max_tps_global for several sharing it. */
+  rateParameter: 'max_tps' | 'max_tps_global';
   /** Starts twofa with this SMS DSN; the node's URL and how to stop it. */
   startServer(smsDsn: string): Promise<{ url: string; pid: number; stop(): Promise<void> }>;
   /** When the server accepted each of these PINs (Unix ms). */
@@ -78,7 +80,7 @@ export interface DeliveryRig {
 
 export async function runDeliveryScenario(rig: DeliveryRig, providerUrl: string, providerDsn: (query: string) => string, scenario: DeliveryScenario): Promise<DeliveryResult> {
   await request('POST', `${providerUrl}/reset`, JSON.stringify({ latencyMs: scenario.providerLatencyMs }));
-  const server = await rig.startServer(providerDsn(scenario.maxTps === undefined ? '' : `max_tps=${scenario.maxTps}`));
+  const server = await rig.startServer(providerDsn(scenario.maxTps === undefined ? '' : `${rig.rateParameter}=${scenario.maxTps}`));
   const next = () => ({ method: 'POST' as const, path: '/2fa/2/pin', body: rig.nextSend() });
   let accepted: number;
   let loadS: number;
