@@ -582,8 +582,10 @@ export class KyselyStore implements Store, RateLimiter {
   async claimOutbox(now: number, leaseUntil: number, max: number, holder: string | null = null): Promise<OutboxRecord[]> {
     if (this.dialect === 'sqlite') {
       // One transaction of prepared statements that leases only what it hands over (sqlite/outbox-statements.ts).
+      // Not awaited to disk: a lease lost in a crash costs nothing (a node that starts gives back every
+      // lease it held, and delivery is at least once), while an fsync here would sit between every
+      // accepted message and its provider.
       const { own, later } = await this.sqlite.outbox.claim(now, leaseUntil, max, holder);
-      await this.durable();
       return oldestFirst([...own.map(ownMessageOf), ...later.map((r) => laterMessageOf(r))]).map(outboxRecordOf);
     }
     // PostgreSQL: first messages (on their PINs) and later ones (outbox rows), both claims at once.
