@@ -190,14 +190,12 @@ export class OutboxWorker {
     if (transport === undefined) return { ok: false, error: `no transport configured for ${item.channel}`, final: 'failed', destination: message.to };
 
     let result: DeliveryResult;
-    const startedAt = performance.now();
     try {
-      result = await sendPaced(transport, message);
+      result = await sendPaced(transport, message, (durationMs) => this.metrics.transportLatency(item.channel, transport.name, durationMs));
     } catch (err) {
       // A transport bug or an unexpected network failure: assume it may pass.
       result = { ok: false, retryable: true, error: errorMessage(err) };
     }
-    this.metrics.transportLatency(item.channel, transport.name, performance.now() - startedAt);
     const reached = { destination: message.to, notAfter: expiresAt };
     if (result.ok) {
       const acceptedBy = result.transport ?? transport.name;

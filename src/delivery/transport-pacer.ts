@@ -266,10 +266,22 @@ export class TransportPacer {
   }
 }
 
-/** Sends through the transport's pacer when it has one (a leaf built from a DSN), else directly (a route paces its members). */
-export function sendPaced(transport: Transport, message: OutgoingMessage): Promise<DeliveryResult> {
+/**
+ * Sends through the transport's pacer when it has one (a leaf built from a DSN), else directly (a
+ * route paces its members). `observe` is told how long each call of the transport took, the time
+ * spent waiting for the window, the rate or a pause not included.
+ */
+export function sendPaced(transport: Transport, message: OutgoingMessage, observe?: (durationMs: number) => void): Promise<DeliveryResult> {
+  const send = async () => {
+    const startedAt = performance.now();
+    try {
+      return await transport.send(message);
+    } finally {
+      observe?.(performance.now() - startedAt);
+    }
+  };
   const pacer = transport.pacer;
-  return pacer === undefined ? transport.send(message) : pacer.run(() => transport.send(message), message.expiresAt);
+  return pacer === undefined ? send() : pacer.run(send, message.expiresAt);
 }
 
 /** The `throttled` of a result whose answer carried this Retry-After header (or none). */

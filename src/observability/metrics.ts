@@ -70,7 +70,7 @@ export class PrometheusMetrics implements Metrics {
     this.verifications = new Counter({ name: 'twofa_verifications_total', help: 'Counted verification attempts by outcome.', labelNames: ['channel', 'outcome'], registers });
     this.refusals = new Counter({ name: 'twofa_rate_limit_refusals_total', help: 'Requests refused by a limit (sendPinPerApplicationLimit, sendPinPerPhoneNumberLimit, verifyPinLimit; auth_failures_ip, auth_failures_prefix: TWOFA_AUTH_FAILURE_LIMIT).', labelNames: ['limit'], registers });
     this.deliveries = new Counter({ name: 'twofa_deliveries_total', help: 'Delivery outcomes: delivered, retried (an attempt failed, another follows), failed (given up), cancelled (the PIN ended first).', labelNames: ['channel', 'transport', 'outcome'], registers });
-    this.deliverySeconds = new Histogram({ name: 'twofa_delivery_duration_seconds', help: 'Time a transport took to accept or refuse a message.', labelNames: ['channel', 'transport'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers });
+    this.deliverySeconds = new Histogram({ name: 'twofa_delivery_duration_seconds', help: 'Time a transport took to accept or refuse a message, per call (waiting for its window, rate or a pause not included).', labelNames: ['channel', 'transport'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers });
     this.acceptedToTransportSeconds = new Histogram({
       name: 'twofa_delivery_latency_seconds', help: 'Time to the phone: from the API accepting a message to its transport (the provider) accepting it, retries included.',
       labelNames: ['channel', 'transport'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300], registers,
