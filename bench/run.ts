@@ -27,7 +27,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { phoneOf, pinOf, wrongPinOf } from './lib/identities.js';
 import { runLoad, runOpenLoop, type BenchRequest, type LoadResult } from './lib/load.js';
-import { buildForBench, freePort, PROJECT_ROOT, SCRIPTS, startNodeProcess, type NodeProcess } from './lib/processes.js';
+import { buildForBench, BUILD_DIR, freePort, PROJECT_ROOT, SCRIPTS, startNodeProcess, type NodeProcess } from './lib/processes.js';
 import { loadAverage, pressure } from './lib/proc-stats.js';
 import { SERVE_NODE_OPTIONS } from '../src/cli/serve-command.js';
 import { openStore } from '../src/store/open-store.js';
@@ -553,6 +553,8 @@ function gitDescription(): string {
   try {
     const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: PROJECT_ROOT, encoding: 'utf8' }).trim();
     const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: PROJECT_ROOT, encoding: 'utf8' }).trim() !== '';
+    // Another build of src/ (a before/after pair): the processes under test are not this checkout's.
+    if (process.env['BENCH_PREBUILT'] === '1') return `the build in ${BUILD_DIR} (bench from ${commit})`;
     return `${commit}${dirty ? ' + uncommitted changes in src/' : ''}`;
   } catch {
     return 'unknown';
