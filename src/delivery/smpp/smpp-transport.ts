@@ -20,7 +20,8 @@
 //                                                                                            default 1 / 1
 //   registered_delivery=     0 no receipts, 1 a receipt for every final outcome, 2 only for failures
 //                                                                                            default 1
-//   window=                  most submit_sm awaiting their answer at once (1-1000); more wait  default 10
+//   window=                  most submit_sm awaiting their answer at once (1-1000); more wait  default 10,
+//                            or max_in_flight (read by dsn.ts with max_tps, for every transport)
 //   enquire_link=            keep-alive: enquire_link after this long without traffic (100ms-1h)
 //                                                                                            default 30s
 //   timeout=                 longest a send may take: waiting for the bind, for a window slot and
