@@ -257,7 +257,6 @@ async function runDelivery(results: BenchResults): Promise<void> {
       (results.delivery ??= []).push(await runDeliveryScenario({
         stack, rateParameter: stack.includes('1 node') ? 'max_tps' : 'max_tps_global', headers: authHeaders, log, startServer: start, acceptedAt,
         nextSend: () => json({ applicationId: fixture.appId, messageId: fixture.messageId, to: phoneOf(7_000_000 + (sendCounter++ % 1_000_000)) }),
-        runOpenLoop: (o) => runOpenLoop({ ...o, warmupS: 0, headers: authHeaders, maxInFlight: settings.connections }),
         runLoad: (o) => runLoad({ ...o, warmupS: 0, headers: authHeaders, connections: settings.connections }),
       }, provider.url, providerDsn, scenario));
     }
