@@ -4,7 +4,9 @@
 //   npm run bench -- --quick       ~2 minutes: shorter runs, scale at 10^4 and 10^5
 //   npm run bench -- --full        also 10^7 stored PINs (seeding alone takes about 10 minutes, 12 GB)
 //   npm run bench -- --profile     also writes a CPU profile of the server under load, and its summary
-//   npm run bench -- --only=twofa,ceiling   run some groups only (ceiling, storage, twofa, pg, peer, scale, timing)
+//   npm run bench -- --only=twofa,ceiling   run some groups only (ceiling, storage, twofa, pg, peer, scale, timing, delivery)
+//   npm run bench -- --only=delivery   time to the phone alone (~2 minutes); its section of BENCHMARKS.md is rewritten in place
+//   npm run bench -- --only=delivery --delivery-pg   also on PostgreSQL with three nodes
 //   npm run bench -- --hot         the hot paths only, ~2 minutes: both ceilings (empty route, pgbench -N),
 //                                  send and verify-wrong on SQLite and PostgreSQL, with their half-rate runs
 //   npm run bench -- --only=twofa --scenarios=verify-right,send   some of twofa's scenarios only (with --profile: one's profile)
@@ -22,15 +24,17 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
 import { phoneOf, pinOf, wrongPinOf } from './lib/identities.js';
 import { runLoad, runOpenLoop, type BenchRequest, type LoadResult } from './lib/load.js';
-import { buildForBench, freePort, PROJECT_ROOT, SCRIPTS, startNodeProcess, type NodeProcess } from './lib/processes.js';
+import { buildForBench, BUILD_DIR, freePort, PROJECT_ROOT, SCRIPTS, startNodeProcess, type NodeProcess } from './lib/processes.js';
 import { loadAverage, pressure } from './lib/proc-stats.js';
 import { SERVE_NODE_OPTIONS } from '../src/cli/serve-command.js';
 import { openStore } from '../src/store/open-store.js';
 import { summarizeProfile } from './lib/profile.js';
 import { measureCompareTiming } from './lib/compare-timing.js';
-import { writeReport, type BenchResults, type ScaleResult, type ScenarioResult } from './lib/report.js';
+import { updateDeliverySection, writeReport, type BenchResults, type ScaleResult, type ScenarioResult } from './lib/report.js';
+import { DELIVERY_SCENARIOS, runDeliveryScenario } from './lib/delivery-bench.js';
 import { measureStorage } from './lib/storage-ceiling.js';
 import { dropDatabase, pendingMessages, preparePgDatabase, recreateDatabase, runPgbench } from './lib/pg-fixture.js';
 import { BENCH_API_KEY, BENCH_SECRET, RIGHT_POOL_DESTINATIONS, prepareTwofaDatabase, type TwofaFixture } from './lib/twofa-fixture.js';
@@ -41,7 +45,7 @@ const option = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.s
 const quick = flag('quick');
 const full = flag('full');
 const hot = flag('hot');
-const groups = new Set((option('only') ?? (hot ? 'ceiling,twofa,pg' : 'ceiling,storage,twofa,pg,peer,scale,timing')).split(','));
+const groups = new Set((option('only') ?? (hot ? 'ceiling,twofa,pg' : 'ceiling,storage,twofa,pg,peer,scale,timing,delivery')).split(','));
 const scenarioFilter = option('scenarios')?.split(',') ?? (hot ? ['send', 'verify-wrong'] : undefined);
 const wanted = (name: string) => scenarioFilter === undefined || scenarioFilter.includes(name);
 const settings = {
@@ -239,6 +243,89 @@ async function runTwofa(results: BenchResults): Promise<TwofaFixture> {
   }
   if (cpuProfileDir) writeProfileSummary(cpuProfileDir, '');
   return fixture;
+}
+
+// --- time to the phone: delivered per second and accepted-to-provider latency (bench/lib/delivery-bench.ts) ---
+
+async function runDelivery(results: BenchResults): Promise<void> {
+  const providerPort = await freePort();
+  const provider = await startNodeProcess({ script: SCRIPTS.provider, env: { BENCH_PORT: String(providerPort) }, port: providerPort, readyPath: '/receipts' });
+  fs.mkdirSync(profileDir, { recursive: true });
+  const cpuProfileDir = flag('profile') ? fs.mkdtempSync(path.join(profileDir, `profile-delivery-${stamp}-`)) : undefined;
+  const scenarios = DELIVERY_SCENARIOS.filter((s) => scenarioFilter === undefined || scenarioFilter.some((wantedName) => s.name.includes(wantedName)));
+  const providerDsn = (query: string) => `webhook+${provider.url}/sms?secret=${RECEIVER_SECRET}${query === '' ? '' : `&${query}`}`;
+  let sendCounter = 0;
+  /** Runs every scenario on one stack: `start` starts its node(s) with an SMS DSN; `acceptedAt` reads the PINs' acceptance times. */
+  const runOn = async (stack: string, fixture: { appId: string; messageId: string }, start: (smsDsn: string) => Promise<NodeProcess>, acceptedAt: (pinIds: string[]) => Promise<Map<string, number>>) => {
+    for (const scenario of scenarios) {
+      (results.delivery ??= []).push(await runDeliveryScenario({
+        stack, rateParameter: stack.includes('1 node') ? 'max_tps' : 'max_tps_global', headers: authHeaders, log, startServer: start, acceptedAt,
+        nextSend: () => json({ applicationId: fixture.appId, messageId: fixture.messageId, to: phoneOf(7_000_000 + (sendCounter++ % 1_000_000)) }),
+        runLoad: (o) => runLoad({ ...o, warmupS: 0, headers: authHeaders, connections: settings.connections }),
+      }, provider.url, providerDsn, scenario));
+    }
+  };
+  try {
+    log('delivery: time to the phone, SMS to a provider stand-in; SQLite, one node');
+    const dataDir = path.join(workDir, 'delivery');
+    fs.mkdirSync(dataDir);
+    const fixture = await prepareTwofaDatabase({ file: path.join(dataDir, 'twofa.db'), rightPool: 1_000, wrongPool: 1_000, filler: 0 });
+    const db = new BetterSqlite3(fixture.file, { readonly: true, fileMustExist: true });
+    const queuedAt = db.prepare('select id, message_queued_at as at from pins where id in (select value from json_each(?))');
+    try {
+      await runOn('SQLite, 1 node', fixture, async (smsDsn) => {
+        const port = await freePort();
+        return startNodeProcess({
+          script: SCRIPTS.server, args: ['serve'], port, readyPath: '/readyz', cpuProfileDir,
+          env: { ...SERVER_ENV(dataDir, `sqlite:${fixture.file}`, port, provider.url), TWOFA_SMS_DSN: smsDsn, NODE_OPTIONS: SERVE_NODE_OPTIONS },
+        });
+      }, async (pinIds) => new Map((queuedAt.all(JSON.stringify(pinIds)) as { id: string; at: number }[]).map((r) => [r.id, Number(r.at)])));
+    } finally {
+      db.close();
+    }
+    if (flag('delivery-pg')) await runDeliveryPg(runOn, dataDir);
+  } finally {
+    await provider.stop();
+  }
+  if (cpuProfileDir) writeProfileSummary(cpuProfileDir, 'delivery');
+}
+
+const PG_DELIVERY_DB = 'twofa_bench_delivery';
+
+/**
+ * The same scenarios on PostgreSQL with three nodes: the load goes to the first node, and all three
+ * deliver (the send's NOTIFY wakes every node's worker; claims skip what another node holds).
+ */
+async function runDeliveryPg(
+  runOn: (stack: string, fixture: { appId: string; messageId: string }, start: (smsDsn: string) => Promise<NodeProcess>, acceptedAt: (pinIds: string[]) => Promise<Map<string, number>>) => Promise<void>,
+  dataDir: string,
+): Promise<void> {
+  log('delivery: PostgreSQL, three nodes');
+  const fixture = await preparePgDatabase(PG_DELIVERY_DB, 1_000);
+  const client = new pg.Client({ connectionString: fixture.url });
+  await client.connect();
+  try {
+    await runOn('PostgreSQL, 3 nodes', fixture, async (smsDsn) => {
+      const nodes = await Promise.all([0, 1, 2].map(async (i) => {
+        const port = await freePort();
+        const nodeDir = path.join(dataDir, `pg-node-${i}`);
+        fs.mkdirSync(nodeDir, { recursive: true });
+        return startNodeProcess({
+          script: SCRIPTS.server, args: ['serve'], port, readyPath: '/readyz',
+          env: { ...SERVER_ENV(nodeDir, fixture.url, port, ''), TWOFA_SMS_DSN: smsDsn, TWOFA_NODE_ID: `bench-${i}`, NODE_OPTIONS: SERVE_NODE_OPTIONS },
+        });
+      }));
+      // Each node counts the others every 2 s for max_tps_global: the shares settle before the load.
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      return { ...nodes[0]!, stop: async () => { await Promise.all(nodes.map((n) => n.stop())); } };
+    }, async (pinIds) => {
+      const { rows } = await client.query<{ id: string; at: string }>('select id, message_queued_at as at from pins where id = any($1)', [pinIds]);
+      return new Map(rows.map((r) => [r.id, Number(r.at)]));
+    });
+  } finally {
+    await client.end();
+    await dropDatabase(PG_DELIVERY_DB).catch(() => undefined);
+  }
 }
 
 // --- PostgreSQL: pgbench -N as the ceiling, twofa's send and verify-wrong on a database of their own ---
@@ -469,6 +556,8 @@ function gitDescription(): string {
   try {
     const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: PROJECT_ROOT, encoding: 'utf8' }).trim();
     const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { cwd: PROJECT_ROOT, encoding: 'utf8' }).trim() !== '';
+    // Another build of src/ (a before/after pair): the processes under test are not this checkout's.
+    if (process.env['BENCH_PREBUILT'] === '1') return `the build in ${BUILD_DIR} (bench from ${commit})`;
     return `${commit}${dirty ? ' + uncommitted changes in src/' : ''}`;
   } catch {
     return 'unknown';
@@ -497,7 +586,7 @@ async function main(): Promise<void> {
       pressureBefore: pressure(), pressureAfter: pressure(),
     },
     code: gitDescription(),
-    scenarios: [], halfRate: [], storage: [], scale: [], warnings: [], durationS: 0,
+    scenarios: [], halfRate: [], storage: [], scale: [], delivery: [], warnings: [], durationS: 0,
   };
   log(`load average before: ${results.machine.loadBefore.join(' ')}; CPU pressure (share of time something waited for a CPU, last 60 s): ${results.machine.pressureBefore?.cpu ?? "?"} %`);
   const cpuPressure = results.machine.pressureBefore?.cpu ?? 0;
@@ -516,6 +605,7 @@ async function main(): Promise<void> {
       results.compareTiming = await measureCompareTiming(quick ? 5_000 : 20_000);
       for (const t of results.compareTiming) log(`  ${t.name}: ${t.inputs.map((i) => `${i.label} median ${i.medianNs} ns`).join(', ')}; Welch t ${t.welchT}`);
     }
+    if (groups.has('delivery')) await runDelivery(results);
   } finally {
     await receiver?.stop();
     fs.rmSync(workDir, { recursive: true, force: true });
@@ -528,7 +618,10 @@ async function main(): Promise<void> {
   fs.writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
   log(`\nresults: ${path.relative(PROJECT_ROOT, file)} (${results.durationS} s in all; load average after: ${results.machine.loadAfter.join(' ')})`);
   if (!flag('no-report')) {
-    const written = writeReport(results, { projectRoot: PROJECT_ROOT, resultsDir, stamp });
+    // The delivery group alone rewrites its own section of BENCHMARKS.md and keeps the rest.
+    const written = [...groups].every((g) => g === 'delivery')
+      ? updateDeliverySection(results, { projectRoot: PROJECT_ROOT, resultsDir, stamp })
+      : writeReport(results, { projectRoot: PROJECT_ROOT, resultsDir, stamp });
     log(`report: ${written.map((f) => path.relative(PROJECT_ROOT, f)).join(', ')}`);
   }
   for (const warning of results.warnings) log(`warning: ${warning}`);

@@ -46,6 +46,8 @@ export interface Config {
   redisUrl: string | undefined;
   /** How long a worker owns a claimed message before another node may take it over. */
   deliveryLeaseMs: number;
+  /** Oldest wait of a queued message past which /healthz reports `degraded`. */
+  deliveryDegradedAfterMs: number;
   /** Proxies (IP addresses or CIDR ranges) whose X-Forwarded-For is believed; empty: none is. */
   trustedProxies: string[];
   /** Longest time a client may take to send a whole request (slow bodies are cut off). */
@@ -237,6 +239,11 @@ export const CONFIG_OPTIONS = [
   option({
     key: 'deliveryLeaseMs', env: 'TWOFA_DELIVERY_LEASE', default: '10s',
     doc: 'How long a node\'s claim on a message (or webhook event, or workflow step) holds unless renewed. A node renews the claims of what it is still delivering every third of this, so a delivery may take longer (a voice call); a node that dies leaves its messages to another node after at most this, and one that restarts under the same TWOFA_NODE_ID takes its own back at once.',
+    parse: duration,
+  }),
+  option({
+    key: 'deliveryDegradedAfterMs', env: 'TWOFA_DELIVERY_DEGRADED_AFTER', default: '30s',
+    doc: 'When the oldest message waiting for delivery was accepted longer ago than this, GET /healthz answers `{"status":"degraded","reason":...}` (still 200) and the console shows it: users are waiting for their codes (a slow or throttling provider, a backlog). The age is also exported as twofa_outbox_oldest_age_seconds.',
     parse: duration,
   }),
   option({ key: 'deliveryMaxAttempts', env: 'TWOFA_DELIVERY_MAX_ATTEMPTS', default: '8', doc: 'Delivery attempts per message before it is recorded as failed (exponential backoff with jitter, capped at 5 minutes, never past the PIN\'s expiry).', parse: integerIn(1, 100) }),

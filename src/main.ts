@@ -29,6 +29,7 @@ import { DeliveryTracking, type RetryTimer } from './service/delivery-tracking.j
 import { reencryptWebhookSecrets } from './service/webhooks.js';
 import { reencryptAuthTokens } from './service/twilio-webhooks.js';
 import type { ChannelDelivery, ServiceContext } from './service/context.js';
+import { deliveryHealth, outboxAgeMs } from './observability/delivery-health.js';
 import { PrometheusMetrics } from './observability/metrics.js';
 import { auditHeadFilePath } from './store/audit-head-file.js';
 import { openStore, postgresOptions } from './store/open-store.js';
@@ -156,7 +157,13 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
   const inbox = new Inbox();
   // Receipts can arrive as soon as a transport connects; they are applied once the context exists.
   let onReceipt: (receipt: DeliveryReceipt) => void = () => {};
-  const transports = await createTransports(config, { inbox, logger, clock, onReceipt: (receipt) => onReceipt(receipt) });
+  // Made before the transports, whose pacers report to it; it reads the store only when scraped.
+  const metrics = new PrometheusMetrics({
+    nodeId: config.nodeId,
+    outboxDepth: () => store.countPendingOutbox(),
+    oldestPendingAgeMs: async () => outboxAgeMs(await store.oldestPendingOutboxAt(), clock()),
+  });
+  const transports = await createTransports(config, { inbox, logger, clock, metrics, onReceipt: (receipt) => onReceipt(receipt) });
   const delivery = channelDelivery(transports);
   warnAboutMixedDelivery(delivery, logger);
   // With several nodes the rate limits are shared through the database, or through Redis when configured.
@@ -180,7 +187,6 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
   await reencryptWebhookSecrets(store, keyring, logger);
   await reencryptAuthTokens(store, keyring, logger);
 
-  const metrics = new PrometheusMetrics({ nodeId: config.nodeId, outboxDepth: () => store.countPendingOutbox() });
   const audit = deliveryAudit({ store, keyring, metrics });
   // A message that failed for good moves its PIN's workflow to the next step (once the context exists).
   let onDeliveryFailed: (item: OutboxRecord, error: string) => Promise<void> = async () => undefined;
@@ -213,7 +219,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
   onDeliveryFailed = (item, error) => workflowDeliveryFailed(ctx, item.pinId, `failed: ${error}`, item.channel);
   const receipts = new DeliveryTracking(ctx, { routes: failoverRoutesOf(transports), logger, ...(options.receiptRetryTimer !== undefined && { timer: options.receiptRetryTimer }) });
   onReceipt = (receipt) => void receipts.receive(receipt);
-  const app = buildApp({ ctx, inbox, logger, bodyLimitBytes: config.bodyLimitBytes, trustedProxies: config.trustedProxies, requestTimeoutMs: config.requestTimeoutMs, authFailureLimit: config.authFailureLimit, idempotencyWindowMs: config.idempotencyWindowMs, idempotencyMaxKeys: config.idempotencyMaxKeys, isReady: () => !shuttingDown, metrics, callbacks: providerCallbacksOf(Object.values(transports)), receipts });
+  const app = buildApp({ ctx, inbox, logger, bodyLimitBytes: config.bodyLimitBytes, trustedProxies: config.trustedProxies, requestTimeoutMs: config.requestTimeoutMs, authFailureLimit: config.authFailureLimit, idempotencyWindowMs: config.idempotencyWindowMs, idempotencyMaxKeys: config.idempotencyMaxKeys, isReady: () => !shuttingDown, deliveryHealth: deliveryHealth(store, config.deliveryDegradedAfterMs, clock), metrics, callbacks: providerCallbacksOf(Object.values(transports)), receipts });
 
   const purge = async () => {
     try {

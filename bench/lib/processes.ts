@@ -19,6 +19,7 @@ export const SCRIPTS = {
   ceiling: path.join(BUILD_DIR, 'bench', 'ceiling-server.js'),
   peer: path.join(BUILD_DIR, 'bench', 'peer-server.js'),
   receiver: path.join(BUILD_DIR, 'bench', 'receiver-server.js'),
+  provider: path.join(BUILD_DIR, 'bench', 'provider-server.js'),
 };
 
 /** Compiles src/ and bench/ to JavaScript (incrementally); type errors are reported, the output is used anyway. */

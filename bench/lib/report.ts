@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { CompareTiming } from './compare-timing.js';
+import type { DeliveryResult } from './delivery-bench.js';
 import type { LoadResult } from './load.js';
 import type { StorageResult } from './storage-ceiling.js';
 
@@ -42,6 +43,8 @@ export interface BenchResults {
   scale: ScaleResult[];
   /** The constant-time comparisons (the `timing` group); absent from runs before it existed. */
   compareTiming?: CompareTiming[];
+  /** Time to the phone (bench/lib/delivery-bench.ts); absent in runs made before it was measured. */
+  delivery?: DeliveryResult[];
   warnings: string[];
   durationS: number;
 }
@@ -139,12 +142,65 @@ export function targets(r: BenchResults): Target[] {
       measured: `${ms(big.purgeMs!)} ms vs ${ms(small.purgeMs!)} ms (${x(ratio(big.purgeMs!, small.purgeMs!))})${purgeHold(big)}`, met: big.purgeMs! <= Math.max(1.5 * small.purgeMs!, small.purgeMs! + 5),
     });
   }
+  for (const d of r.delivery ?? []) {
+    if (d.target === undefined) continue;
+    out.push({ what: `time to the phone, ${d.stack}: ${d.name}`, goal: d.target, measured: deliveryFigures(d), met: d.met ?? false });
+  }
   const rss = [...r.scenarios, ...r.halfRate, ...r.scale.flatMap((s) => [s.verifyMax, s.sendMax, s.verifyFixed, s.sendFixed])].filter((s) => s.target === 'twofa' || s.target === 'twofa-pg');
   if (rss.length > 0) {
     const peak = rss.reduce((a, b) => (b.peakRssMb > a.peakRssMb ? b : a));
     out.push({ what: 'peak RSS of the server, every run', goal: '< 200 MB', measured: `${peak.peakRssMb.toFixed(0)} MB (${peak.name})`, met: peak.peakRssMb < 200 });
   }
   return out;
+}
+
+function deliveryFigures(d: DeliveryResult): string {
+  return `${int(d.deliveredPerSecond)} delivered/s of ${int(d.acceptedPerSecond)} accepted/s, accepted→provider p50 ${ms(d.acceptedToProviderMs.p50)} / p99 ${ms(d.acceptedToProviderMs.p99)} ms${d.incomplete ? ` (${d.incomplete})` : ''}`;
+}
+
+const DELIVERY_START = '<!-- delivery:start -->';
+const DELIVERY_END = '<!-- delivery:end -->';
+
+/** The "Time to the phone" section: this run's delivery scenarios, and those of the latest "before" run of the last 3 hours. */
+function deliverySection(r: BenchResults, past: BenchResults[]): string[] {
+  const rows = r.delivery ?? [];
+  if (rows.length === 0) return [];
+  const L: string[] = [DELIVERY_START, '## Time to the phone', ''];
+  L.push(`What a user waiting for a code feels: the time from the API's answer to the provider taking the message. Run of ${r.date.replace('T', ' ').slice(0, 16)} UTC, code ${r.code}; load average ${r.machine.loadBefore.join(' / ')} before, ${r.machine.loadAfter.join(' / ')} after${r.machine.pressureBefore?.cpu != null ? ` (CPU pressure ${r.machine.pressureBefore.cpu} % before)` : ''}. One twofa node on SQLite with default settings (and, with \`--delivery-pg\`, three nodes on one PostgreSQL database, the load sent to the first, all three delivering) sends each PIN to a provider stand-in in its own process (bench/provider-server.ts) through \`TWOFA_SMS_DSN=webhook+http://…\` (window 200 per node, no rate unless the scenario sets one: \`max_tps\` on one node, \`max_tps_global\` on three); the stand-in answers after the given latency and notes when each message arrived. *delivered/s*: messages the provider received divided by the time from the first acceptance to the last receipt (the load plus the drain); *accepted→provider*: per message, the provider's receipt minus the server's acceptance (the PIN's \`message_queued_at\`, written in the send's transaction just before the answer), the provider's own latency not included; *answer→provider*: the same from the moment the load generator had the API's answer (0 when the provider had the message first), what the user waits for, in the burst and steady scenarios (whose answers the bench reads; autocannon's full load does not); *held*: the most requests the provider had at once.`, '');
+  const table = (list: DeliveryResult[]) => {
+    L.push('| stack · scenario | provider latency | accepted | accepted/s | delivered/s | drain s | accepted→provider p50 ms | p90 ms | p99 ms | max ms | answer→provider p50 / p90 / p99 ms | held | target | met |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|');
+    for (const d of list) {
+      L.push(`| ${d.stack} · ${d.name} | ${d.providerLatencyMs} ms | ${int(d.accepted)} | ${int(d.acceptedPerSecond)} | ${int(d.deliveredPerSecond)} | ${d.drainS.toFixed(1)} | ${ms(d.acceptedToProviderMs.p50)} | ${d.acceptedToProviderMs.p90 === undefined ? '—' : ms(d.acceptedToProviderMs.p90)} | ${ms(d.acceptedToProviderMs.p99)} | ${ms(d.acceptedToProviderMs.max)} | ${d.answerToProviderMs ? `${ms(d.answerToProviderMs.p50)} / ${ms(d.answerToProviderMs.p90)} / ${ms(d.answerToProviderMs.p99)}` : '—'} | ${int(d.providerMaxInFlight)} | ${d.target ?? '—'} | ${d.met === undefined ? '—' : d.met ? 'yes' : '**no**'}${d.incomplete ? ` (${d.incomplete})` : ''} |`);
+    }
+    L.push('');
+  };
+  table(rows);
+  const before = [...past].reverse().find((h) => h.date < r.date && (h.label ?? '').startsWith('before') && (h.delivery ?? []).length > 0
+    && Date.parse(r.date) - Date.parse(h.date) <= 3 * 60 * 60_000);
+  if (before) {
+    L.push(`Before: the run of ${before.date.replace('T', ' ').slice(0, 16)} UTC (“${before.label}”, code ${before.code}), same bench and machine, load average ${before.machine.loadBefore.join(' / ')} before it.`, '');
+    table(before.delivery ?? []);
+  }
+  L.push(DELIVERY_END, '');
+  return L;
+}
+
+/** Rewrites the "Time to the phone" section of BENCHMARKS.md in place (a run of the delivery group alone), keeping the rest. */
+export function updateDeliverySection(r: BenchResults, where: { projectRoot: string; resultsDir: string; stamp: string }): string[] {
+  const out = path.join(where.projectRoot, 'BENCHMARKS.md');
+  const text = fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : '# Benchmarks\n';
+  const section = deliverySection(r, history(where.resultsDir)).join('\n');
+  const start = text.indexOf(DELIVERY_START);
+  const end = text.indexOf(DELIVERY_END);
+  let updated: string;
+  if (start !== -1 && end > start) updated = `${text.slice(0, start)}${section.trimEnd()}${text.slice(end + DELIVERY_END.length)}`;
+  else {
+    // Before the full-load tables: it is the figure a user feels first.
+    const at = text.indexOf('## Throughput at full load');
+    updated = at === -1 ? `${text.trimEnd()}\n\n${section}` : `${text.slice(0, at)}${section}\n${text.slice(at)}`;
+  }
+  fs.writeFileSync(out, updated);
+  return [out];
 }
 
 function chart(r: BenchResults): string {
@@ -207,6 +263,8 @@ export function writeReport(r: BenchResults, where: { projectRoot: string; resul
   L.push('## Targets', '', '| target | goal | measured | met |', '|---|---|---|---|');
   for (const t of targets(r)) L.push(`| ${t.what} | ${t.goal} | ${t.measured} | ${t.met === null ? '—' : t.met ? 'yes' : '**no**'} |`);
   L.push('');
+
+  L.push(...deliverySection(r, history(where.resultsDir)));
 
   L.push('## Throughput at full load', '');
   L.push('As fast as the process answers, with every connection busy. *× ceiling* is the share of the same run\'s ceiling of the stack: the empty Fastify route for twofa on SQLite, `pgbench -N` (transactions per second, 32 clients, on a scratch database of its own) for twofa on PostgreSQL (twofa-pg). Latency is measured by the load generator for every response (errors included); CPU is the process\'s user + system time (from /proc) divided by the responses; RSS is the process\'s peak resident set during the scenario (VmHWM).', '');

@@ -8,11 +8,13 @@
 // nodemailer, smpp or the voice stack.
 import type { Logger } from 'pino';
 import { describeDsn } from '../domain/dsn-masking.js';
+import type { Metrics } from '../observability/metrics.js';
 import { Inbox } from './log/inbox.js';
 import { LogTransport } from './log/log-transport.js';
 import { isProviderScheme } from './providers/provider-callback.js';
 import { RoutedTransport, splitRouteMembers } from './routing/routed-transport.js';
 import type { ReceiptListener, Transport } from './transport.js';
+import { TransportPacer, type PacingLimits } from './transport-pacer.js';
 import { parseWebhookSecret } from './webhook/webhook-signature.js';
 import { WebhookTransport } from './webhook/webhook-transport.js';
 
@@ -32,7 +34,30 @@ export interface TransportDeps {
   onReceipt?: ReceiptListener;
   /** The node's clock, for transports that tell a provider how long a PIN lives; default Date.now. */
   clock?: () => number;
+  /** Where the transports' pacers report the time their providers made them wait. */
+  metrics?: Pick<Metrics, 'transportThrottled'>;
 }
+
+/**
+ * The in-flight window and rate of each kind of transport when its DSN sets neither (max_in_flight,
+ * max_tps): what the provider is documented to accept, or, where it publishes no figure, a window
+ * that keeps a real API busy without a rate of our own (its 429s then slow us down). The sources are
+ * in docs/transports.md.
+ */
+export const DEFAULT_PACING: Record<string, PacingLimits> = {
+  log: { maxInFlight: 100 },
+  webhook: { maxInFlight: 200 },
+  smpp: { maxInFlight: 10 },
+  smtp: { maxInFlight: 10 },
+  sip: { maxInFlight: 10 },
+  twilio: { maxInFlight: 100 },
+  infobip: { maxInFlight: 100 },
+  vonage: { maxInFlight: 30, maxTps: 30 },
+  whatsapp: { maxInFlight: 80, maxTps: 80 },
+  telegram: { maxInFlight: 30 },
+};
+const MAX_IN_FLIGHT_LIMIT = 10_000;
+const MAX_TPS_LIMIT = 100_000;
 
 const SUPPORTED = 'log://, none://, webhook+http(s)://host/path?secret=whsec_..., smpp(s)://user:pass@host:port, smtp(s)://user:pass@host:port, twilio://SID:TOKEN@default, vonage://KEY:SECRET@default, infobip://KEY@host, whatsapp://TOKEN@PHONE_NUMBER_ID?template=NAME&app_secret=..., telegram://TOKEN@default, sip://user:pass@host:port, failover(a b ...) or roundrobin(a b ...)';
 const SECRET_EXAMPLE = '?secret=whsec_... (generate one with: echo whsec_$(openssl rand -base64 32))';
@@ -46,10 +71,69 @@ export async function createTransport(variable: string, dsn: string, deps: Trans
   if (scheme === undefined) {
     throw new DsnError(`${variable}: "${describeDsn(dsn)}" is not a DSN; expected one of ${SUPPORTED}`);
   }
+  if (scheme === 'none') {
+    refuseAnythingAfter(variable, scheme, dsn);
+    return null;
+  }
+  const paced = takePacingParams(variable, scheme, dsn.trim());
+  const transport = await createLeaf(variable, scheme, paced.dsn, deps);
+  const defaults = DEFAULT_PACING[transport.name] ?? { maxInFlight: 10 };
+  const limits: PacingLimits = { maxInFlight: paced.maxInFlight ?? defaults.maxInFlight, maxTps: paced.maxTps ?? defaults.maxTps, globalTps: paced.globalTps };
+  transport.pacer = new TransportPacer(transport.name, limits, {
+    ...(deps.metrics !== undefined && { metrics: deps.metrics }),
+    ...(deps.clock !== undefined && { clock: deps.clock }),
+    onThrottled: ({ pauseMs, window, tps }) => deps.logger.warn({ variable, transport: transport.name, pauseMs, window, tps }, 'the provider asked to slow down: transport paused, its window and rate halved'),
+  });
+  return transport;
+}
+
+/**
+ * `max_in_flight`, `max_tps` and `max_tps_global`, read from any transport's DSN and taken out of it, so that the
+ * transport's own parser (which refuses what it does not know) never sees them. For SMPP,
+ * max_in_flight is also the bind's submit window unless `window` sets that apart, and `window` alone
+ * sets both (it counts submit_sm, one per part of a long message).
+ */
+export function takePacingParams(variable: string, scheme: string, dsn: string): { dsn: string; maxInFlight?: number; maxTps?: number; globalTps?: number } {
+  const at = dsn.indexOf('?');
+  if (at === -1) return { dsn };
+  const kept: string[] = [];
+  let maxInFlight: number | undefined;
+  let maxTps: number | undefined;
+  let globalTps: number | undefined;
+  let smppWindow: number | undefined;
+  for (const part of dsn.slice(at + 1).split('&')) {
+    const [rawName, value = ''] = splitOnce(part, '=');
+    const name = safeDecode(rawName);
+    if (name === 'max_in_flight') {
+      maxInFlight = /^[1-9]\d{0,5}$/.test(value) ? Number(value) : NaN;
+      if (!(maxInFlight <= MAX_IN_FLIGHT_LIMIT)) throw new DsnError(`${variable}: max_in_flight must be a whole number from 1 to ${MAX_IN_FLIGHT_LIMIT}, e.g. max_in_flight=100`);
+      continue;
+    }
+    if (name === 'max_tps' || name === 'max_tps_global') {
+      const rate = /^\d{1,6}(\.\d{1,3})?$/.test(value) ? Number(value) : NaN;
+      if (!(rate > 0 && rate <= MAX_TPS_LIMIT)) throw new DsnError(`${variable}: ${name} must be a number of messages per second above 0 and up to ${MAX_TPS_LIMIT}, e.g. ${name}=30`);
+      if (name === 'max_tps') maxTps = rate;
+      else globalTps = rate;
+      continue;
+    }
+    if ((scheme === 'smpp' || scheme === 'smpps') && name === 'window' && /^[1-9]\d{0,3}$/.test(value)) smppWindow = Number(value);
+    kept.push(part);
+  }
+  if (scheme === 'smpp' || scheme === 'smpps') {
+    if (maxInFlight !== undefined && smppWindow === undefined) kept.push(`window=${Math.min(maxInFlight, 1000)}`);
+    maxInFlight ??= smppWindow;
+  }
+  return {
+    dsn: kept.length === 0 ? dsn.slice(0, at) : `${dsn.slice(0, at)}?${kept.join('&')}`,
+    ...(maxInFlight !== undefined && { maxInFlight }),
+    ...(maxTps !== undefined && { maxTps }),
+    ...(globalTps !== undefined && { globalTps }),
+  };
+}
+
+/** The transport one (non-route) DSN names, without its pacer. */
+async function createLeaf(variable: string, scheme: string, dsn: string, deps: TransportDeps): Promise<Transport> {
   switch (scheme) {
-    case 'none':
-      refuseAnythingAfter(variable, scheme, dsn);
-      return null;
     case 'log':
       refuseAnythingAfter(variable, scheme, dsn);
       return new LogTransport(deps.inbox, deps.logger);

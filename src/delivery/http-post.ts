@@ -6,7 +6,8 @@ import http from 'node:http';
 import https from 'node:https';
 
 export type PostAnswer =
-  | { kind: 'answered'; status: number; body: string }
+  /** `retryAfter`: the Retry-After header, when the answer carries one (a 429 or 503 says how long to wait). */
+  | { kind: 'answered'; status: number; body: string; retryAfter?: string | undefined }
   /** No (complete) answer: `timedOut`, or the connection failed (`code`: ECONNREFUSED...). */
   | { kind: 'failed'; timedOut: boolean; code: string | undefined; message: string };
 
@@ -19,10 +20,11 @@ export interface PostOptions {
 }
 
 // Sockets are reused between messages; idle ones close after a while so that none outlive a
-// provider's own keep-alive timeout by much.
+// provider's own keep-alive timeout by much. The agents do not bound the requests per host: each
+// transport's pacer does (its max_in_flight), and a cap here would quietly shrink every window to it.
 const agents = {
-  'http:': new http.Agent({ keepAlive: true, keepAliveMsecs: 1000, maxSockets: 64, maxFreeSockets: 16, timeout: 30_000 }),
-  'https:': new https.Agent({ keepAlive: true, keepAliveMsecs: 1000, maxSockets: 64, maxFreeSockets: 16, timeout: 30_000 }),
+  'http:': new http.Agent({ keepAlive: true, keepAliveMsecs: 1000, maxSockets: Infinity, maxFreeSockets: 256, timeout: 30_000 }),
+  'https:': new https.Agent({ keepAlive: true, keepAliveMsecs: 1000, maxSockets: Infinity, maxFreeSockets: 256, timeout: 30_000 }),
 };
 
 export function postOnce(url: URL, options: PostOptions): Promise<PostAnswer> {
@@ -42,10 +44,12 @@ export function postOnce(url: URL, options: PostOptions): Promise<PostAnswer> {
       headers: { ...options.headers, 'content-length': String(body.length) },
     }, (response) => {
       const status = response.statusCode ?? 0;
+      const header = response.headers['retry-after'];
+      const retryAfter = header === undefined ? {} : { retryAfter: header };
       if (options.bodyMaxBytes === 0) {
         // Answered at the status line; the body is read and dropped so that the socket goes back to the pool.
         response.resume();
-        settle({ kind: 'answered', status, body: '' });
+        settle({ kind: 'answered', status, body: '', ...retryAfter });
       } else {
         const chunks: Buffer[] = [];
         let size = 0;
@@ -54,11 +58,11 @@ export function postOnce(url: URL, options: PostOptions): Promise<PostAnswer> {
           chunks.push(chunk);
           // An answer that streams without end must not hold the worker: what came is enough.
           if (size > options.bodyMaxBytes) {
-            settle({ kind: 'answered', status, body: Buffer.concat(chunks).subarray(0, options.bodyMaxBytes).toString('utf8') });
+            settle({ kind: 'answered', status, body: Buffer.concat(chunks).subarray(0, options.bodyMaxBytes).toString('utf8'), ...retryAfter });
             response.destroy();
           }
         });
-        response.on('end', () => settle({ kind: 'answered', status, body: Buffer.concat(chunks).toString('utf8') }));
+        response.on('end', () => settle({ kind: 'answered', status, body: Buffer.concat(chunks).toString('utf8'), ...retryAfter }));
       }
       response.on('error', (err: NodeJS.ErrnoException) => settle({ kind: 'failed', timedOut: false, code: err.code, message: err.message }));
     });
@@ -69,6 +73,11 @@ export function postOnce(url: URL, options: PostOptions): Promise<PostAnswer> {
     request.on('error', (err: NodeJS.ErrnoException) => settle({ kind: 'failed', timedOut: false, code: err.code, message: err.message }));
     request.end(body);
   });
+}
+
+/** Whether an HTTP status asks the client to slow down (429 Too Many Requests, 503 Service Unavailable). */
+export function isThrottlingStatus(status: number): boolean {
+  return status === 429 || status === 503;
 }
 
 /** `<who> did not answer within N s` / `<who> request failed: <code or message>`. */

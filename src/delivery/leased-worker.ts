@@ -49,7 +49,7 @@ export interface LoopSettings {
   leaseMs?: number;
   /** Most items claimed at once (never more than there are free lanes). Default 32. */
   batchSize?: number;
-  /** Deliveries in flight at once. Default 8. */
+  /** Deliveries in flight at once. Default 8; the outbox worker runs as many as its transports' windows hold (deliveryLanes). */
   concurrency?: number;
 }
 

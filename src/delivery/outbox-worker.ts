@@ -10,7 +10,9 @@ import type { AuditAppend, AuditEntryInput } from '../store/audit-store.js';
 import { DatabaseUnavailableError, type Channel, type OutboxRecord, type Store } from '../store/store.js';
 import { decide, DEFAULT_LEASE_MS, errorMessage, LeasedWorker, logDecision, positiveInteger, type AttemptOutcome, type LoopSettings, type RetryPolicy, type Settlement } from './leased-worker.js';
 import { composeMessage, type ComposeResult } from './message-composer.js';
-import type { DeliveryResult, Transport } from './transport.js';
+import { routeLeaves } from './routing/routed-transport.js';
+import type { DeliveryResult, Pacing, Transport } from './transport.js';
+import { sendPaced } from './transport-pacer.js';
 
 /** An outcome's audit entry, with the full destination (masked before anything is written). */
 export type DeliveryAuditEntry = AuditEntryInput & { destination?: string | null };
@@ -41,6 +43,25 @@ export interface OutboxWorkerDeps extends LoopSettings {
 }
 
 
+/** Most messages one claim takes (the store's one transaction for them): a burst is claimed in a few round trips. */
+const CLAIM_BATCH = 64;
+/** How often the nodes are counted for max_tps_global. */
+const GLOBAL_RATE_INTERVAL_MS = 2000;
+/** Lanes of a transport built without a DSN (tests, embedders), which has no pacer and hence no window. */
+const UNPACED_LANES = 8;
+
+/** The deliveries the worker runs at once: the sum of the windows of every transport its channels reach. */
+export function deliveryLanes(transports: Partial<Record<Channel, Transport>>): number {
+  let lanes = 0;
+  for (const leaf of transportLeaves(transports)) lanes += leaf.pacer?.maxInFlight ?? UNPACED_LANES;
+  return Math.max(1, lanes);
+}
+
+/** Every transport that delivers for some channel, once each (routes flattened). */
+function transportLeaves(transports: Partial<Record<Channel, Transport>>): Transport[] {
+  return [...new Set(Object.values(transports).flatMap((t) => (t === undefined ? [] : routeLeaves(t))))];
+}
+
 const LOG_MESSAGES: Record<Settlement, string> = {
   delivered: 'message sent', retried: 'delivery failed; will retry', cancelled: 'delivery cancelled', failed: 'delivery failed',
 };
@@ -70,6 +91,8 @@ export class OutboxWorker {
   private readonly loop: LeasedWorker<OutboxRecord>;
   /** How long an outcome's write is retried while the database is unavailable: the lease, renewed meanwhile. */
   private readonly recordPatienceMs: number;
+  private readonly pacers: Pacing[];
+  private sharingTimer: NodeJS.Timeout | undefined;
 
   constructor(deps: OutboxWorkerDeps) {
     this.store = deps.store;
@@ -86,9 +109,14 @@ export class OutboxWorker {
     this.metrics = deps.metrics ?? noopMetrics;
     this.onFailed = deps.onFailed;
     this.recordPatienceMs = deps.leaseMs ?? DEFAULT_LEASE_MS;
+    this.pacers = transportLeaves(deps.transports).flatMap((leaf) => (leaf.pacer === undefined ? [] : [leaf.pacer]));
     const store = deps.store;
     this.loop = new LeasedWorker<OutboxRecord>({
       ...deps,
+      // As many deliveries at once as the transports' windows hold: each transport's pacer, not the
+      // worker, bounds what goes to its provider, and its window stays full while messages are due.
+      concurrency: deps.concurrency ?? deliveryLanes(deps.transports),
+      batchSize: deps.batchSize ?? CLAIM_BATCH,
       what: 'outbox messages',
       queue: {
         claim: (now, leaseUntil, max, holder) => store.claimOutbox(now, leaseUntil, max, holder),
@@ -102,6 +130,30 @@ export class OutboxWorker {
 
   start(): void {
     this.loop.start();
+    for (const pacer of this.pacers) if (pacer.maxTps !== undefined) this.metrics.transportRate(pacer.transport, pacer.maxTps);
+    if (this.pacers.some((p) => p.globalTps !== undefined) && this.sharingTimer === undefined) {
+      void this.shareGlobalRates();
+      this.sharingTimer = setInterval(() => void this.shareGlobalRates(), GLOBAL_RATE_INTERVAL_MS).unref();
+    }
+  }
+
+  /**
+   * Counts the live nodes and gives each transport with a max_tps_global this node's share of it. A
+   * node that joins takes its share at once; the others lower theirs within GLOBAL_RATE_INTERVAL_MS.
+   */
+  async shareGlobalRates(): Promise<void> {
+    let nodes: number;
+    try {
+      nodes = await this.store.countLiveNodes();
+    } catch (err) {
+      this.logger.warn({ err: errorMessage(err) }, 'could not count the live nodes; global rates keep their current shares');
+      return;
+    }
+    for (const pacer of this.pacers) {
+      if (pacer.globalTps === undefined) continue;
+      pacer.shareGlobalRate(nodes);
+      if (pacer.maxTps !== undefined) this.metrics.transportRate(pacer.transport, pacer.maxTps);
+    }
   }
 
   /** Looks for due messages now rather than at the next poll; called right after a send commits. */
@@ -111,6 +163,8 @@ export class OutboxWorker {
 
   /** See LeasedWorker.stop: waits up to `timeoutMs` for deliveries in flight. */
   stop(timeoutMs?: number): Promise<void> {
+    clearInterval(this.sharingTimer);
+    this.sharingTimer = undefined;
     return this.loop.stop(timeoutMs);
   }
 
@@ -139,16 +193,18 @@ export class OutboxWorker {
     if (transport === undefined) return { ok: false, error: `no transport configured for ${item.channel}`, final: 'failed', destination: message.to };
 
     let result: DeliveryResult;
-    const startedAt = performance.now();
     try {
-      result = await transport.send(message);
+      result = await sendPaced(transport, message, (durationMs) => this.metrics.transportLatency(item.channel, transport.name, durationMs));
     } catch (err) {
       // A transport bug or an unexpected network failure: assume it may pass.
       result = { ok: false, retryable: true, error: errorMessage(err) };
     }
-    this.metrics.transportLatency(item.channel, transport.name, performance.now() - startedAt);
     const reached = { destination: message.to, notAfter: expiresAt };
-    if (result.ok) return { ok: true, ...reached, transport: transport.name, accepted: { transport: result.transport ?? transport.name, providerMessageId: result.providerMessageId } };
+    if (result.ok) {
+      const acceptedBy = result.transport ?? transport.name;
+      this.metrics.deliveryLatency(item.channel, acceptedBy, this.clock() - item.createdAt);
+      return { ok: true, ...reached, transport: transport.name, accepted: { transport: acceptedBy, providerMessageId: result.providerMessageId } };
+    }
     return { ok: false, retryable: result.retryable, error: result.error, ...reached, transport: transport.name };
   }
 

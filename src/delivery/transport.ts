@@ -69,7 +69,16 @@ export type DeliveryResult =
    * `byRecipient`: the transport worked and the recipient did not take the message (a busy line, an
    * unanswered call), so routes must not count it against the transport's health.
    */
-  | { ok: false; retryable: boolean; error: string; byRecipient?: boolean };
+  | { ok: false; retryable: boolean; error: string; byRecipient?: boolean; throttled?: Throttled };
+
+/**
+ * The provider said "not now" to this message (HTTP 429 or 503, SMPP ESME_RTHROTTLED or ESME_RMSGQFUL):
+ * it did not take it, and the transport's pacer slows down and sends it again (transport-pacer.ts).
+ * `retryAfterMs`: how long the provider asked to wait (Retry-After), when it said.
+ */
+export interface Throttled {
+  retryAfterMs?: number | undefined;
+}
 
 export interface Transport {
   /** Short name for logs and metrics, e.g. `log` or `webhook`. */
@@ -77,6 +86,28 @@ export interface Transport {
   send(message: OutgoingMessage): Promise<DeliveryResult>;
   /** Releases connections (SMTP pools, SMPP binds) at shutdown. */
   close?(): Promise<void>;
+  /**
+   * Its in-flight window and rate (max_in_flight, max_tps): set on every transport a DSN names
+   * (dsn.ts), absent on routes, which send through their members' pacers.
+   */
+  pacer?: Pacing;
+}
+
+/**
+ * What the worker and the routes use of a transport's pacer (transport-pacer.ts TransportPacer, which
+ * imports this module's types: the pacer is named here by what it does, not by its class).
+ */
+export interface Pacing {
+  /** The transport's name, for the metrics. */
+  readonly transport: string;
+  readonly maxInFlight: number;
+  /** The rate this node holds: max_tps, or its share of max_tps_global when that is lower. */
+  readonly maxTps: number | undefined;
+  readonly globalTps: number | undefined;
+  /** Runs one send within the window and the rate; a throttled answer pauses and sends it again. */
+  run(send: () => Promise<DeliveryResult>, notAfter?: number): Promise<DeliveryResult>;
+  /** Holds this node's share of max_tps_global among `nodes` live nodes. */
+  shareGlobalRate(nodes: number): void;
 }
 
 /**

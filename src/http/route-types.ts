@@ -14,6 +14,8 @@ export interface RouteDeps {
   inbox: Inbox;
   /** Readiness beyond the database (the delivery worker running, not shutting down). */
   isReady: () => boolean;
+  /** Why delivery is degraded (messages wait too long), or undefined; /healthz reports it. Absent: never. */
+  deliveryHealth?: () => Promise<string | undefined>;
   metrics: PrometheusMetrics;
   /** Delivery-status callbacks of the configured HTTP SMS providers. */
   callbacks: BoundProviderCallback[];

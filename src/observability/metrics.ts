@@ -14,6 +14,12 @@ export interface Metrics {
   delivery(channel: Channel, transport: string, outcome: DeliveryOutcomeLabel): void;
   /** How long a transport took to accept or refuse one message. */
   transportLatency(channel: Channel, transport: string, durationMs: number): void;
+  /** Time to the phone: from the API accepting the message to its transport accepting it. */
+  deliveryLatency(channel: Channel, transport: string, durationMs: number): void;
+  /** A provider said "not now" and its transport pauses for this long (the part not already paused). */
+  transportThrottled(transport: string, pausedMs: number): void;
+  /** The rate a transport holds on this node (max_tps, or its share of max_tps_global). */
+  transportRate(transport: string, tps: number): void;
   /** A delivery receipt or status callback: delivered, undelivered, or unmatched (no such message). */
   receipt(transport: string, outcome: 'delivered' | 'undelivered' | 'unmatched'): void;
   /** A send refused by an application's anti-fraud guards (country, prefix, premium, ip, breaker...). */
@@ -30,6 +36,9 @@ export const noopMetrics: Metrics = {
   rateLimited() {},
   delivery() {},
   transportLatency() {},
+  deliveryLatency() {},
+  transportThrottled() {},
+  transportRate() {},
   receipt() {},
   securityRefusal() {},
   auditFailure() {},
@@ -43,13 +52,17 @@ export class PrometheusMetrics implements Metrics {
   private readonly refusals: Counter<'limit'>;
   private readonly deliveries: Counter<'channel' | 'transport' | 'outcome'>;
   private readonly deliverySeconds: Histogram<'channel' | 'transport'>;
+  private readonly acceptedToTransportSeconds: Histogram<'channel' | 'transport'>;
+  private readonly throttledSeconds: Counter<'transport'>;
+  private readonly throttles: Counter<'transport'>;
+  private readonly transportRates: Gauge<'transport'>;
   private readonly receipts: Counter<'transport' | 'outcome'>;
   private readonly securityRefusals: Counter<'guard'>;
   private readonly auditFailures: Counter;
   private readonly eventDeliveries: Counter<'outcome'>;
   readonly httpSeconds: Histogram<'method' | 'route' | 'status'>;
 
-  constructor(options: { outboxDepth: () => Promise<number>; nodeId: string }) {
+  constructor(options: { outboxDepth: () => Promise<number>; nodeId: string; oldestPendingAgeMs?: () => Promise<number> }) {
     this.registry.setDefaultLabels({ node: options.nodeId });
     collectDefaultMetrics({ register: this.registry, prefix: 'twofa_process_' });
     const registers = [this.registry];
@@ -57,7 +70,14 @@ export class PrometheusMetrics implements Metrics {
     this.verifications = new Counter({ name: 'twofa_verifications_total', help: 'Counted verification attempts by outcome.', labelNames: ['channel', 'outcome'], registers });
     this.refusals = new Counter({ name: 'twofa_rate_limit_refusals_total', help: 'Requests refused by a limit (sendPinPerApplicationLimit, sendPinPerPhoneNumberLimit, verifyPinLimit; auth_failures_ip, auth_failures_prefix: TWOFA_AUTH_FAILURE_LIMIT).', labelNames: ['limit'], registers });
     this.deliveries = new Counter({ name: 'twofa_deliveries_total', help: 'Delivery outcomes: delivered, retried (an attempt failed, another follows), failed (given up), cancelled (the PIN ended first).', labelNames: ['channel', 'transport', 'outcome'], registers });
-    this.deliverySeconds = new Histogram({ name: 'twofa_delivery_duration_seconds', help: 'Time a transport took to accept or refuse a message.', labelNames: ['channel', 'transport'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers });
+    this.deliverySeconds = new Histogram({ name: 'twofa_delivery_duration_seconds', help: 'Time a transport took to accept or refuse a message, per call (waiting for its window, rate or a pause not included).', labelNames: ['channel', 'transport'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers });
+    this.acceptedToTransportSeconds = new Histogram({
+      name: 'twofa_delivery_latency_seconds', help: 'Time to the phone: from the API accepting a message to its transport (the provider) accepting it, retries included.',
+      labelNames: ['channel', 'transport'], buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300], registers,
+    });
+    this.throttledSeconds = new Counter({ name: 'twofa_transport_throttled_seconds_total', help: 'Time a transport spent paused because its provider said "not now" (HTTP 429/503, SMPP throttling).', labelNames: ['transport'], registers });
+    this.throttles = new Counter({ name: 'twofa_transport_throttled_total', help: 'Answers of "not now" (HTTP 429/503, SMPP throttling) that paused a transport.', labelNames: ['transport'], registers });
+    this.transportRates = new Gauge({ name: 'twofa_transport_max_tps', help: 'The rate a transport holds on this node: its max_tps, or its share of max_tps_global among the live nodes.', labelNames: ['transport'], registers });
     this.receipts = new Counter({ name: 'twofa_delivery_receipts_total', help: 'Delivery receipts and provider status callbacks: delivered, undelivered, or unmatched.', labelNames: ['transport', 'outcome'], registers });
     this.securityRefusals = new Counter({ name: 'twofa_security_refusals_total', help: 'Sends refused by an application\'s anti-fraud guards, by guard: country, prefix, premium_number, ip_limit, prefix_limit, conversion_breaker.', labelNames: ['guard'], registers });
     this.auditFailures = new Counter({ name: 'twofa_audit_write_failures_total', help: 'Audit-log entries that could not be written.', registers });
@@ -69,6 +89,15 @@ export class PrometheusMetrics implements Metrics {
         this.set(await options.outboxDepth());
       },
     });
+    const oldestPendingAgeMs = options.oldestPendingAgeMs;
+    if (oldestPendingAgeMs !== undefined) {
+      new Gauge({
+        name: 'twofa_outbox_oldest_age_seconds', help: 'Age of the oldest message waiting for delivery, since the API accepted it (0 when none waits).', registers,
+        async collect() {
+          this.set((await oldestPendingAgeMs()) / 1000);
+        },
+      });
+    }
   }
 
   pinSent(channel: Channel, kind: 'send' | 'resend', queued: boolean): void {
@@ -105,5 +134,18 @@ export class PrometheusMetrics implements Metrics {
 
   transportLatency(channel: Channel, transport: string, durationMs: number): void {
     this.deliverySeconds.observe({ channel, transport }, durationMs / 1000);
+  }
+
+  deliveryLatency(channel: Channel, transport: string, durationMs: number): void {
+    this.acceptedToTransportSeconds.observe({ channel, transport }, Math.max(0, durationMs) / 1000);
+  }
+
+  transportRate(transport: string, tps: number): void {
+    this.transportRates.set({ transport }, tps);
+  }
+
+  transportThrottled(transport: string, pausedMs: number): void {
+    this.throttles.inc({ transport });
+    this.throttledSeconds.inc({ transport }, pausedMs / 1000);
   }
 }

@@ -1,6 +1,7 @@
 // Use case of the console's dashboard: what the account sent, delivered, verified and had refused over
 // a range of time, all counted by the database (src/store/console-store.ts).
 import { FieldErrors, ok, type Result } from '../domain/errors.js';
+import { outboxAgeMs } from '../observability/delivery-health.js';
 import type { AccountStats } from '../store/console-store.js';
 import type { Channel } from '../store/store.js';
 import type { Principal, ServiceContext } from './context.js';
@@ -32,6 +33,7 @@ export interface Stats {
   latency: AccountStats['latency'];
   blocked: AccountStats['blocked'];
   testNumbers: { sent: number; verified: number; rate: number };
+  queue: { pending: number; oldestAgeMs: number };
 }
 
 const rate = (verified: number, sent: number) => (sent === 0 ? 0 : Math.round((verified / sent) * 10_000) / 10_000);
@@ -66,5 +68,6 @@ export async function getStats(ctx: ServiceContext, principal: Principal, query:
     latency: stats.latency,
     blocked: stats.blocked,
     testNumbers: { ...stats.testNumbers, rate: rate(stats.testNumbers.verified, stats.testNumbers.sent) },
+    queue: { pending: stats.queue.pending, oldestAgeMs: outboxAgeMs(stats.queue.oldestAcceptedAt ?? undefined, ctx.clock()) },
   });
 }

@@ -91,6 +91,8 @@ export interface AccountStats {
   blocked: BlockedRow[];
   /** PINs sent to test numbers in the range, counted apart: every other figure leaves them out. */
   testNumbers: ConversionRow;
+  /** The account's messages waiting for delivery now (whatever the range), and when the oldest was accepted. */
+  queue: { pending: number; oldestAcceptedAt: number | null };
 }
 
 export interface AccountApiKey {
@@ -287,7 +289,15 @@ export class KyselyConsoleStore implements ConsoleStore {
       .where('account_id', '=', accountId).where('at', '>=', range.from).where('at', '<', range.to).where('event', 'like', '%.refused')
       .groupBy(['event', 'reason']).execute();
 
+    // What waits for delivery now: first messages on their PINs, later ones in the outbox.
+    const pendingOwn = await this.db.selectFrom('pins').where('account_id', '=', accountId).where('message_state', '=', sql.lit('pending'))
+      .select([(eb) => eb.fn.countAll<number>().as('n'), (eb) => eb.fn.min('message_queued_at').as('oldest')]).executeTakeFirst();
+    const pendingLater = await this.db.selectFrom('outbox').where('account_id', '=', accountId).where('state', '=', 'pending')
+      .select([(eb) => eb.fn.countAll<number>().as('n'), (eb) => eb.fn.min('created_at').as('oldest')]).executeTakeFirst();
+    const oldest = [pendingOwn?.oldest, pendingLater?.oldest].filter((at) => at !== null && at !== undefined).map(Number);
+
     return {
+      queue: { pending: num(pendingOwn?.n) + num(pendingLater?.n), oldestAcceptedAt: oldest.length === 0 ? null : Math.min(...oldest) },
       blocked: blockedRows.map((r) => ({ event: r.event, reason: r.reason, count: num(r.n) }))
         .sort((a, b) => b.count - a.count || a.event.localeCompare(b.event) || String(a.reason).localeCompare(String(b.reason))),
       series,

@@ -609,8 +609,10 @@ export class KyselyStore implements Store, RateLimiter {
   async claimOutbox(now: number, leaseUntil: number, max: number, holder: string | null = null): Promise<OutboxRecord[]> {
     if (this.dialect === 'sqlite') {
       // One transaction of prepared statements that leases only what it hands over (sqlite/outbox-statements.ts).
+      // Not awaited to disk: a lease lost in a crash costs nothing (a node that starts gives back every
+      // lease it held, and delivery is at least once), while an fsync here would sit between every
+      // accepted message and its provider.
       const { own, later } = await this.sqlite.outbox.claim(now, leaseUntil, max, holder);
-      await this.durable();
       return oldestFirst([...own.map(ownMessageOf), ...later.map((r) => laterMessageOf(r))]).map(outboxRecordOf);
     }
     // PostgreSQL: first messages (on their PINs) and later ones (outbox rows), both claims at once, on
@@ -896,6 +898,24 @@ export class KyselyStore implements Store, RateLimiter {
     const own = await this.db.selectFrom('pins').select((eb) => eb.fn.countAll<number>().as('n')).where('message_state', '=', sql.lit('pending')).executeTakeFirstOrThrow();
     const later = await this.db.selectFrom('outbox').select((eb) => eb.fn.countAll<number>().as('n')).where('state', '=', 'pending').executeTakeFirstOrThrow();
     return Number(own.n) + Number(later.n);
+  }
+
+  async oldestPendingOutboxAt(): Promise<number | undefined> {
+    // Both through their partial indexes of pending messages, which hold only what waits.
+    const own = await this.db.selectFrom('pins').select((eb) => eb.fn.min('message_queued_at').as('at')).where('message_state', '=', sql.lit('pending')).executeTakeFirst();
+    const later = await this.db.selectFrom('outbox').select((eb) => eb.fn.min('created_at').as('at')).where('state', '=', 'pending').executeTakeFirst();
+    const times = [own?.at, later?.at].filter((at) => at !== null && at !== undefined).map(Number);
+    return times.length === 0 ? undefined : Math.min(...times);
+  }
+
+  async countLiveNodes(): Promise<number> {
+    if (this.dialect === 'sqlite') return 1;
+    // Every node's connections carry its id in application_name (open-store.ts): the distinct names
+    // connected to this database now are the live nodes. A command of the CLI counts while it runs,
+    // which only lowers each node's share for that time.
+    const { rows } = await sql<{ n: number }>`select count(distinct application_name)::int as n from pg_stat_activity
+      where datname = current_database() and application_name like 'twofa %'`.execute(this.db);
+    return Math.max(1, Number(rows[0]?.n ?? 1));
   }
 
   // --- housekeeping ---

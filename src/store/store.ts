@@ -404,6 +404,10 @@ export interface Store {
   /** Gives leased messages back (graceful shutdown) so another worker takes them at once. */
   releaseOutbox(messages: { id: string; pinId: string }[], now: number): Promise<void>;
   countPendingOutbox(): Promise<number>;
+  /** When the API accepted the oldest message still waiting for delivery (queued or awaiting a retry); undefined when none waits. */
+  oldestPendingOutboxAt(): Promise<number | undefined>;
+  /** How many nodes share this database now (PostgreSQL: connected as `twofa <node id>`; SQLite: this one), for rates shared among them. */
+  countLiveNodes(): Promise<number>;
   /** The message a receipt names, by its transport and the provider's id for it; undefined when none (yet). */
   findReceiptMessage(receipt: Pick<ReceiptInput, 'transport' | 'providerMessageId'>): Promise<ReceiptMessage | undefined>;
   /**

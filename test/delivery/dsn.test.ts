@@ -117,6 +117,39 @@ describe('createTransport', () => {
   });
 });
 
+describe('max_in_flight and max_tps', () => {
+  it('set the window and rate of any transport, and do not reach its own parser or the endpoint', async () => {
+    const webhook = await createTransport('TWOFA_SMS_DSN', `webhook+https://hooks.example.com/sms?max_in_flight=7&region=eu&secret=${encodeURIComponent(secret)}&max_tps=2.5`, deps());
+    assert.equal(webhook?.pacer?.maxInFlight, 7);
+    assert.equal(webhook?.pacer?.maxTps, 2.5);
+    assert.equal(String((webhook as unknown as { options: { url: URL } }).options.url), 'https://hooks.example.com/sms?region=eu');
+    const vonage = await createTransport('TWOFA_SMS_DSN', 'vonage://KEY:SECRET@default?from=Acme&max_in_flight=5', deps());
+    assert.deepEqual([vonage?.pacer?.maxInFlight, vonage?.pacer?.maxTps], [5, 30], 'the kind\'s default rate stays when only the window is set');
+    const shared = await createTransport('TWOFA_SMS_DSN', 'log://?max_tps_global=90', deps());
+    shared?.pacer?.shareGlobalRate(3);
+    assert.deepEqual([shared?.pacer?.globalTps, shared?.pacer?.maxTps], [90, 30], 'a third of the global rate among three nodes');
+  });
+
+  it('default to what each kind of provider accepts', async () => {
+    const limits = async (dsn: string) => {
+      const transport = await createTransport('TWOFA_SMS_DSN', dsn, deps());
+      await transport?.close?.();
+      return [transport?.pacer?.maxInFlight, transport?.pacer?.maxTps];
+    };
+    assert.deepEqual(await limits('log://'), [100, undefined]);
+    assert.deepEqual(await limits(`webhook+https://hooks.example.com/sms?secret=${encodeURIComponent(secret)}`), [200, undefined]);
+    assert.deepEqual(await limits('vonage://KEY:SECRET@default?from=Acme'), [30, 30]);
+    assert.deepEqual(await limits('whatsapp://TOKEN@123456789?template=code&app_secret=APP_SECRET'), [80, 80]);
+    assert.deepEqual(await limits('smpp://user:pass@127.0.0.1:2775?window=25'), [25, undefined]);
+  });
+
+  it('refuse values that are not a positive window or rate, naming the variable', async () => {
+    for (const bad of ['max_in_flight=0', 'max_in_flight=1.5', 'max_in_flight=abc', 'max_in_flight=20000', 'max_tps=0', 'max_tps=-1', 'max_tps=fast', 'max_tps_global=0']) {
+      assert.match(await dsnError(`log://?${bad}`, 'TWOFA_EMAIL_DSN'), /^TWOFA_EMAIL_DSN: max_(in_flight|tps|tps_global) must be/, bad);
+    }
+  });
+});
+
 describe('describeDsn', () => {
   it('masks webhook secrets and keeps the rest readable', () => {
     assert.equal(describeDsn(`webhook+https://hooks.example.com/sms?secret=${secret}&tenant=a`), 'webhook+https://hooks.example.com/sms?secret=***&tenant=a');

@@ -135,12 +135,17 @@ describe('WebhookTransport against a local HTTP server', () => {
     assert.equal(verifyWebhookSignature(secret, unsigned, body), false);
   });
 
-  it('treats 5xx, 408 and 429 as retryable and other 4xx as permanent', async () => {
+  it('treats 5xx, 408 and 429 as retryable and other 4xx as permanent; 429 and 503 as the receiver asking to slow down', async () => {
     const transport = new WebhookTransport({ url: new URL(`${baseUrl}/hook`), secret });
-    for (const [status, retryable] of [[500, true], [503, true], [408, true], [429, true], [400, false], [404, false], [422, false]] as const) {
+    for (const [status, retryable] of [[500, true], [408, true], [400, false], [404, false], [422, false]] as const) {
       nextStatus = status;
       const result = await transport.send(message);
       assert.deepEqual(result, { ok: false, retryable, error: `webhook answered HTTP ${status}` }, `HTTP ${status}`);
+    }
+    for (const status of [503, 429]) {
+      nextStatus = status;
+      const result = await transport.send(message);
+      assert.deepEqual(result, { ok: false, retryable: true, error: `webhook answered HTTP ${status}`, throttled: {} }, `HTTP ${status}`);
     }
   });
 

@@ -213,6 +213,19 @@ describe('console API: /api/v1/me, /api/v1/keys, /api/v1/pins, /api/v1/stats', (
       assert.deepEqual((await h.request('GET', '/api/v1/stats', { key: h.keys.b })).body.blocked, [], 'another account\'s refusals are not counted');
     });
 
+    it('shows what waits for delivery now and how long the oldest has waited, for the account alone', async () => {
+      await h.node.worker.drain();
+      const appOfB = await createAppAndTemplate(h, { key: h.keys.b });
+      assert.equal((await h.request('POST', '/2fa/2/pin', { key: h.keys.b, body: { ...appOfB, to: freshPhone() } })).status, 200);
+      h.clock.advance(5000);
+      assert.equal((await h.request('POST', '/2fa/2/pin', { key: h.keys.b, body: { ...appOfB, to: freshPhone() } })).status, 200);
+      assert.deepEqual((await h.request('GET', '/api/v1/stats', { key: h.keys.b })).body.queue, { pending: 2, oldestAgeMs: 5000 });
+      assert.deepEqual((await h.request('GET', '/api/v1/stats')).body.queue, { pending: 0, oldestAgeMs: 0 }, 'another account\'s messages are not counted');
+      await h.node.worker.drain();
+      assert.deepEqual((await h.request('GET', '/api/v1/stats', { key: h.keys.b })).body.queue, { pending: 0, oldestAgeMs: 0 });
+      h.clock.advance(-5000);
+    });
+
     it('checks the range', async () => {
       assertFieldError(await h.request('GET', '/api/v1/stats?from=10&to=10'), 'from');
       assertFieldError(await h.request('GET', `/api/v1/stats?from=0&to=${400 * 86_400_000}&bucket=hour`), 'bucket');

@@ -130,6 +130,19 @@ export function storeConformance(name: string, open: () => Promise<Store>, optio
       assert.equal((await store.claimOutbox(T0 + 5000, T0 + 6000, 100)).filter((c) => c.pinId === input.pin.id).length, 0, 'done rows are never claimed again');
     });
 
+    it('answers when the oldest message still waiting for delivery was accepted', async () => {
+      // Accepted before anything else this suite queues, so that it is the oldest while it waits.
+      const early = T0 - 1_000_000;
+      const input = newPin({ createdAt: early });
+      assert.deepEqual(await store.createPin(input, [], early), { allowed: true });
+      assert.equal(await store.oldestPendingOutboxAt(), early);
+      const mine = (await store.claimOutbox(early, early + 1000, 1000)).find((c) => c.pinId === input.pin.id)!;
+      assert.equal(await store.oldestPendingOutboxAt(), early, 'a message being delivered still waits');
+      await store.completeOutbox(mine.id, input.pin.id, early + 20);
+      const oldest = await store.oldestPendingOutboxAt();
+      assert.ok(oldest === undefined || oldest > early, 'a delivered message no longer counts');
+    });
+
     it('records a delivery outcome with its audit entry when it answers audited, and never one without the other', async () => {
       const entryOf = (pinId: string, event: string): AuditAppend => ({
         entry: { accountId, at: T0, event, pinId, actor: 'delivery', reason: 'smpp' },

@@ -1,11 +1,13 @@
 // One POST to a provider's REST API and the classification every HTTP provider shares with the
 // webhook transport: 2xx accepted; 408, 429, 5xx, a network failure or a timeout worth another
-// try; any other 4xx (and a redirect) a refusal that repeating will not change.
+// try; any other 4xx (and a redirect) a refusal that repeating will not change. A 429 or 503 is the
+// provider asking us to slow down: the transport's pacer pauses and sends the message again.
 import type { DeliveryResult } from '../transport.js';
-import { describePostFailure, postOnce } from '../http-post.js';
+import { describePostFailure, isThrottlingStatus, postOnce } from '../http-post.js';
+import { throttledFor } from '../transport-pacer.js';
 
 export type ProviderAnswer =
-  | { kind: 'answered'; status: number; body: string }
+  | { kind: 'answered'; status: number; body: string; retryAfter?: string | undefined }
   | { kind: 'unreachable'; error: string };
 
 export interface ProviderRequest {
@@ -38,14 +40,18 @@ export function isRetryableStatus(status: number): boolean {
 }
 
 /**
- * The result for a non-2xx answer. `detail` is the provider's reason, already redacted.
+ * The result for a non-2xx answer. `detail` is the provider's reason, already redacted. A 429 or 503
+ * is `throttled`, with the wait its Retry-After asks for; `throttled` forces it for a provider's own
+ * "slow down" code that comes with another status.
  */
-export function httpFailure(provider: string, status: number, detail: string | undefined, retryable = isRetryableStatus(status)): DeliveryResult {
+export function httpFailure(provider: string, answer: { status: number; retryAfter?: string | undefined }, detail: string | undefined, retryable = isRetryableStatus(answer.status), throttled = isThrottlingStatus(answer.status)): DeliveryResult {
+  const { status } = answer;
   if (status >= 300 && status < 400) {
     return { ok: false, retryable: false, error: `${provider} answered with a redirect (HTTP ${status}); check the base URL in the DSN` };
   }
   const suffix = detail === undefined || detail === '' ? '' : `: ${detail}`;
-  return { ok: false, retryable, error: `${provider} answered HTTP ${status}${suffix}` };
+  const error = `${provider} answered HTTP ${status}${suffix}`;
+  return throttled ? { ok: false, retryable: true, error, throttled: throttledFor(answer.retryAfter) } : { ok: false, retryable, error };
 }
 
 /** JSON.parse that answers undefined instead of throwing: provider bodies are not trusted. */

@@ -1,9 +1,11 @@
 // failover(a b ...) and roundrobin(a b ...): several transports behind one. A transport that rejects a
 // message or cannot be reached hands it to the next; one that keeps failing is skipped for a
-// cool-down (a circuit breaker), so a dead provider does not cost every message a timeout.
+// cool-down (a circuit breaker), so a dead provider does not cost every message a timeout. Each member
+// is sent to through its own pacer (transport-pacer.ts): its window and rate hold inside a route too.
 import type { Logger } from 'pino';
 import { CHANNELS, type Channel } from '../../domain/channels.js';
 import type { DeliveryResult, OutgoingMessage, Transport } from '../transport.js';
+import { sendPaced } from '../transport-pacer.js';
 
 export interface RoutingOptions {
   logger: Logger;
@@ -60,7 +62,7 @@ export class RoutedTransport implements Transport {
     for (const member of members) {
       let result: DeliveryResult;
       try {
-        result = await member.transport.send(message);
+        result = await sendPaced(member.transport, message);
       } catch (err) {
         result = { ok: false, retryable: true, error: err instanceof Error ? err.message : String(err) };
       }

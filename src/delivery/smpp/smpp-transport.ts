@@ -20,7 +20,8 @@
 //                                                                                            default 1 / 1
 //   registered_delivery=     0 no receipts, 1 a receipt for every final outcome, 2 only for failures
 //                                                                                            default 1
-//   window=                  most submit_sm awaiting their answer at once (1-1000); more wait  default 10
+//   window=                  most submit_sm awaiting their answer at once (1-1000); more wait  default 10,
+//                            or max_in_flight (read by dsn.ts with max_tps, for every transport)
 //   enquire_link=            keep-alive: enquire_link after this long without traffic (100ms-1h)
 //                                                                                            default 30s
 //   timeout=                 longest a send may take: waiting for the bind, for a window slot and
@@ -38,6 +39,11 @@
 // UDH (esm_class 0x40; 05 00 03 ref total seq), never splitting an escape or surrogate pair; every
 // part asks for a receipt. `ref` comes from a per-transport counter started at a random value from
 // node:crypto, so consecutive long messages to one phone never share a reference.
+//
+// Throttling: ESME_RTHROTTLED or ESME_RMSGQFUL to the first part pauses the transport, halves its
+// window and submits the message again (transport-pacer.ts), without spending one of its attempts.
+// `window` (or max_in_flight) is the most submit_sm outstanding on the bind, matched to their answers by
+// sequence number.
 //
 // Outcomes: every part answered ESME_ROK → ok, providerMessageId = the LAST part's message_id. The
 // receipts of all parts are folded into one for that id (see multipart-receipts.ts). Retryable:
@@ -134,6 +140,8 @@ const NUMERIC_SENDER_MAX_DIGITS = 20;
 const ALPHANUMERIC_SENDER_MAX = 11;
 
 const RETRYABLE_STATUSES = new Set([ESME_RTHROTTLED, ESME_RMSGQFUL, ESME_RSYSERR, ESME_RINVBNDSTS]);
+/** Throttling error (the ESME exceeded its allowed message limits) and message queue full. */
+const SLOW_DOWN_STATUSES = new Set([ESME_RTHROTTLED, ESME_RMSGQFUL]);
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '::1']);
 
 export function createSmppTransport(variable: string, url: URL, deps: SmppTransportDeps): Transport {
@@ -242,7 +250,11 @@ export class SmppTransport implements Transport {
       if (commandStatus !== ESME_ROK) {
         if (tracking) this.receipts.abandon(tracking);
         const retryable = RETRYABLE_STATUSES.has(commandStatus);
-        return { ok: false, retryable, error: `the SMSC refused submit_sm with ${describeCommandStatus(commandStatus)}${label}` };
+        const error = `the SMSC refused submit_sm with ${describeCommandStatus(commandStatus)}${label}`;
+        // The SMSC asks us to slow down: the pacer pauses and submits again. Only before any part
+        // went through: past that, sending again repeats the accepted parts, so it is an ordinary retry.
+        if (index === 0 && SLOW_DOWN_STATUSES.has(commandStatus)) return { ok: false, retryable: true, error, throttled: {} };
+        return { ok: false, retryable, error };
       }
       if (tracking && lastId !== '') this.receipts.addPart(tracking, lastId);
     }

@@ -3,7 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import type { DeliveryResult, OutgoingMessage, Transport } from '../transport.js';
 import { parseWebhookSecret, signWebhook } from './webhook-signature.js';
-import { describePostFailure, postOnce } from '../http-post.js';
+import { describePostFailure, isThrottlingStatus, postOnce } from '../http-post.js';
+import { throttledFor } from '../transport-pacer.js';
 
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 
@@ -70,6 +71,8 @@ export class WebhookTransport implements Transport {
       return { ok: false, retryable: false, error: `webhook answered with a redirect (HTTP ${status}); put the final URL in the DSN` };
     }
     // 408 and 429 mean "not now"; any other 4xx means the receiver refuses this message for good.
+    // 429 and 503 also ask us to slow down: the pacer pauses and sends again.
+    if (isThrottlingStatus(status)) return { ok: false, retryable: true, error: `webhook answered HTTP ${status}`, throttled: throttledFor(answer.retryAfter) };
     const retryable = !(status >= 400 && status < 500) || status === 408 || status === 429;
     return { ok: false, retryable, error: `webhook answered HTTP ${status}` };
   }

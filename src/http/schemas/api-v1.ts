@@ -235,6 +235,10 @@ export const StatsResponseSchema = Type.Object({
     count: Type.Integer(),
   }), { description: 'Requests refused in the range, by what and why, from the audit log; most first. A refusal of a request about a test number\'s PIN has `;test-number` after its reason.' }),
   testNumbers: Type.Object(CountsSchema, { description: 'PINs sent to the account\'s test numbers in the range (/api/v1/test-numbers), counted apart: totals, series, conversion and latency leave them out.' }),
+  queue: Type.Object({
+    pending: Type.Integer({ description: 'The account\'s messages waiting for delivery now (queued, being delivered, or awaiting a retry), whatever the range.' }),
+    oldestAgeMs: Type.Integer({ description: 'Milliseconds since the oldest of them was accepted; 0 when none waits. Time to the phone: a growing age means users wait for their codes.' }),
+  }, { description: 'Delivery right now.' }),
 }, { description: 'Sends, deliveries and verifications over time per channel, conversion, latency and refusals.' });
 
 const ScopeSchema = Type.Union([Type.Literal('2fa:manage'), Type.Literal('2fa:pin:send'), Type.Literal('2fa:pin:approve')]);

@@ -467,6 +467,16 @@ export class MemoryStore implements Store {
     return [...this.messages.values()].filter((m) => m.state === 'pending').length;
   }
 
+  async countLiveNodes(): Promise<number> {
+    return 1;
+  }
+
+  async oldestPendingOutboxAt(): Promise<number | undefined> {
+    let oldest: number | undefined;
+    for (const m of this.messages.values()) if (m.state === 'pending' && (oldest === undefined || m.createdAt < oldest)) oldest = m.createdAt;
+    return oldest;
+  }
+
   /** The message a receipt names: a PIN's own (first) message before a later one. */
   private messageOfReceipt(receipt: Pick<ReceiptInput, 'transport' | 'providerMessageId'>): MessageRow | undefined {
     const matching = [...this.messages.values()].filter((m) => m.providerMessageId === receipt.providerMessageId && m.transport === receipt.transport);

@@ -1,5 +1,6 @@
 // The dashboard: sends, deliveries and verifications over time per channel, conversion per channel
-// and country, delivery latency, and refused requests; all counted by the service (/api/v1/stats).
+// and country, delivery latency (send to transport), the delivery queue now, and refused requests;
+// all counted by the service (/api/v1/stats).
 import { useState } from 'preact/hooks';
 import type { Stats } from '../../../src/client/index.js';
 import { BarChart, LineChart, type Series } from '../components/charts.js';
@@ -68,6 +69,8 @@ function Totals({ stats }: { stats: Stats }) {
     { id: 'deliveries', label: 'Handed to a transport', value: count(stats.totals.deliveries) },
     { id: 'verifications', label: 'Verified', value: count(stats.totals.verifications) },
     { id: 'conversion', label: 'Conversion', value: sent === 0 ? '—' : percent(verified / sent) },
+    // Time to the phone right now: what waits for delivery, and for how long the oldest has waited.
+    { id: 'queue', label: 'Waiting for delivery now', value: stats.queue.pending === 0 ? '0' : `${count(stats.queue.pending)}, oldest ${millis(stats.queue.oldestAgeMs)}` },
   ];
   return (
     <ul class="cards" aria-label="Totals">

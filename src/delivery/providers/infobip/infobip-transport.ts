@@ -94,7 +94,7 @@ export class InfobipTransport implements Transport, CallbackCapable {
 
     const json = parseJson(answer.body);
     if (answer.status < 200 || answer.status >= 300) {
-      return httpFailure('infobip', answer.status, errorDetail(json, message, redact));
+      return httpFailure('infobip', answer, errorDetail(json, message, redact));
     }
     const first = isRecord(json) && Array.isArray(json.messages) && isRecord(json.messages[0]) ? json.messages[0] : undefined;
     const messageId = first === undefined ? undefined : stringField(first, 'messageId');

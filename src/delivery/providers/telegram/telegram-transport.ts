@@ -100,11 +100,14 @@ export class TelegramTransport implements Transport, CallbackCapable {
     // The Gateway answers {"ok": true, "result": ...} or {"ok": false, "error": "PHONE_NUMBER_INVALID"}.
     const reason = stringField(parsed, 'error');
     const detail = reason === undefined ? undefined : message === undefined ? reason.slice(0, 100) : redactProviderText(reason, message);
-    if (answer.status < 200 || answer.status >= 300) return { ok: false, failure: httpFailure('telegram', answer.status, detail) };
+    if (answer.status < 200 || answer.status >= 300) return { ok: false, failure: httpFailure('telegram', answer, detail) };
     if (parsed.ok === true && (isRecord(parsed.result) || typeof parsed.result === 'boolean')) return { ok: true, result: parsed.result };
     // FLOOD_WAIT_<seconds> and the like: worth another try later; any other error is a refusal.
     const retryable = detail !== undefined && /^(FLOOD_WAIT|TOO_MANY|INTERNAL)/.test(detail);
     const failure: DeliveryResult = { ok: false, retryable, error: `telegram ${method} refused: ${detail ?? 'no reason given'}` };
+    // FLOOD_WAIT_<seconds>: the Gateway asks us to slow down for that long; the pacer pauses and sends again.
+    const floodWait = detail === undefined ? null : /^FLOOD_WAIT_(\d{1,6})/.exec(detail);
+    if (floodWait) failure.throttled = { retryAfterMs: Number(floodWait[1]) * 1000 };
     // A number that has no Telegram account is the recipient's doing, not the Gateway's.
     if (detail !== undefined && /^PHONE_NUMBER|^CHAT_|NOT_FOUND/.test(detail)) failure.byRecipient = true;
     return { ok: false, failure };

@@ -123,7 +123,7 @@ export class TwilioTransport implements Transport, CallbackCapable {
       .filter((part) => part !== undefined && part !== '')
       .join(': ');
     const retryable = isRetryableStatus(answer.status) || (code !== undefined && RETRYABLE_TWILIO_CODES.has(code));
-    return httpFailure('twilio', answer.status, detail, retryable);
+    return httpFailure('twilio', answer, detail, retryable);
   }
 }
 

@@ -46,6 +46,7 @@ export const VONAGE_BASE_URL = 'https://rest.nexmo.com';
 export const VONAGE_VOICE_BASE_URL = 'https://api.nexmo.com';
 export const VONAGE_DSN_EXAMPLE = 'vonage://API_KEY:API_SECRET@default?from=Acme';
 const PARAMS = ['from', 'base_url', 'signature_secret', 'signature_method', 'callback_token', 'callback_url', 'timeout', 'application_id', 'private_key_file', 'repeat'] as const;
+const VONAGE_THROTTLED = '1';
 const RETRYABLE_STATUSES = new Set(['1', '5', '10']);
 
 export interface VonageTransportOptions {
@@ -116,7 +117,7 @@ export class VonageTransport implements Transport, CallbackCapable {
     const json = parseJson(answer.body);
     if (answer.status < 200 || answer.status >= 300) {
       const reason = isRecord(json) ? (stringField(json, 'error_title') ?? stringField(json, 'title')) : undefined;
-      return httpFailure('vonage', answer.status, reason === undefined ? undefined : redactProviderText(reason, message));
+      return httpFailure('vonage', answer, reason === undefined ? undefined : redactProviderText(reason, message));
     }
     const parts = isRecord(json) && Array.isArray(json.messages) ? json.messages.filter(isRecord) : [];
     if (parts.length === 0) {
@@ -129,7 +130,11 @@ export class VonageTransport implements Transport, CallbackCapable {
       const status = stringField(refused, 'status') ?? 'missing';
       const reason = stringField(refused, 'error-text');
       const detail = reason === undefined ? '' : `: ${redactProviderText(reason, message)}`;
-      return { ok: false, retryable: RETRYABLE_STATUSES.has(status), error: `vonage refused the message with status ${status}${detail}` };
+      const error = `vonage refused the message with status ${status}${detail}`;
+      // Status 1, Throttled: the key's rate (30 requests/s by default) was exceeded. Only when no
+      // part went through is it the transport's to slow down and send again; else a retry resends them.
+      if (parts.every((part) => stringField(part, 'status') === VONAGE_THROTTLED)) return { ok: false, retryable: true, error, throttled: {} };
+      return { ok: false, retryable: RETRYABLE_STATUSES.has(status), error };
     }
     const messageId = stringField(parts[0] as Record<string, unknown>, 'message-id');
     if (messageId === undefined || messageId === '') {
@@ -165,7 +170,7 @@ export class VonageTransport implements Transport, CallbackCapable {
     if (answer.status < 200 || answer.status >= 300) {
       // Vonage's Voice API errors: {"type": "...", "title": "...", "detail": "...", "invalid_parameters": [...]}.
       const reason = isRecord(json) ? [stringField(json, 'title'), stringField(json, 'detail')].filter((part) => part !== undefined && part !== '').join(': ') : '';
-      return httpFailure('vonage', answer.status, reason === '' ? undefined : redactVoiceText(reason, message));
+      return httpFailure('vonage', answer, reason === '' ? undefined : redactVoiceText(reason, message));
     }
     const uuid = isRecord(json) ? stringField(json, 'uuid') : undefined;
     if (uuid === undefined || uuid === '') return { ok: false, retryable: true, error: `vonage answered HTTP ${answer.status} without a call uuid` };

@@ -10,6 +10,7 @@ import type { DeliveryResult, OutgoingMessage, Transport } from '../../transport
 import { bindCallback, type BoundProviderCallback, type CallbackCapable } from '../provider-callback.js';
 import { baseUrlText, decode, optionalParam, PROVIDER_TIMEOUT_MS, readDsnParams, readHttpUrl, readTimeout } from '../provider-dsn.js';
 import { httpFailure, isRecord, isRetryableStatus, parseJson, postToProvider, stringField } from '../provider-http.js';
+import { isThrottlingStatus } from '../../http-post.js';
 import { redactProviderText } from '../redact-provider-text.js';
 import { whatsappCallback } from './whatsapp-callback.js';
 
@@ -82,7 +83,8 @@ export class WhatsappTransport implements Transport, CallbackCapable {
       .filter((part) => part !== undefined && part !== '')
       .join(': ');
     const retryable = isRetryableStatus(answer.status) || (code !== undefined && RETRYABLE_CODES.has(code));
-    return httpFailure('whatsapp', answer.status, detail, retryable);
+    // 130429: the number's throughput is reached, a limit of the transport (131056, one recipient's pair rate, is not).
+    return httpFailure('whatsapp', answer, detail, retryable, isThrottlingStatus(answer.status) || code === '130429');
   }
 }
 
