@@ -156,6 +156,8 @@ const HARDENING = [
     [['test/twilio/auth-token-login.test.ts', 'keeps the replaced token valid during the grace beside the new one, then refuses it'], ['test/twilio/auth-token-login.test.ts', 'counts wrong tokens as failed authentications: past the limit the address gets 429 (20429) before any lookup, even with the right token']]],
   ['Prelude\'s SDK is never told to repeat an answer that may have sent a PIN (`x-should-retry: false` on 409 and 5xx); concurrent creates to one target send one PIN',
     [['test/prelude/prelude-sdk.test.ts', 'marks a 5xx x-should-retry: false, so the SDK does not repeat a create that may have sent'], ['test/prelude/prelude-sdk.test.ts', 'sends one PIN for concurrent creates to one target: one success, the others retries of the same id']]],
+  ['SMS pumping meets a risk score on every send: a new application (enforce) refuses sequential numbers that never verify before anything is queued, naming the signals; a Safe List number is never blocked by its score',
+    [['test/security/risk-score.test.ts', 'a new application is in enforce mode: sequential numbers that never verify are blocked with 403 naming the signals, and nothing is queued'], ['test/security/risk-score.test.ts', 'a number on the Safe List is never blocked by its score']]],
   ['Node 20 (out of support) is refused by `engines`; CI runs the suite on Node 24 LTS, unpacked from the npm registry when the machine\'s node is older',
     [['test/packaging/node-version.test.ts', 'puts the unpacked Node 24 first on PATH, and its headers in npm_config_nodedir, when the machine has Node 20'], ['test/packaging/node-version.test.ts', 'engines accepts Node 22 and later only, and the suite runs on one of them']]],
 ];
