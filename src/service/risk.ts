@@ -209,21 +209,8 @@ export async function updateRiskSettings(ctx: ServiceContext, principal: Princip
   });
 }
 
-export interface RiskDecisionView {
-  id: string;
-  applicationId: string;
-  pinId: string | null;
-  kind: 'send' | 'resend';
-  createdAt: number;
-  destination: string;
-  country: string | null;
-  score: number;
-  threshold: number;
-  decision: string;
-  mode: string;
-  safeListed: boolean;
-  signals: RiskAssessment['signals'];
-}
+/** A recorded decision as the API shows it: its signals parsed, its account left out. */
+export type RiskDecisionView = Omit<RiskDecisionRecord, 'accountId' | 'signals'> & { signals: RiskAssessment['signals'] };
 
 export function presentRiskDecision(d: RiskDecisionRecord): RiskDecisionView {
   const { accountId, signals, ...rest } = d;
