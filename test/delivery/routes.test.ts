@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import type { PriceList } from '../../src/domain/prices.js';
 import { createAppAndTemplate, createHarness, type Harness } from '../support/harness.js';
 import { FakeProvider, type RecordedRequest } from './providers/fake-provider.js';
 import { SmscPeer } from './smpp/smsc-peer.js';
@@ -47,6 +48,29 @@ function writeConfig(routes: unknown): void {
   }));
 }
 
+/** The three stand-ins, answering "accepted", and a node whose config file holds them as named transports and `routes`. */
+async function startNode(routes: unknown, prices?: PriceList): Promise<void> {
+  smsc = await SmscPeer.start();
+  await infobip.start();
+  await vonage.start();
+  infobip.reset();
+  vonage.reset();
+  infobip.reply = { status: 200, body: { messages: [{ messageId: 'ib-1', status: { groupName: 'PENDING', name: 'PENDING_ENROUTE' } }] } };
+  vonage.reply = { status: 200, body: { 'message-count': '1', messages: [{ status: '0', 'message-id': 'vg-1' }] } };
+  configFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'twofa-routes-')), 'twofa.config.json');
+  writeConfig(routes);
+  h = await createHarness({ TWOFA_CONFIG: configFile }, prices === undefined ? {} : { prices });
+  // The template has no senderId: the route's sender applies (a template's would go first).
+  app = await createAppAndTemplate(h, { template: { senderId: undefined } });
+}
+
+async function stopNode(): Promise<void> {
+  await h.close();
+  await smsc.stop();
+  await infobip.stop();
+  await vonage.stop();
+}
+
 async function send(to: string, body: Record<string, unknown> = {}): Promise<string> {
   const sent = await h.request('POST', '/2fa/2/pin', { body: { applicationId: app.applicationId, messageId: app.messageId, to, ...body } });
   assert.equal(sent.status, 200, JSON.stringify(sent.body));
@@ -63,25 +87,8 @@ const lastTo = (to: string) => ({
 });
 
 describe('routes: named transports, rules by country and prefix, senders and DLT', () => {
-  before(async () => {
-    smsc = await SmscPeer.start();
-    await infobip.start();
-    await vonage.start();
-    infobip.reply = { status: 200, body: { messages: [{ messageId: 'ib-1', status: { groupName: 'PENDING', name: 'PENDING_ENROUTE' } }] } };
-    vonage.reply = { status: 200, body: { 'message-count': '1', messages: [{ status: '0', 'message-id': 'vg-1' }] } };
-    configFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'twofa-routes-')), 'twofa.config.json');
-    writeConfig(ROUTES);
-    h = await createHarness({ TWOFA_CONFIG: configFile });
-    // The template has no senderId: the route's sender applies (a template's would go first).
-    app = await createAppAndTemplate(h, { template: { senderId: undefined } });
-  });
-
-  after(async () => {
-    await h.close();
-    await smsc.stop();
-    await infobip.stop();
-    await vonage.stop();
-  });
+  before(() => startNode(ROUTES));
+  after(stopNode);
 
   it('sends numbers of several countries through their rule\'s transport, with its sender', async () => {
     await send(UK);
@@ -171,5 +178,75 @@ describe('routes: named transports, rules by country and prefix, senders and DLT
     assert.equal(h.node.reloadRoutes().ok, false, 'SIGHUP\'s reload refuses it too');
     await send('4915123456781');
     assert.equal(lastTo('4915123456781').smsc.length, 1, 'the table before the refused one still routes');
+  });
+});
+
+describe('routes: the cheapest transport that converts', () => {
+  // Vonage is the cheaper to France; the rule lists Infobip first.
+  const prices: PriceList = {
+    priceOf: (transport, to) => (to.startsWith('33') && (transport === 'vonage' || transport === 'infobip')
+      ? { transport, country: 'FR', prefix: null, amount: transport === 'vonage' ? '0.0500' : '0.0700', currency: 'EUR' } : undefined),
+  };
+  const CHEAPEST = [{ name: 'france', channel: 'sms', countries: ['FR'], transports: ['infobip', 'vonage'], strategy: 'cheapest', minConversion: 0.6, sender: { id: 'Acme', kind: 'alphanumeric' } }];
+  let next = 0;
+  const frenchNumber = () => `3361234${String(5000 + next++).padStart(4, '0')}`;
+
+  before(() => startNode(CHEAPEST, prices));
+  after(stopNode);
+
+  /** Sends a PIN to a new French number; answers which transport took it and the PIN as the phone got it. */
+  async function sendOne(): Promise<{ pinId: string; by: 'infobip' | 'vonage'; pin: string }> {
+    const to = frenchNumber();
+    const pinId = await send(to);
+    const sent = lastTo(to);
+    const [viaVonage] = sent.vonage;
+    const [viaInfobip] = sent.infobip.filter((_m, i) => i === sent.infobip.length - 1);
+    // The last one that took it: a refused Infobip request is followed by Vonage's.
+    const text = viaVonage !== undefined ? viaVonage.get('text') ?? '' : String(viaInfobip?.['content']?.text ?? '');
+    return { pinId, by: viaVonage !== undefined ? 'vonage' : 'infobip', pin: /(\d{6})/.exec(text)?.[1] ?? '' };
+  }
+
+  async function verify(pinId: string, pin: string): Promise<void> {
+    const verified = await h.request('POST', `/2fa/2/pin/${pinId}/verify`, { body: { pin } });
+    assert.equal(verified.body.verified, true, JSON.stringify(verified.body));
+  }
+
+  const explainFrance = async () => (await h.request('GET', `/api/v1/routes/explain?channel=sms&to=${frenchNumber()}`)).body;
+
+  it('takes the listed order without data, the cheapest converting transport with it, and moves away when its conversions drop', async () => {
+    const first = await explainFrance();
+    assert.equal(first.decision.decided, 'ordered', first.decision.reason);
+    assert.deepEqual(first.transports.map((t: { name: string }) => t.name), ['infobip', 'vonage']);
+    assert.deepEqual(first.transports.map((t: { price: { amount: string } }) => t.price.amount), ['0.0700', '0.0500']);
+
+    // 20 PINs through Infobip, all verified.
+    for (let i = 0; i < 20; i++) {
+      const sent = await sendOne();
+      assert.equal(sent.by, 'infobip', 'the listed order while nothing is measured');
+      await verify(sent.pinId, sent.pin);
+    }
+    // Infobip refuses the next 20 for good: the rule fails over to Vonage, and those are verified too.
+    infobip.reply = { status: 200, body: { messages: [{ messageId: 'ib-x', status: { groupName: 'REJECTED', name: 'REJECTED_DESTINATION' } }] } };
+    for (let i = 0; i < 20; i++) {
+      const sent = await sendOne();
+      assert.equal(sent.by, 'vonage');
+      await verify(sent.pinId, sent.pin);
+    }
+    infobip.reply = { status: 200, body: { messages: [{ messageId: 'ib-1', status: { groupName: 'PENDING', name: 'PENDING_ENROUTE' } }] } };
+    // The node reads the shared counters again once its copy is older than some seconds.
+    h.clock.advance(11_000);
+    const measured = await explainFrance();
+    assert.equal(measured.decision.decided, 'cheapest', measured.decision.reason);
+    assert.deepEqual(measured.transports.map((t: { name: string }) => t.name), ['vonage', 'infobip']);
+    assert.deepEqual(measured.transports.map((t: { conversion: { sent: number; verified: number } }) => [t.conversion.sent, t.conversion.verified]), [[20, 20], [20, 20]]);
+    assert.equal((await sendOne()).by, 'vonage', 'both convert: the cheaper one');
+
+    // Vonage's conversions drop: 30 more PINs through it, none verified.
+    for (let i = 0; i < 29; i++) assert.equal((await sendOne()).by, 'vonage');
+    h.clock.advance(11_000);
+    const dropped = await explainFrance();
+    assert.deepEqual(dropped.transports.map((t: { name: string; conversion: { rate: number } }) => [t.name, t.conversion.rate]), [['infobip', 1], ['vonage', 0.4]]);
+    assert.match(dropped.decision.reason, /infobip is the cheapest transport converting at 0.6 or more/);
+    assert.equal((await sendOne()).by, 'infobip', 'traffic moved to the transport that converts');
   });
 });
