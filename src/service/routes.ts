@@ -58,10 +58,14 @@ export async function explainRoute(ctx: ServiceContext, principal: Principal, qu
   return ok(await routing.value.explain(query.channel as Channel, to.value, query.applicationId));
 }
 
-/** Credits a verified PIN to the named transport that first delivered it; a lost credit errs towards a lower conversion. */
-export async function countRoutedVerification(ctx: ServiceContext, pinId: string): Promise<void> {
+/**
+ * Credits a verified PIN to the named transport that first delivered it, when a rule routes its
+ * number (others were never counted as sent); a lost credit errs towards a lower conversion.
+ */
+export async function countRoutedVerification(ctx: ServiceContext, pin: { id: string; channel: Channel; destination: string }): Promise<void> {
+  if (ctx.routing === undefined || !ctx.routing.routes(pin.channel, pin.destination)) return;
   try {
-    await ctx.store.routes.countRoutedVerification(pinId);
+    await ctx.store.routes.countRoutedVerification(pin.id, ctx.clock());
   } catch {
     // The verification stands: only the figure of one PIN is lost.
   }

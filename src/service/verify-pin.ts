@@ -77,7 +77,7 @@ async function decide(unit: UnitOfWork, pinId: string, candidate: string, dialec
   if (decision.verified && !pin.testNumber) {
     await countBreakerVerify(ctx, pin.applicationId, pin.destination, now);
     await countRiskVerify(ctx, pin.applicationId, pin.destination, now);
-    if (ctx.routing !== undefined) await countRoutedVerification(ctx, pinId);
+    await countRoutedVerification(ctx, pin);
   }
   return ok({ pinId, destination: pin.destination, ...decision });
 }

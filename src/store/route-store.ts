@@ -15,6 +15,9 @@ export function conversionBucketOf(at: number): number {
   return at - (at % CONVERSION_BUCKET_MS);
 }
 
+/** The transport of a route_deliveries row that marks a verification counted before its delivery. */
+const VERIFIED_EARLY = '';
+
 export interface ApplicationSender extends SenderId {
   country: string;
   updatedAt: number;
@@ -27,8 +30,12 @@ export interface RouteStore {
    * transport to credit when it is verified.
    */
   countRoutedDelivery(pinId: string, transport: string, country: string, at: number): Promise<void>;
-  /** A PIN verified: credits the transport that first delivered it (once: the remembered row goes). No-op for PINs not routed. */
-  countRoutedVerification(pinId: string): Promise<void>;
+  /**
+   * A PIN verified: credits the transport that first delivered it (once: the remembered row goes). A
+   * verification that overtakes the delivery's count (a user quicker than the worker's write) leaves a
+   * mark that the delivery's count then credits.
+   */
+  countRoutedVerification(pinId: string, at: number): Promise<void>;
   /** Per named transport, the PINs sent to `country` and verified, in the hours that start after `since`. */
   conversionsTo(country: string, since: number): Promise<Map<string, Conversion>>;
   /** Forgets counters and unverified deliveries of hours that started before `before`. */
@@ -51,19 +58,35 @@ export class KyselyRouteStore implements RouteStore {
     // outbox) finds its row and counts nothing.
     const inserted = await this.db.insertInto('route_deliveries').values({ pin_id: pinId, transport, country, bucket_start: bucketStart })
       .onConflict((oc) => oc.column('pin_id').doNothing()).returning('pin_id').executeTakeFirst();
-    if (inserted === undefined) return;
-    await this.db.insertInto('route_conversions').values({ transport, country, bucket_start: bucketStart, sent: 1, verified: 0 })
-      .onConflict((oc) => oc.columns(['country', 'transport', 'bucket_start']).doUpdateSet((eb) => ({ sent: eb('route_conversions.sent', '+', 1) })))
-      .execute();
+    if (inserted !== undefined) return this.count(transport, country, bucketStart, { sent: 1, verified: 0 });
+    // The row there may be the mark of a verification that came first: it is taken, and both count.
+    const early = await this.db.deleteFrom('route_deliveries').where('pin_id', '=', pinId).where('transport', '=', VERIFIED_EARLY)
+      .returning('pin_id').executeTakeFirst();
+    if (early !== undefined) await this.count(transport, country, bucketStart, { sent: 1, verified: 1 });
   }
 
-  async countRoutedVerification(pinId: string): Promise<void> {
+  async countRoutedVerification(pinId: string, at: number): Promise<void> {
     // Deleting the row is the gate: of two verifications of one PIN (allowMultiplePinVerifications), one counts.
-    const row = await this.db.deleteFrom('route_deliveries').where('pin_id', '=', pinId).returning(['transport', 'country', 'bucket_start']).executeTakeFirst();
-    if (row === undefined) return;
+    const credit = () => this.db.deleteFrom('route_deliveries').where('pin_id', '=', pinId).where('transport', '<>', VERIFIED_EARLY)
+      .returning(['transport', 'country', 'bucket_start']).executeTakeFirst();
+    let row = await credit();
+    if (row === undefined) {
+      const marked = await this.db.insertInto('route_deliveries').values({ pin_id: pinId, transport: VERIFIED_EARLY, country: '', bucket_start: conversionBucketOf(at) })
+        .onConflict((oc) => oc.column('pin_id').doNothing()).returning('pin_id').executeTakeFirst();
+      if (marked !== undefined) return;
+      // The delivery's row arrived between the two statements: credit it now.
+      row = await credit();
+      if (row === undefined) return;
+    }
     // Credited to the hour of the delivery, so sent and verified of one hour describe the same PINs.
-    await this.db.insertInto('route_conversions').values({ transport: row.transport, country: row.country, bucket_start: Number(row.bucket_start), sent: 0, verified: 1 })
-      .onConflict((oc) => oc.columns(['country', 'transport', 'bucket_start']).doUpdateSet((eb) => ({ verified: eb('route_conversions.verified', '+', 1) })))
+    await this.count(row.transport, row.country, Number(row.bucket_start), { sent: 0, verified: 1 });
+  }
+
+  private async count(transport: string, country: string, bucketStart: number, add: Conversion): Promise<void> {
+    await this.db.insertInto('route_conversions').values({ transport, country, bucket_start: bucketStart, ...add })
+      .onConflict((oc) => oc.columns(['country', 'transport', 'bucket_start']).doUpdateSet((eb) => ({
+        sent: eb('route_conversions.sent', '+', add.sent), verified: eb('route_conversions.verified', '+', add.verified),
+      })))
       .execute();
   }
 
@@ -111,15 +134,26 @@ export class MemoryRouteStore implements RouteStore {
   private readonly senders = new Map<string, ApplicationSender & { applicationId: string }>();
 
   async countRoutedDelivery(pinId: string, transport: string, country: string, at: number): Promise<void> {
-    if (this.deliveries.has(pinId)) return;
     const bucketStart = conversionBucketOf(at);
-    this.deliveries.set(pinId, { transport, country, bucketStart });
-    this.counter(transport, country, bucketStart).sent += 1;
+    const existing = this.deliveries.get(pinId);
+    if (existing === undefined) {
+      this.deliveries.set(pinId, { transport, country, bucketStart });
+      this.counter(transport, country, bucketStart).sent += 1;
+    } else if (existing.transport === VERIFIED_EARLY) {
+      this.deliveries.delete(pinId);
+      const counter = this.counter(transport, country, bucketStart);
+      counter.sent += 1;
+      counter.verified += 1;
+    }
   }
 
-  async countRoutedVerification(pinId: string): Promise<void> {
+  async countRoutedVerification(pinId: string, at: number): Promise<void> {
     const row = this.deliveries.get(pinId);
-    if (row === undefined) return;
+    if (row === undefined) {
+      this.deliveries.set(pinId, { transport: VERIFIED_EARLY, country: '', bucketStart: conversionBucketOf(at) });
+      return;
+    }
+    if (row.transport === VERIFIED_EARLY) return;
     this.deliveries.delete(pinId);
     this.counter(row.transport, row.country, row.bucketStart).verified += 1;
   }

@@ -3,7 +3,7 @@
 // budgets' estimate). The conversions the cheapest strategy reads are cached here for a few seconds:
 // every node reads the shared counters, none on each message.
 import type { Logger } from 'pino';
-import { ROUTED_CHANNELS, type Conversion, type RouteRule, type RoutedChannel, type SenderCandidates } from '../../domain/routes.js';
+import { matchRoute, ROUTED_CHANNELS, type Conversion, type RouteRule, type RoutedChannel, type SenderCandidates } from '../../domain/routes.js';
 import { phoneCountry } from '../../domain/destinations.js';
 import type { PriceList } from '../../domain/prices.js';
 import type { RouteStore } from '../../store/route-store.js';
@@ -45,6 +45,11 @@ export class Routing {
 
   get transportNames(): string[] {
     return [...this.table.named.keys()];
+  }
+
+  /** Whether a rule of the table in force routes messages of `channel` to `to` (their deliveries are counted). */
+  routes(channel: Channel, to: string): boolean {
+    return matchRoute(this.table.rules, channel, to.replace(/^\+/, ''), phoneCountry(to.replace(/^\+/, ''))) !== undefined;
   }
 
   /** Reads the configured table again and puts it in place, or keeps the current one and says why not. */
