@@ -381,7 +381,7 @@ function readConfigFile(env: NodeJS.ProcessEnv): ConfigFile | undefined {
       continue;
     }
     const opt = CONFIG_OPTIONS.find((o) => o.env === key || o.env === `TWOFA_${key}` || fileKey(o.env) === key);
-    if (!opt) throw new ConfigError(file, `unknown option "${key}"; known options: ${CONFIG_OPTIONS.map((o) => fileKey(o.env)).join(', ')}`);
+    if (!opt) throw new ConfigError(file, `unknown option "${key}"; known options: ${[...CONFIG_OPTIONS.map((o) => fileKey(o.env)), 'transports'].join(', ')}`);
     if (!['string', 'number', 'boolean'].includes(typeof value)) throw new ConfigError(file, `"${key}" must be a string or a number`);
     values[opt.env] = String(value);
   }

@@ -234,11 +234,14 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
     webhookAddresses,
     ...(revoker !== undefined && { pinEnded: revoker.pinEnded }),
     ...(routing !== undefined && { routing }),
+    plannedTransports: (channel, to, applicationId) => routing !== undefined ? routing.plannedTransports(channel, to, applicationId)
+      : Promise.resolve(ownTransports[channel] === undefined ? [] : routeLeaves(ownTransports[channel]).map((t) => t.name)),
     workflowStepDue: () => workflows.wake(),
   };
   const workflows = new WorkflowScheduler(ctx, logger, { leaseMs: config.deliveryLeaseMs });
   onDeliveryFailed = (item, error) => workflowDeliveryFailed(ctx, item.pinId, `failed: ${error}`, item.channel);
-  const receipts = new DeliveryTracking(ctx, { routes: failoverRoutesOf(transports), logger, ...(options.receiptRetryTimer !== undefined && { timer: options.receiptRetryTimer }) });
+  // The channels' own failover routes: a routes table's rules fail over per message, not on receipts.
+  const receipts = new DeliveryTracking(ctx, { routes: failoverRoutesOf(ownTransports), logger, ...(options.receiptRetryTimer !== undefined && { timer: options.receiptRetryTimer }) });
   onReceipt = (receipt) => void receipts.receive(receipt);
   const app = buildApp({ ctx, inbox, logger, bodyLimitBytes: config.bodyLimitBytes, trustedProxies: config.trustedProxies, requestTimeoutMs: config.requestTimeoutMs, authFailureLimit: config.authFailureLimit, idempotencyWindowMs: config.idempotencyWindowMs, idempotencyMaxKeys: config.idempotencyMaxKeys, isReady: () => !shuttingDown, deliveryHealth: deliveryHealth(store, config.deliveryDegradedAfterMs, clock), metrics, callbacks: providerCallbacksOf(Object.values(transports)), receipts });
 

@@ -43,6 +43,13 @@ export interface ServiceContext {
   workflowStepDue?: () => void;
   /** The routes table and the named transports (docs/routing.md); absent when no transport is named. */
   routing?: Routing;
+  /**
+   * The transports a message of `applicationId` on `channel` to `to` would be tried through, in order:
+   * named transports as a routes table plans them (the cheapest strategy's order included), else the
+   * members of the channel's own DSN by their kind (`smpp`, `log`). What a send-time cost estimate prices.
+   * Absent in unit tests' contexts.
+   */
+  plannedTransports?: (channel: Channel, to: string, applicationId: string) => Promise<string[]>;
 }
 
 export type ChannelDelivery = 'inbox' | 'real' | 'both';

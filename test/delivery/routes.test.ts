@@ -7,7 +7,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { pino } from 'pino';
+import { Routing } from '../../src/delivery/routing/routing.js';
+import type { Transport } from '../../src/delivery/transport.js';
 import type { PriceList } from '../../src/domain/prices.js';
+import { parseRoutes } from '../../src/domain/routes.js';
 import { createAppAndTemplate, createHarness, type Harness } from '../support/harness.js';
 import { FakeProvider, type RecordedRequest } from './providers/fake-provider.js';
 import { SmscPeer } from './smpp/smsc-peer.js';
@@ -248,5 +252,26 @@ describe('routes: the cheapest transport that converts', () => {
     assert.deepEqual(dropped.transports.map((t: { name: string; conversion: { rate: number } }) => [t.name, t.conversion.rate]), [['infobip', 1], ['vonage', 0.4]]);
     assert.match(dropped.decision.reason, /infobip is the cheapest transport converting at 0.6 or more/);
     assert.equal((await sendOne()).by, 'infobip', 'traffic moved to the transport that converts');
+  });
+});
+
+describe('Routing.plannedTransports: what a send-time estimate prices', () => {
+  it('names the transports a message would be tried through, in order; the channel\'s own DSN for a number no rule routes', async () => {
+    const stub = (name: string): Transport => ({ name, send: async () => ({ ok: true }) });
+    const own = stub('log');
+    const parsed = parseRoutes([
+      { channel: 'sms', countries: ['IN'], transports: ['smsc', 'infobip'] },
+      { channel: 'sms', countries: ['FR'], transports: ['infobip', 'vonage'], strategy: 'cheapest', minConversion: 0.5 },
+    ], ['smsc', 'infobip', 'vonage']);
+    assert.ok(parsed.ok);
+    const prices: PriceList = { priceOf: (transport) => ({ transport, country: 'FR', prefix: null, amount: transport === 'vonage' ? '0.01' : '0.02', currency: 'EUR' }) };
+    const routing = new Routing(new Map([['smsc', stub('smpp')], ['infobip', stub('infobip')], ['vonage', stub('vonage')]]), parsed.rules, { sms: own }, {
+      logger: pino({ level: 'silent' }), prices, clock: () => 0, loadRules: () => [],
+      store: { conversionsTo: async () => new Map([['vonage', { sent: 50, verified: 40 }], ['infobip', { sent: 50, verified: 45 }]]), applicationSender: async () => undefined },
+    });
+    assert.deepEqual(await routing.plannedTransports('sms', '919876543210', 'APP'), ['smsc', 'infobip']);
+    assert.deepEqual(await routing.plannedTransports('sms', '33612345678', 'APP'), ['vonage', 'infobip'], 'the cheapest that converts first');
+    assert.deepEqual(await routing.plannedTransports('sms', '4915123456789', 'APP'), ['log']);
+    assert.deepEqual(await routing.plannedTransports('voice', '919876543210', 'APP'), [], 'voice has no DSN of its own here');
   });
 });
