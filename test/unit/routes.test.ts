@@ -1,6 +1,7 @@
 // The routes table's pure rules (src/domain/routes.ts): a table refused whole with every problem named,
 // which rule a number takes, which sender goes, and how the cheapest strategy orders transports.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { describe, it } from 'node:test';
 import { chooseSender, compareDecimal, decideCheapest, matchRoute, parseRoutes, type RouteRule } from '../../src/domain/routes.js';
 import { ALPHANUMERIC_REJECTED_COUNTRIES, senderKindOf } from '../../src/domain/sender-ids.js';
@@ -94,5 +95,25 @@ describe('routes table', () => {
       { transport: 'b', price: { amount: '0.01', currency: 'USD' }, conversion: measured(40, 40) },
     ], 0.6).decided, 'ordered', 'currencies are not compared');
     assert.deepEqual(['0.0450' < '0.05', compareDecimal('0.0450', '0.05'), compareDecimal('10.0', '9.99'), compareDecimal('0.10', '0.1')], [true, -1, 1, 0]);
+  });
+});
+
+describe('docs/routing.md, the worked example', () => {
+  const page = fs.readFileSync(new URL('../../docs/routing.md', import.meta.url), 'utf8');
+  const example = page.slice(page.indexOf('## Worked example'));
+  const json = /```json\n([\s\S]*?)```/.exec(example)?.[1] ?? '';
+
+  it('is a table twofa accepts, and routes each number it lists as it says', () => {
+    const table = rules((JSON.parse(json) as { routes: unknown[] }).routes);
+    const ruleOf = (to: string, country: string) => matchRoute(table, 'sms', to, country)?.rule.name;
+    assert.deepEqual([
+      ruleOf('919876543210', 'IN'), ruleOf('447400123456', 'GB'), ruleOf('447712345678', 'GB'),
+      ruleOf('14155552671', 'US'), ruleOf('33612345678', 'FR'), ruleOf('4915123456789', 'DE'),
+    ], ['india', 'uk', 'uk-4477', 'north-america', 'france', 'everywhere']);
+    for (const [to, rule] of [['+919876543210', 'india'], ['+447400123456', 'uk'], ['+447712345678', 'uk-4477'], ['+14155552671', 'north-america'], ['+33612345678', 'france']]) {
+      assert.match(example, new RegExp(`\`\\${to}\`: rule \`${rule}\``), `the page says ${to} takes ${rule}`);
+    }
+    const us = chooseSender({}, table.find((r) => r.name === 'north-america'), 'US');
+    assert.equal(us.sender?.id, '15005550006');
   });
 });
