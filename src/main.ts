@@ -7,8 +7,8 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { buildApp } from './app.js';
-import type { Config } from './config.js';
-import { createTransport, type TransportDeps } from './delivery/dsn.js';
+import { loadRoutes, type Config } from './config.js';
+import { createNamedTransports, createTransport, type TransportDeps } from './delivery/dsn.js';
 import { Inbox } from './delivery/log/inbox.js';
 import { LogTransport } from './delivery/log/log-transport.js';
 import { EventWorker } from './delivery/events/event-worker.js';
@@ -18,7 +18,10 @@ import { WorkflowScheduler, workflowDeliveryFailed } from './service/workflows.j
 import type { OutboxRecord } from './store/store.js';
 import { systemResolver, type HostResolver, type WebhookAddressPolicy } from './delivery/webhook/webhook-address-guard.js';
 import { hasProviderCallback, type BoundProviderCallback } from './delivery/providers/provider-callback.js';
-import { failoverRoutesOf, RoutedTransport, routeLeaves } from './delivery/routing/routed-transport.js';
+import { failoverRoutesOf, routeLeaves } from './delivery/routing/routed-transport.js';
+import { RoutingTransport } from './delivery/routing/route-table.js';
+import { CONVERSION_WINDOW_MS, Routing, type RoutesReload } from './delivery/routing/routing.js';
+import type { PriceList } from './domain/prices.js';
 import type { DeliveryReceipt, Transport } from './delivery/transport.js';
 import { PinKeyring } from './domain/pin-secrets.js';
 import type { App } from './http/route-types.js';
@@ -72,15 +75,14 @@ export async function createTransports(config: Config, deps: TransportDeps): Pro
   return transports;
 }
 
-/** The callbacks of every provider transport, also those inside failover/roundrobin routes. */
+/** Every transport that delivers, once each: inside failover/roundrobin routes and routes tables too. */
+function deliveringTransports(transports: (Transport | undefined)[]): Transport[] {
+  return [...new Set(transports.flatMap((t) => (t === undefined ? [] : routeLeaves(t))))];
+}
+
+/** The callbacks of every provider transport, also those inside routes. */
 function providerCallbacksOf(transports: (Transport | undefined)[]): BoundProviderCallback[] {
-  const found: BoundProviderCallback[] = [];
-  for (const transport of transports) {
-    if (transport === undefined) continue;
-    if (transport instanceof RoutedTransport) found.push(...providerCallbacksOf(transport.transports));
-    else if (hasProviderCallback(transport)) found.push(transport.callback);
-  }
-  return found;
+  return deliveringTransports(transports).flatMap((t) => (hasProviderCallback(t) ? [t.callback] : []));
 }
 
 export interface TwofaNode {
@@ -98,6 +100,8 @@ export interface TwofaNode {
   purge(): Promise<void>;
   /** Signs and records the head of every audit chain that grew (the server also does this on a timer and on shutdown). */
   recordAuditHeads(): Promise<void>;
+  /** Reads the routes table again (SIGHUP, `twofa routes reload`); refused whole when invalid, the current one then stays. */
+  reloadRoutes(): RoutesReload;
   /** Stops accepting, finishes in-flight requests and deliveries, hands unsent messages back, closes the store. */
   stop(): Promise<void>;
 }
@@ -141,7 +145,11 @@ export interface NodeOptions {
   resolveHost?: HostResolver;
   /** How a delivery receipt's retries are timed; tests fire them by hand. Default: unref'd timers. */
   receiptRetryTimer?: RetryTimer;
+  /** The operator's price list (explain, the cheapest strategy); default: empty, nothing priced. */
+  prices?: PriceList;
 }
+
+const NO_PRICES: PriceList = { priceOf: () => undefined };
 
 function isLoopback(host: string): boolean {
   return host === '127.0.0.1' || host === '::1' || host === 'localhost' || host.startsWith('127.');
@@ -163,7 +171,19 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
     outboxDepth: () => store.countPendingOutbox(),
     oldestPendingAgeMs: async () => outboxAgeMs(await store.oldestPendingOutboxAt(), clock()),
   });
-  const transports = await createTransports(config, { inbox, logger, clock, metrics, onReceipt: (receipt) => onReceipt(receipt) });
+  const transportDeps: TransportDeps = { inbox, logger, clock, metrics, onReceipt: (receipt) => onReceipt(receipt) };
+  const named = await createNamedTransports(config.transports, transportDeps);
+  const ownTransports = await createTransports(config, { ...transportDeps, named });
+  // With named transports, the phone channels deliver through the routes table (docs/routing.md).
+  let routing: Routing | undefined;
+  const transports = named.size === 0 ? ownTransports : (routing = new Routing(named, config.routes, ownTransports, {
+    logger, clock, prices: options.prices ?? NO_PRICES, store: { conversionsTo: (c, s) => store.routes.conversionsTo(c, s), applicationSender: (a, c) => store.routes.applicationSender(a, c) },
+    loadRules: (names) => loadRoutes(names, config.routesSource),
+  })).channelTransports(ownTransports);
+  const channelOpen = (channel: Channel) => {
+    const transport = transports[channel];
+    return transport instanceof RoutingTransport ? transport.open : transport !== undefined;
+  };
   const delivery = channelDelivery(transports);
   warnAboutMixedDelivery(delivery, logger);
   // With several nodes the rate limits are shared through the database, or through Redis when configured.
@@ -202,7 +222,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
   const revoker = createMessageRevoker(Object.values(transports), store, logger);
   const ctx: ServiceContext = {
     store, keyring, clock,
-    channelConfigured: (channel) => transports[channel] !== undefined,
+    channelConfigured: channelOpen,
     messageQueued: () => worker.wake(),
     metrics,
     smsMaxSegments: config.smsMaxSegments,
@@ -213,11 +233,15 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
     allowTestNumbers: config.allowTestNumbers,
     webhookAddresses,
     ...(revoker !== undefined && { pinEnded: revoker.pinEnded }),
+    ...(routing !== undefined && { routing }),
+    plannedTransports: (channel, to, applicationId) => routing !== undefined ? routing.plannedTransports(channel, to, applicationId)
+      : Promise.resolve(ownTransports[channel] === undefined ? [] : routeLeaves(ownTransports[channel]).map((t) => t.name)),
     workflowStepDue: () => workflows.wake(),
   };
   const workflows = new WorkflowScheduler(ctx, logger, { leaseMs: config.deliveryLeaseMs });
   onDeliveryFailed = (item, error) => workflowDeliveryFailed(ctx, item.pinId, `failed: ${error}`, item.channel);
-  const receipts = new DeliveryTracking(ctx, { routes: failoverRoutesOf(transports), logger, ...(options.receiptRetryTimer !== undefined && { timer: options.receiptRetryTimer }) });
+  // The channels' own failover routes: a routes table's rules fail over per message, not on receipts.
+  const receipts = new DeliveryTracking(ctx, { routes: failoverRoutesOf(ownTransports), logger, ...(options.receiptRetryTimer !== undefined && { timer: options.receiptRetryTimer }) });
   onReceipt = (receipt) => void receipts.receive(receipt);
   const app = buildApp({ ctx, inbox, logger, bodyLimitBytes: config.bodyLimitBytes, trustedProxies: config.trustedProxies, requestTimeoutMs: config.requestTimeoutMs, authFailureLimit: config.authFailureLimit, idempotencyWindowMs: config.idempotencyWindowMs, idempotencyMaxKeys: config.idempotencyMaxKeys, isReady: () => !shuttingDown, deliveryHealth: deliveryHealth(store, config.deliveryDegradedAfterMs, clock), metrics, callbacks: providerCallbacksOf(Object.values(transports)), receipts });
 
@@ -229,6 +253,8 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
       await store.workflows.purge(clock() - config.pinRetentionMs);
       // The risk score's counters older than its longest window (30 days), and its decisions after as long.
       await store.risk.purge(clock() - RISK_WINDOWS.history.windowMs - 86_400_000, clock() - RISK_WINDOWS.history.windowMs);
+      // Routes' conversion counters past their window, and the deliveries of PINs never verified.
+      await store.routes.purge(clock() - 2 * CONVERSION_WINDOW_MS);
       if (erased + deleted > 0) logger.info({ erased, deleted }, 'purged ended PINs');
     } catch (err) {
       logger.error({ err }, 'purge failed');
@@ -266,7 +292,8 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
       // After the last request and delivery have written their audit entries.
       await recordHeads();
       await notifications.close();
-      for (const transport of Object.values(transports)) await transport?.close?.();
+      // Each transport once, though several channels and routes may share it.
+      for (const transport of deliveringTransports([...Object.values(transports), ...named.values()])) await transport.close?.();
       // No receipt comes in any more: the retries still waiting are dropped (and logged).
       await receipts.stop();
       await store.close();
@@ -274,7 +301,8 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
     })();
     return stopping;
   };
-  return { app, store, inbox, worker, events, workflows, receipts, purge, recordAuditHeads: recordHeads, stop };
+  const reloadRoutes = (): RoutesReload => routing?.reload() ?? { ok: false, error: 'no named transports are configured (TWOFA_TRANSPORT_<NAME>): there is no routes table to reload' };
+  return { app, store, inbox, worker, events, workflows, receipts, purge, recordAuditHeads: recordHeads, reloadRoutes, stop };
 }
 
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {

@@ -12,6 +12,7 @@ import { registerInboxCommand } from './inbox-command.js';
 import { registerKeysCommands } from './keys-commands.js';
 import { registerMigrateCommand } from './migrate-command.js';
 import { registerPinCommands } from './pin-commands.js';
+import { registerRoutesCommands } from './routes-commands.js';
 import { registerServeCommand } from './serve-command.js';
 import { registerTemplatesCommands } from './templates-commands.js';
 import { registerTestNumbersCommands } from './test-numbers-commands.js';
@@ -47,6 +48,7 @@ Example: a verified PIN (server started with TWOFA_BOOTSTRAP_API_KEY=$TWOFA_API_
   registerInboxCommand(program);
   registerTestNumbersCommands(program);
   registerVonageCommands(program);
+  registerRoutesCommands(program);
   registerDoctorCommand(program);
   registerAuditCommand(program);
   return program;

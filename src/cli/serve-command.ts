@@ -41,6 +41,8 @@ Environment:\n${CONFIG_OPTIONS.map((o) => `  ${o.env}${o.default !== undefined ?
           process.exit(1);
         });
       };
+      // SIGHUP reads the routes table again (docs/routing.md); an invalid one is refused whole and logged.
+      process.on('SIGHUP', () => void server.reloadRoutes());
       process.once('SIGTERM', () => shutdown('SIGTERM'));
       process.once('SIGINT', () => shutdown('SIGINT'));
     });

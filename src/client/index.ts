@@ -9,6 +9,7 @@ import type {
   SmsVoiceMessage, SmsVoiceMessageRequest, VerificationStatusQuery, VerificationStatusResponse, VerifyPinResponse,
 } from './types.js';
 import type { ApiKey, ApiKeyRequest, CreatedApiKey, Me, PinListQuery, PinPage, Stats, StatsQuery } from './types.js';
+import type { ApplicationSender, ApplicationSenderRequest, RouteExplainQuery, RouteExplanation, Routes } from './types.js';
 import type { ApplicationRisk, ApplicationRiskRequest, ApplicationSecurity, ApplicationSecurityRequest, AuditPage, AuditQuery, RiskDecisionPage, RiskDecisionQuery, SafeListEntry, Workflow } from './types.js';
 
 export { TwofaApiError, parseRetryAfter, type TwofaApiErrorDetails } from './errors.js';
@@ -96,6 +97,17 @@ export interface TwofaClient {
     /** Sends to `destination` then deliver nothing and `code` verifies; 409 when it is listed already. */
     create(body: TestNumberRequest): Promise<TestNumber>;
     delete(id: string): Promise<void>;
+  };
+  /** The operator's routes table (docs/routing.md) and the applications' own senders per country. */
+  routes: {
+    list(): Promise<Routes>;
+    /** Reads the configured table again on the node that answers; 409 ROUTES_INVALID when it is refused whole. */
+    reload(): Promise<Routes>;
+    /** Which rule a number matches and why, its transports in order with prices and conversions, its sender. */
+    explain(query: RouteExplainQuery): Promise<RouteExplanation>;
+    listSenders(appId: string): Promise<{ senders: ApplicationSender[] }>;
+    setSender(appId: string, country: string, body: ApplicationSenderRequest): Promise<ApplicationSender>;
+    deleteSender(appId: string, country: string): Promise<void>;
   };
   twilio: {
     /** The Auth Token that signs the account's Twilio Verify webhook events (made at first use). */
@@ -292,6 +304,14 @@ export function createTwofaClient(options: TwofaClientOptions): TwofaClient {
       list: () => call('testNumbers.list', none),
       create: (body) => call('testNumbers.create', none, { body }),
       delete: async (id) => { await call<undefined>('testNumbers.delete', { id }); },
+    },
+    routes: {
+      list: () => call('routes.list', none),
+      reload: () => call('routes.reload', none),
+      explain: (query) => call('routes.explain', none, { query: { channel: query.channel, to: query.to, applicationId: query.applicationId } }),
+      listSenders: (appId) => call('routes.listSenders', { appId }),
+      setSender: (appId, country, body) => call('routes.setSender', { appId, country }, { body }),
+      deleteSender: async (appId, country) => { await call<undefined>('routes.deleteSender', { appId, country }); },
     },
     twilio: {
       getAuthToken: () => call('twilio.getAuthToken', none),

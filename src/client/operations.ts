@@ -50,6 +50,13 @@ const OPERATIONS = {
   'testNumbers.create': { method: 'POST', path: '/api/v1/test-numbers' },
   'testNumbers.delete': { method: 'DELETE', path: '/api/v1/test-numbers/{id}' },
 
+  'routes.list': { method: 'GET', path: '/api/v1/routes' },
+  'routes.reload': { method: 'POST', path: '/api/v1/routes/reload' },
+  'routes.explain': { method: 'GET', path: '/api/v1/routes/explain' },
+  'routes.listSenders': { method: 'GET', path: '/api/v1/applications/{appId}/senders' },
+  'routes.setSender': { method: 'PUT', path: '/api/v1/applications/{appId}/senders/{country}' },
+  'routes.deleteSender': { method: 'DELETE', path: '/api/v1/applications/{appId}/senders/{country}' },
+
   'twilio.getAuthToken': { method: 'GET', path: '/api/v1/twilio/auth-token' },
   'twilio.rotateAuthToken': { method: 'POST', path: '/api/v1/twilio/auth-token' },
   'prelude.getSettings': { method: 'GET', path: '/api/v1/prelude/settings' },

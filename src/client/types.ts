@@ -2,6 +2,7 @@
 // with type-only imports, so the client and the server cannot disagree about a field, and nothing of
 // the server is loaded at run time (type-only imports are erased by the compiler).
 import type { Static } from 'typebox';
+import type { ApplicationSenderRequestSchema, ApplicationSenderSchema, RouteExplainQuerySchema, RouteExplainResponseSchema, RoutesResponseSchema } from '../http/schemas/routes.js';
 import type {
   AuditEntrySchema, AuditPageSchema, AutofillRequestSchema, AutofillResponseSchema, SecurityResponseSchema, SecuritySettingsRequestSchema, WorkflowSchema, TwilioAuthTokenSchema,
   RiskSettingsRequestSchema, RiskSettingsResponseSchema, RiskDecisionsResponseSchema, SafeListEntrySchema,
@@ -90,6 +91,11 @@ export type CreatedWebhook = Static<typeof CreatedWebhookResponseSchema>;
 export type TestNumberRequest = Static<typeof CreateTestNumberRequestSchema>;
 /** A test number of the account (never its code). */
 export type TestNumber = Static<typeof TestNumberSchema>;
+export type Routes = Static<typeof RoutesResponseSchema>;
+export type RouteExplanation = Static<typeof RouteExplainResponseSchema>;
+export type RouteExplainQuery = Static<typeof RouteExplainQuerySchema>;
+export type ApplicationSender = Static<typeof ApplicationSenderSchema>;
+export type ApplicationSenderRequest = Static<typeof ApplicationSenderRequestSchema>;
 
 /** The account's SID and the Auth Token that signs its Twilio Verify webhook events. */
 export type TwilioAuthToken = Static<typeof TwilioAuthTokenSchema>;

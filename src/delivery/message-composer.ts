@@ -2,6 +2,7 @@
 // decrypted for delivery, and the result lives only in memory: outbox rows never hold the rendered
 // text (see DESIGN.md, "Security decisions").
 import { withAutofill } from '../domain/autofill.js';
+import { phoneCountry } from '../domain/destinations.js';
 import { isDeliverable, pinState } from '../domain/pin-lifecycle.js';
 import type { PinKeyring } from '../domain/pin-secrets.js';
 import { renderHtml, renderText } from '../domain/template-rendering.js';
@@ -55,10 +56,17 @@ export async function composeMessage(store: Store, keyring: PinKeyring, item: Ou
     if (template.kind === 'sms_voice') {
       // An SMS PIN may be resent by voice, so the outbox item's channel decides, not the PIN's.
       if (item.channel === 'email') return missing(`message template ${template.id} is an SMS/voice template and cannot be sent by email`);
-      const from = item.request.from ?? template.senderId ?? undefined;
+      // Which sender goes: the request's, else the application's own for the country, else the
+      // template's (a routes table may still set its own and its fallback: domain/routes.ts chooseSender).
+      const country = phoneCountry(pin.destination);
+      const application = country === undefined ? undefined : await store.routes.applicationSender(pin.applicationId, country);
+      const from = item.request.from ?? application?.id ?? template.senderId ?? undefined;
       // The autofill lines are for a phone's SMS app: a voice call never reads them.
       const text = item.channel === 'sms' ? withAutofill(template.messageText, template.autofill) : template.messageText;
-      const message: OutgoingMessage = { ...base, text: renderText(text, code, placeholders) };
+      const message: OutgoingMessage = {
+        ...base, text: renderText(text, code, placeholders),
+        senders: { request: item.request.from, application, template: template.senderId ?? undefined },
+      };
       if (from !== undefined) message.from = from;
       if (item.channel === 'voice') {
         // Voice transports read the PIN character by character, so they get it apart from the text.

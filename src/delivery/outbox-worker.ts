@@ -11,7 +11,7 @@ import { DatabaseUnavailableError, type Channel, type OutboxRecord, type Store }
 import { decide, DEFAULT_LEASE_MS, errorMessage, LeasedWorker, logDecision, positiveInteger, type AttemptOutcome, type LoopSettings, type RetryPolicy, type Settlement } from './leased-worker.js';
 import { composeMessage, type ComposeResult } from './message-composer.js';
 import { routeLeaves } from './routing/routed-transport.js';
-import type { DeliveryResult, Pacing, Transport } from './transport.js';
+import type { DeliveryResult, Pacing, RoutedDelivery, Transport } from './transport.js';
 import { sendPaced } from './transport-pacer.js';
 
 /** An outcome's audit entry, with the full destination (masked before anything is written). */
@@ -76,6 +76,8 @@ type Attempt = AttemptOutcome & {
   destination?: string;
   /** The PIN's expiry: no retry is scheduled at or past it. */
   notAfter?: number;
+  /** The named transport a routes table delivered through, for the conversion counters. */
+  routed?: RoutedDelivery;
 };
 
 export class OutboxWorker {
@@ -203,7 +205,10 @@ export class OutboxWorker {
     if (result.ok) {
       const acceptedBy = result.transport ?? transport.name;
       this.metrics.deliveryLatency(item.channel, acceptedBy, this.clock() - item.createdAt);
-      return { ok: true, ...reached, transport: transport.name, accepted: { transport: acceptedBy, providerMessageId: result.providerMessageId } };
+      return {
+        ok: true, ...reached, transport: transport.name, accepted: { transport: acceptedBy, providerMessageId: result.providerMessageId },
+        ...(result.routed !== undefined && { routed: result.routed }),
+      };
     }
     return { ok: false, retryable: result.retryable, error: result.error, ...reached, transport: transport.name };
   }
@@ -228,6 +233,7 @@ export class OutboxWorker {
     let recorded: { audited: boolean } | undefined;
     if (decision.state === 'delivered') {
       recorded = await this.record(item, () => this.store.completeOutbox(item.id, item.pinId, now, attempt.accepted, audit));
+      if (attempt.routed !== undefined) await this.countRouted(item, attempt.routed, now);
     } else if (decision.state === 'retried') {
       await this.record(item, () => this.store.retryOutbox(item.id, item.pinId, now + decision.retryInMs, decision.error, now));
     } else {
@@ -237,6 +243,15 @@ export class OutboxWorker {
     this.metrics.delivery(item.channel, transport ?? 'none', state);
     if (entry && recorded?.audited !== true) await this.audit.append(entry);
     logDecision(this.logger, fields, decision, LOG_MESSAGES);
+  }
+
+  /** One sent for the named transport and country (the cheapest strategy's counters); a lost count errs towards a lower conversion. */
+  private async countRouted(item: OutboxRecord, routed: RoutedDelivery, now: number): Promise<void> {
+    try {
+      await this.store.routes.countRoutedDelivery(item.pinId, routed.transport, routed.country, now);
+    } catch (err) {
+      this.logger.warn({ pinId: item.pinId, transport: routed.transport, err: errorMessage(err) }, 'could not count a routed delivery for the conversion figures');
+    }
   }
 
   /**

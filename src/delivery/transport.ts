@@ -1,6 +1,7 @@
 // The port between the outbox worker and whatever carries a message to its recipient (the local
 // inbox, a webhook, later SMTP/SMPP/HTTP providers). Transports never see the database: the worker
 // hands them a message rendered in memory and records the outcome itself.
+import type { RegulatoryFields, SenderCandidates } from '../domain/routes.js';
 import type { Channel } from '../store/store.js';
 
 export interface OutgoingMessage {
@@ -40,6 +41,14 @@ export interface OutgoingMessage {
   code?: string;
   /** When the PIN expires (UNIX ms): the Telegram Gateway is told how long the message is worth delivering. */
   expiresAt?: number;
+  /**
+   * The senders that may apply, each from its own place (the request, the application's sender for
+   * the country, the template), for a routes table to choose among (domain/routes.ts chooseSender);
+   * `from` already holds the one a transport without routes uses.
+   */
+  senders?: SenderCandidates;
+  /** Regulatory fields of the destination's country (India's DLT ids), set by the route: transports that take them send them. */
+  regulatory?: RegulatoryFields;
 }
 
 /** The parts of an SMS/voice template a voice transport speaks, plus the PIN (see voice/spoken-text.ts). */
@@ -64,7 +73,11 @@ export interface VoiceContent {
  */
 export type DeliveryResult =
   /** `transport`: the name of the transport that accepted it, when a route chose among several. */
-  | { ok: true; providerMessageId?: string; transport?: string }
+  | {
+    ok: true; providerMessageId?: string; transport?: string;
+    /** When a routes table chose the transport: the named transport that took it and the destination's country (conversion counters). */
+    routed?: RoutedDelivery;
+  }
   /**
    * `byRecipient`: the transport worked and the recipient did not take the message (a busy line, an
    * unanswered call), so routes must not count it against the transport's health.
@@ -122,6 +135,12 @@ export interface DeliveryReceipt {
   error?: string;
   /** When the provider says it happened (UNIX ms), or when the receipt arrived. */
   at: number;
+}
+
+/** The named transport (TWOFA_TRANSPORT_<NAME>) a routes table delivered a message through. */
+export interface RoutedDelivery {
+  transport: string;
+  country: string;
 }
 
 export type ReceiptListener = (receipt: DeliveryReceipt) => void;

@@ -37,6 +37,10 @@ export const FAILURE_NAMES = [
   'TEST_NUMBER_LIMIT_REACHED',
   'TEST_NUMBER_EXISTS',
   'TEST_NUMBER_NOT_FOUND',
+  'SENDER_NOT_FOUND', // an application without a sender of its own for that country
+  // Routes (operator configuration)
+  'ROUTES_NOT_CONFIGURED', // no named transports (TWOFA_TRANSPORT_<NAME>): there is no routes table
+  'ROUTES_INVALID', // a reload found the configured routes table invalid: refused whole, the current one stays
   // PINs
   'PIN_NOT_FOUND',
   'PIN_ENDED', // verified, expired or out of attempts: it can no longer be resent

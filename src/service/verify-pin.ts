@@ -10,6 +10,7 @@ import type { Principal, ServiceContext } from './context.js';
 import { presentApplication } from './effective-records.js';
 import { countBreakerVerify } from './security.js';
 import { countRiskVerify } from './risk.js';
+import { countRoutedVerification } from './routes.js';
 import { tooManyRequests, type NamedLimit } from './limit-refusals.js';
 import { testNumberAuditReason } from './test-numbers.js';
 import { inUnitOfWork, type UnitOfWork } from './unit-of-work.js';
@@ -76,6 +77,7 @@ async function decide(unit: UnitOfWork, pinId: string, candidate: string, dialec
   if (decision.verified && !pin.testNumber) {
     await countBreakerVerify(ctx, pin.applicationId, pin.destination, now);
     await countRiskVerify(ctx, pin.applicationId, pin.destination, now);
+    await countRoutedVerification(ctx, pin);
   }
   return ok({ pinId, destination: pin.destination, ...decision });
 }

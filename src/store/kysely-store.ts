@@ -20,6 +20,7 @@ import { KyselyTestNumberStore } from './test-number-store.js';
 import { KyselyAuditStore } from './audit-store.js';
 import { KyselySecurityStore } from './security-store.js';
 import { KyselyRiskStore } from './risk-store.js';
+import { KyselyRouteStore } from './route-store.js';
 import { KyselyConsoleStore } from './console-store.js';
 import { KyselyTwilioStore } from './twilio-store.js';
 import { KyselyPreludeStore } from './prelude-store.js';
@@ -143,6 +144,7 @@ export class KyselyStore implements Store, RateLimiter {
   /** Anti-fraud settings, breaker blocks and conversion counters. */
   readonly security: KyselySecurityStore;
   readonly risk: KyselyRiskStore;
+  readonly routes: KyselyRouteStore;
   /** The hash-chained audit log. */
   readonly audit: KyselyAuditStore;
   /** The console's read queries and the account-scoped API key operations. */
@@ -182,6 +184,7 @@ export class KyselyStore implements Store, RateLimiter {
     this.events = new KyselyEventStore(db, dialect, dialect === 'sqlite' ? this.config : UNCACHED);
     this.security = new KyselySecurityStore(db, this.config);
     this.risk = new KyselyRiskStore(db, this.config);
+    this.routes = new KyselyRouteStore(db, this.config);
     this.flushes = dialect === 'postgres' ? new DeferredFlushes(() => db.executeQuery(CompiledQuery.raw(COMMIT_BARRIER, [Date.now()]))) : undefined;
     // Its commits are synchronous: each makes the hot statements' commits before it durable.
     this.audit = new KyselyAuditStore(db, dialect, (work) => this.deferred(work), (commit) => this.flushes ? this.flushes.synchronous(commit) : commit());

@@ -687,6 +687,42 @@ $$`).execute(db);
   for each statement execute function twofa_config_changed()`).execute(db);
       },
     },
+    '0031_routes': {
+      async up(db: Kysely<unknown>) {
+        // Routes (docs/routing.md): which named transport first delivered each PIN sent through a
+        // routes table (its verification is credited to that transport, then the row goes), the
+        // conversion counters per transport, country and hour that the cheapest strategy reads, and
+        // the applications' own senders per country.
+        await sql.raw(`create table route_deliveries (
+  pin_id text primary key,
+  transport text not null,
+  country text not null,
+  bucket_start bigint not null
+)`).execute(db);
+        await sql.raw('create index route_deliveries_bucket on route_deliveries (bucket_start)').execute(db);
+        await sql.raw(`create table route_conversions (
+  transport text not null,
+  country text not null,
+  bucket_start bigint not null,
+  sent integer not null,
+  verified integer not null,
+  primary key (country, transport, bucket_start)
+)`).execute(db);
+        await sql.raw('create index route_conversions_bucket on route_conversions (bucket_start)').execute(db);
+        await sql.raw(`create table application_senders (
+  application_id text not null,
+  country text not null,
+  account_id text not null,
+  sender_id text not null,
+  kind text not null,
+  updated_at bigint not null,
+  primary key (application_id, country)
+)`).execute(db);
+        if (dialect !== 'postgres') return;
+        await sql.raw(`create trigger application_senders_config_version after insert or update or delete or truncate on application_senders
+  for each statement execute function twofa_config_changed()`).execute(db);
+      },
+    },
   };
 }
 

@@ -203,6 +203,9 @@ export interface Database {
   conversion_counts: ConversionCountsTable;
   risk_settings: RiskSettingsTable;
   risk_counters: RiskCountersTable;
+  route_deliveries: RouteDeliveriesTable;
+  route_conversions: RouteConversionsTable;
+  application_senders: ApplicationSendersTable;
   risk_decisions: RiskDecisionsTable;
   audit_log: AuditLogTable;
   audit_heads: AuditHeadsTable;
@@ -562,5 +565,29 @@ export interface PinWorkflowStepsTable {
   claim: string | null;
   lease_until: number | null;
   reason: string | null;
+  updated_at: number;
+}
+
+export interface RouteDeliveriesTable {
+  pin_id: string;
+  transport: string;
+  country: string;
+  bucket_start: number;
+}
+
+export interface RouteConversionsTable {
+  transport: string;
+  country: string;
+  bucket_start: number;
+  sent: number;
+  verified: number;
+}
+
+export interface ApplicationSendersTable {
+  application_id: string;
+  country: string;
+  account_id: string;
+  sender_id: string;
+  kind: string;
   updated_at: number;
 }

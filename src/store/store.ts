@@ -8,6 +8,7 @@ import type { AuditAppend, AuditStore } from './audit-store.js';
 import type { PurgeLimits } from './purge-batches.js';
 import type { SecurityStore } from './security-store.js';
 import type { RiskStore } from './risk-store.js';
+import type { RouteStore } from './route-store.js';
 import type { EventStore } from './event-store.js';
 import type { ConsoleStore } from './console-store.js';
 import type { TwilioEventDraft, TwilioStore, TwilioVerificationRow } from './twilio-store.js';
@@ -269,6 +270,8 @@ export interface Store {
   readonly security: SecurityStore;
   /** The risk score's settings, counters and recorded decisions (src/store/risk-store.ts). */
   readonly risk: RiskStore;
+  /** Routes' conversion counters and the applications' senders per country (src/store/route-store.ts). */
+  readonly routes: RouteStore;
   /** The hash-chained audit log (src/store/audit-store.ts). */
   readonly audit: AuditStore;
   /** The console's queries: paged PIN search, statistics aggregated in the database, the account's API keys. */

@@ -60,7 +60,12 @@ describe('the console in Chromium', { skip, timeout: 90_000 }, () => {
     // The server serves the built app: build it when web/ changed since the last build.
     if (webBuildIsStale()) await buildWeb();
     const [started, launched] = await Promise.all([
-      startServerProcess({ TWOFA_LOG_LEVEL: 'warn' }),
+      startServerProcess({
+        TWOFA_LOG_LEVEL: 'warn',
+        // Two named transports (both the local inbox) and a rule for India, for the Routes page.
+        TWOFA_TRANSPORT_PRIMARY: 'log://', TWOFA_TRANSPORT_BACKUP: 'log://',
+        TWOFA_ROUTES: JSON.stringify([{ name: 'india', channel: 'sms', countries: ['IN'], transports: ['primary', 'backup'], sender: { id: 'ACMEIN', kind: 'alphanumeric' }, regulatory: { dltEntityId: '1101234567890123456', dltTemplateId: '1107123456789012345' } }]),
+      }),
       (async () => {
         userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'twofa-chromium-'));
         return chromium.launchPersistentContext(userDataDir, {
@@ -294,6 +299,27 @@ describe('the console in Chromium', { skip, timeout: 90_000 }, () => {
     await page.getByRole('cell', { name: /^Revoked/ }).first().waitFor();
     assert.ok(!(await page.content()).includes(key), 'the key is not shown again');
     await assert.rejects(createTwofaClient({ baseUrl: server.url, apiKey: key }).account.me(), /401/);
+  });
+
+  it('shows the routes table and explains the route of a number', async () => {
+    await nav('Routes');
+    const rule = page.getByRole('row', { name: /india/ });
+    await rule.waitFor();
+    assert.match((await rule.textContent()) ?? '', /IN.*primary → backup.*ACMEIN \(alphanumeric\).*dltEntityId 1101234567890123456/);
+    await page.getByLabel('Phone number', { exact: true }).fill('+919876543210');
+    await page.getByRole('button', { name: 'Explain' }).click();
+    const explained = page.getByRole('status').filter({ hasText: 'matched by country IN' });
+    await explained.waitFor();
+    const text = (await explained.textContent()) ?? '';
+    assert.match(text, /rule #0 india, matched by country IN/);
+    assert.match(text, /Sender: ACMEIN \(from route\)/);
+    assert.match(text, /dltTemplateId 1107123456789012345/);
+    assert.deepEqual(await explained.getByRole('row').allTextContents().then((rows) => rows.slice(1).map((r) => r.replace(/\s+/g, ' ').trim())), ['1primarynot priced—', '2backupnot priced—']);
+    await page.getByLabel('Phone number', { exact: true }).fill('12');
+    await page.getByRole('button', { name: 'Explain' }).click();
+    await page.getByText(/must be an international phone number/).first().waitFor();
+    assert.equal(await page.getByText('matched by country IN').count(), 0, 'the explanation of the number before is gone');
+    await shot('15-routes');
   });
 
   it('works at phone width and from the keyboard', async () => {

@@ -901,5 +901,38 @@ export function storeConformance(name: string, open: () => Promise<Store>, optio
       assert.equal((await store.recordReceipt(resent.receipt, { now: T0 + 50, requeue }))?.requeued, false, 'a resend is on its way already');
       assert.equal((await store.claimOutbox(T0 + 60, T0 + 1000, 1000)).filter((c) => c.pinId === resent.input.pin.id).length, 1, 'only the resend is queued');
     });
+
+    it('routes: counts a PIN\'s first routed delivery and its verification once each, in either order, per transport and country', async () => {
+      const routes = store.routes;
+      const pin = () => randomUUID();
+      const [a, b, c, d] = [pin(), pin(), pin(), pin()];
+      await routes.countRoutedDelivery(a, 'smsc', 'IN', T0);
+      await routes.countRoutedDelivery(a, 'infobip', 'IN', T0 + 10); // a resend of the same PIN
+      await routes.countRoutedVerification(a, T0 + 20);
+      await routes.countRoutedVerification(a, T0 + 30); // verified again (allowMultiplePinVerifications)
+      // A verification that overtakes the delivery's count is credited when the delivery is counted.
+      await routes.countRoutedVerification(b, T0 + 40);
+      await routes.countRoutedDelivery(b, 'smsc', 'IN', T0 + 40);
+      await routes.countRoutedDelivery(c, 'smsc', 'IN', T0 + 50);
+      await routes.countRoutedDelivery(d, 'vonage', 'FR', T0 + 60);
+      assert.deepEqual(Object.fromEntries(await routes.conversionsTo('IN', T0 - 3_600_000)), { smsc: { sent: 3, verified: 2 } });
+      assert.deepEqual(Object.fromEntries(await routes.conversionsTo('FR', T0 - 3_600_000)), { vonage: { sent: 1, verified: 0 } });
+      assert.deepEqual(Object.fromEntries(await routes.conversionsTo('IN', T0 + 3_600_000)), {}, 'hours before `since` are left out');
+      await routes.purge(T0 + 3 * 3_600_000);
+      assert.deepEqual(Object.fromEntries(await routes.conversionsTo('IN', 0)), {});
+    });
+
+    it('routes: keeps an application\'s sender per country', async () => {
+      const routes = store.routes;
+      const applicationId = randomUUID();
+      await routes.putApplicationSender('acct', applicationId, { country: 'IN', id: 'ACMEIN', kind: 'alphanumeric', updatedAt: T0 });
+      await routes.putApplicationSender('acct', applicationId, { country: 'US', id: '15005550006', kind: 'long_code', updatedAt: T0 });
+      await routes.putApplicationSender('acct', applicationId, { country: 'IN', id: 'ACMEPY', kind: 'alphanumeric', updatedAt: T0 + 1 });
+      assert.deepEqual(await routes.applicationSender(applicationId, 'IN'), { id: 'ACMEPY', kind: 'alphanumeric' });
+      assert.deepEqual((await routes.listApplicationSenders(applicationId)).map((x) => [x.country, x.id]), [['IN', 'ACMEPY'], ['US', '15005550006']]);
+      assert.equal(await routes.deleteApplicationSender(applicationId, 'IN'), true);
+      assert.equal(await routes.deleteApplicationSender(applicationId, 'IN'), false);
+      assert.equal(await routes.applicationSender(applicationId, 'IN'), undefined);
+    });
   });
 }

@@ -80,6 +80,8 @@ export interface SubmitSm {
   dataCoding: number;
   /** Octets as they go on the wire (UDH included when esmClass has 0x40), at most 254. */
   shortMessage: Buffer;
+  /** Optional parameters the SMSC defines itself (vendor-specific tags, 0x1400-0x3FFF), each an octet string. */
+  tlvs?: { tag: number; value: Buffer }[];
 }
 
 export interface SubmitSmResp {
@@ -593,8 +595,20 @@ export class SmppSession {
   }
 }
 
+/**
+ * The package writes only TLVs it knows by name: a vendor tag gets a name of its own, registered once
+ * (octet string), so that it is written like the standard ones.
+ */
+function vendorTlvName(tag: number): string {
+  const name = `vendor_tlv_0x${tag.toString(16)}`;
+  if (!(name in smpp.tlvs)) smpp.addTLV(name, { id: tag, type: smpp.types.tlv.buffer });
+  return name;
+}
+
 function submitFields(pdu: SubmitSm): Record<string, unknown> {
+  const tlvs = Object.fromEntries((pdu.tlvs ?? []).map((t) => [vendorTlvName(t.tag), t.value]));
   return {
+    ...tlvs,
     service_type: pdu.serviceType ?? '',
     source_addr_ton: pdu.sourceAddrTon,
     source_addr_npi: pdu.sourceAddrNpi,

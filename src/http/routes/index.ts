@@ -68,6 +68,12 @@ import vonageVerify from './vonage/index.js';
 import getVonageApplication from './api-v1/get-vonage-application.js';
 import updateVonageApplication from './api-v1/update-vonage-application.js';
 import deleteVonageApplication from './api-v1/delete-vonage-application.js';
+import listRoutes from './api-v1/list-routes.js';
+import reloadRoutes from './api-v1/reload-routes.js';
+import explainRoute from './api-v1/explain-route.js';
+import listApplicationSenders from './api-v1/list-application-senders.js';
+import updateApplicationSender from './api-v1/update-application-sender.js';
+import deleteApplicationSender from './api-v1/delete-application-sender.js';
 
 export const ALL_ROUTES: RegisterRoute[] = [
   // Infobip 2FA API v2: the 18 operations
@@ -98,4 +104,6 @@ export const ALL_ROUTES: RegisterRoute[] = [
   createTestNumber, listTestNumbers, deleteTestNumber,
   // fallback workflows across channels
   getApplicationWorkflow, updateApplicationWorkflow, deleteApplicationWorkflow,
+  // routes: the operator's table explained and reloaded, the applications' own senders per country
+  listRoutes, reloadRoutes, explainRoute, listApplicationSenders, updateApplicationSender, deleteApplicationSender,
 ];

@@ -23,6 +23,7 @@ import type {
   EmailTemplateRecord, MessageTemplateRecord, NewPin, OutboxRecord, PinRecord, PinToVerify, RateLimitCheck, RateLimitOutcome, ReceiptMessage,
   ReceiptInput, ReceiptOptions, Store, VerificationRow, VerifyAttempt,
 } from '../store.js';
+import { MemoryRouteStore } from '../route-store.js';
 import type { TwilioStore } from '../twilio-store.js';
 import type { PreludeStore } from '../prelude-store.js';
 import type { VonageStore } from '../vonage-store.js';
@@ -94,6 +95,7 @@ export class MemoryStore implements Store {
   readonly events = new MemoryEventStore(this.pins);
   readonly security = new MemorySecurityStore();
   readonly risk = new MemoryRiskStore();
+  readonly routes = new MemoryRouteStore();
   readonly audit = new MemoryAuditStore();
   readonly idempotency = new MemoryIdempotencyStore();
   readonly testNumbers = new MemoryTestNumberStore();
