@@ -59,6 +59,8 @@ export interface BuiltInTemplate {
   translations: Readonly<Record<string, string>>;
   /** When its texts were written (all translations share it). */
   createdAt: number;
+  /** The locale of its default translation: English unless said. */
+  defaultLocale?: string;
 }
 
 export const BASE_TEMPLATE: BuiltInTemplate = {

@@ -10,8 +10,8 @@ import { Auth } from '@vonage/auth';
 import { Vonage } from '@vonage/server-sdk';
 import { pinIdOfVonageRequestId } from '../../src/domain/vonage-ids.js';
 import { authenticate } from '../../src/service/api-keys.js';
-import { createAppAndTemplate, createHarness, type Harness } from '../support/harness.js';
-import { freshPhone } from '../support/http-assertions.js';
+import { createAppAndTemplate, createHarness, deliveredText, type Harness } from '../support/harness.js';
+import { freshPhone, spanishPhone } from '../support/http-assertions.js';
 
 type Rejection = Error & { response?: Response };
 
@@ -26,13 +26,6 @@ async function rejection(promise: Promise<unknown>): Promise<{ status: number; b
   assert.fail('expected the SDK to reject');
 }
 
-let spanish = 0;
-/** A Spanish mobile number: its country's language is es. */
-function spanishPhone(): string {
-  spanish += 1;
-  return `346${String((process.pid * 13 + spanish) % 100_000_000).padStart(8, '0')}`;
-}
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 describe('Vonage Verify v2 templates through the official Node SDK', () => {
@@ -44,14 +37,7 @@ describe('Vonage Verify v2 templates through the official Node SDK', () => {
   const keys = { publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString(), privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
   const verify2 = () => new Vonage(new Auth({ applicationId, privateKey: keys.privateKey }), { apiHost: base }).verify2;
 
-  /** The text the inbox holds for a request's PIN on a channel, the code written as CODE. */
-  async function sentText(requestId: string, channel = 'sms'): Promise<string> {
-    await h.node.worker.drain();
-    const pinId = pinIdOfVonageRequestId(requestId);
-    const message = h.node.inbox.list(accountId, { limit: 1000 }).find((m) => m.pinId === pinId && m.channel === channel);
-    assert.ok(message, `a ${channel} message for ${requestId}`);
-    return (message.text ?? '').replace(/[0-9]{4,10}/, 'CODE');
-  }
+  const sentText = (requestId: string, channel = 'sms') => deliveredText(h, accountId, pinIdOfVonageRequestId(requestId)!, channel);
 
   before(async () => {
     h = await createHarness();
