@@ -18,6 +18,7 @@ import { refusingLimit, tooManyRequests, type NamedLimit } from './limit-refusal
 import { checkSendGuards, countBreakerSend, type GuardPass } from './security.js';
 import { assessSend, countRiskSend, recordRiskDecision, riskRefusal, type RiskCheck } from './risk.js';
 import type { RiskAssessment } from '../domain/risk-score.js';
+import { isLocaleTag } from '../domain/template-locales.js';
 import { appHashTooLong } from './template-autofill.js';
 import { testNumberAuditReason, testNumberCode } from './test-numbers.js';
 import { inUnitOfWork, type UnitOfWork } from './unit-of-work.js';
@@ -89,6 +90,7 @@ function checkDestination(channel: Channel, to: string, errors: FieldErrors): st
 
 function checkPlaceholders(input: ResendPinInput, errors: FieldErrors): void {
   errors.merge(validatePlaceholderValues(input.placeholders ?? {}));
+  if (input.locale !== undefined && !isLocaleTag(input.locale)) errors.add('locale', 'must be a BCP-47 language tag such as es-mx');
   const landing = validatePlaceholderValues(input.landingPagePlaceholders ?? {});
   for (const [field, messages] of Object.entries(landing)) for (const m of messages) errors.add(field.replace(/^placeholders/, 'landingPagePlaceholders'), m);
 }

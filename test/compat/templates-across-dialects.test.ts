@@ -88,5 +88,47 @@ describe('templates with languages across dialects', () => {
     const infobip = await h.request('POST', '/2fa/2/pin', { body: { applicationId, messageId, to: spanishPhone(), placeholders: { friendly_name: 'Acme' } } });
     assert.equal(infobip.status, 200, JSON.stringify(infobip.body));
     assert.equal(await sentText(infobip.body.pinId), 'Código de Acme: CODE');
+
+    // A text of every channel added through /api/v1: the send's locale wins over the number's country.
+    const texts = `/api/v1/applications/${applicationId}/messages/${messageId}/texts`;
+    const french = await h.request('POST', texts, { body: { locale: 'fr', text: 'Votre code {{friendly_name}} : {{pin}}' } });
+    assert.equal(french.status, 201, JSON.stringify(french.body));
+    assert.deepEqual({ locale: french.body.locale, channel: french.body.channel }, { locale: 'fr', channel: null });
+    const send = async (locale: string | undefined, path = '/2fa/2/pin', channel = 'sms') => {
+      const sent = await h.request('POST', path, { body: { applicationId, messageId, to: spanishPhone(), placeholders: { friendly_name: 'Acme' }, ...(locale ? { locale } : {}) } });
+      assert.equal(sent.status, 200, JSON.stringify(sent.body));
+      return sentText(sent.body.pinId, channel);
+    };
+    assert.equal(await send('fr-CA'), 'Votre code Acme : CODE');
+    assert.equal(await send('fr', '/2fa/2/pin/voice', 'voice'), 'Votre code Acme : CODE', 'a text of every channel serves a call too');
+    assert.equal(await send('ja'), 'Código de Acme: CODE', 'no Japanese text: the number\'s country');
+    // Vonage lists it among the template's fragments, for every channel.
+    const fragments = await h.request('GET', `/v2/verify/templates/${templateId}/template_fragments`, { vonageApplicationId: applicationId });
+    assert.ok(fragments.body._embedded.template_fragments.some((f: { locale: string; channel: string; text: string }) => f.locale === 'fr' && f.channel === 'all' && f.text === 'Votre code ${brand} : ${code}'));
+
+    assert.equal((await h.request('POST', texts, { body: { locale: 'FR', text: 'again {{pin}}' } })).status, 409, 'one text per locale and channel');
+    const refused = await h.request('POST', texts, { body: { locale: 'it', text: 'no code here' } });
+    assert.equal(refused.status, 400);
+    assert.deepEqual(Object.keys(refused.body.requestError.serviceException.validationErrors), ['text']);
+    assert.equal((await h.request('POST', '/2fa/2/pin', { body: { applicationId, messageId, to: spanishPhone(), placeholders: { friendly_name: 'Acme' }, locale: 'not a locale' } })).status, 400);
+
+    const updated = await h.request('PUT', `${texts}/${french.body.id}`, { body: { text: 'Code {{friendly_name}} : {{pin}}' } });
+    assert.equal(updated.status, 200);
+    assert.equal((await h.request('GET', `${texts}/${french.body.id}`)).body.text, 'Code {{friendly_name}} : {{pin}}');
+    assert.equal(await send('fr'), 'Code Acme : CODE');
+    assert.equal((await h.request('DELETE', `${texts}/${french.body.id}`)).status, 204);
+    assert.equal((await h.request('GET', `${texts}/${french.body.id}`)).status, 404);
+    assert.equal(await send('fr'), 'Código de Acme: CODE');
+    assert.deepEqual((await h.request('GET', texts)).body.texts.map((t: { locale: string; channel: string }) => `${t.channel}:${t.locale}`), ['sms:es-es', 'sms:de-de', 'voice:de-de']);
+  });
+
+  it('fills a template\'s own placeholders from Twilio\'s TemplateCustomSubstitutions', async () => {
+    const made = await h.request('POST', `/2fa/2/applications/${applicationId}/messages`, { body: { pinType: 'NUMERIC', pinLength: 6, messageText: 'Code {{pin}}, order {{order}}' } });
+    assert.equal(made.status, 200);
+    assert.equal((await h.request('POST', `/api/v1/applications/${applicationId}/messages/${made.body.messageId}/texts`, { body: { locale: 'it', channel: 'sms', text: 'Codice {{pin}}, ordine {{order}}' } })).status, 201);
+    const start = await client.verify.v2.services(serviceSid).verifications.create({
+      to: `+${freshPhone()}`, channel: 'sms', templateSid: `HJ${made.body.messageId.toLowerCase()}`, locale: 'it', templateCustomSubstitutions: JSON.stringify({ order: '42' }),
+    });
+    assert.equal(await sentText(pinIdOf(start.sid)!), 'Codice CODE, ordine 42');
   });
 });
