@@ -10,6 +10,7 @@ import type {
 } from './types.js';
 import type { ApiKey, ApiKeyRequest, CreatedApiKey, Me, PinListQuery, PinPage, Stats, StatsQuery } from './types.js';
 import type { ApplicationSender, ApplicationSenderRequest, RouteExplainQuery, RouteExplanation, Routes } from './types.js';
+import type { MessageText, MessageTextRequest, MessageTextUpdate } from './types.js';
 import type { ApplicationRisk, ApplicationRiskRequest, ApplicationSecurity, ApplicationSecurityRequest, AuditPage, AuditQuery, RiskDecisionPage, RiskDecisionQuery, SafeListEntry, Workflow } from './types.js';
 
 export { TwofaApiError, parseRetryAfter, type TwofaApiErrorDetails } from './errors.js';
@@ -48,6 +49,13 @@ export interface TwofaClient {
     getAutofill(appId: string, msgId: string): Promise<MessageAutofill>;
     /** Replaces them: a field left out is off; `{}` turns autofill off. */
     setAutofill(appId: string, msgId: string, body: MessageAutofillRequest): Promise<MessageAutofill>;
+    /** The locale texts of an SMS/voice message (Vonage: its template fragments). */
+    listTexts(appId: string, msgId: string): Promise<MessageText[]>;
+    /** Adds a locale text (409 when its locale and channel have one). */
+    addText(appId: string, msgId: string, body: MessageTextRequest): Promise<MessageText>;
+    getText(appId: string, msgId: string, textId: string): Promise<MessageText>;
+    updateText(appId: string, msgId: string, textId: string, body: MessageTextUpdate): Promise<MessageText>;
+    deleteText(appId: string, msgId: string, textId: string): Promise<void>;
   };
   pins: {
     /** `ncNeeded` left out is the server's default (true); only an explicit value goes on the wire. */
@@ -262,6 +270,11 @@ export function createTwofaClient(options: TwofaClientOptions): TwofaClient {
       updateEmail: (appId, msgId, body) => call('messages.updateEmail', { appId, msgId }, { body }),
       getAutofill: (appId, msgId) => call('messages.getAutofill', { appId, msgId }),
       setAutofill: (appId, msgId, body) => call('messages.setAutofill', { appId, msgId }, { body }),
+      listTexts: async (appId, msgId) => (await call<{ texts: MessageText[] }>('messages.listTexts', { appId, msgId })).texts,
+      addText: (appId, msgId, body) => call('messages.addText', { appId, msgId }, { body }),
+      getText: (appId, msgId, textId) => call('messages.getText', { appId, msgId, textId }),
+      updateText: (appId, msgId, textId, body) => call('messages.updateText', { appId, msgId, textId }, { body }),
+      deleteText: async (appId, msgId, textId) => { await call<undefined>('messages.deleteText', { appId, msgId, textId }); },
     },
     pins: {
       sendSms: (body, sendOptions) => call('pins.sendSms', none, { body, query: { ncNeeded: sendOptions?.ncNeeded } }),

@@ -18,6 +18,11 @@ const OPERATIONS = {
   'messages.updateEmail': { method: 'PUT', path: '/2fa/2/applications/{appId}/email/messages/{msgId}' },
   'messages.getAutofill': { method: 'GET', path: '/api/v1/applications/{appId}/messages/{msgId}/autofill' },
   'messages.setAutofill': { method: 'PUT', path: '/api/v1/applications/{appId}/messages/{msgId}/autofill' },
+  'messages.listTexts': { method: 'GET', path: '/api/v1/applications/{appId}/messages/{msgId}/texts' },
+  'messages.addText': { method: 'POST', path: '/api/v1/applications/{appId}/messages/{msgId}/texts' },
+  'messages.getText': { method: 'GET', path: '/api/v1/applications/{appId}/messages/{msgId}/texts/{textId}' },
+  'messages.updateText': { method: 'PUT', path: '/api/v1/applications/{appId}/messages/{msgId}/texts/{textId}' },
+  'messages.deleteText': { method: 'DELETE', path: '/api/v1/applications/{appId}/messages/{msgId}/texts/{textId}' },
 
   'pins.sendSms': { method: 'POST', path: '/2fa/2/pin' },
   'pins.sendVoice': { method: 'POST', path: '/2fa/2/pin/voice' },

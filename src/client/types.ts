@@ -7,6 +7,7 @@ import type {
   AuditEntrySchema, AuditPageSchema, AutofillRequestSchema, AutofillResponseSchema, SecurityResponseSchema, SecuritySettingsRequestSchema, WorkflowSchema, TwilioAuthTokenSchema,
   RiskSettingsRequestSchema, RiskSettingsResponseSchema, RiskDecisionsResponseSchema, SafeListEntrySchema,
   PreludeSettingsSchema, PreludeSettingsBodySchema, VonageApplicationSchema, VonageApplicationBodySchema,
+  TemplateTextSchema, CreateTemplateTextRequestSchema, UpdateTemplateTextRequestSchema,
 } from '../http/schemas/api-v1.js';
 import type {
   CreatedWebhookResponseSchema, CreateWebhookRequestSchema, EmailTemplateRequestSchema, EmailTemplateResponseSchema, InboxMessageSchema,
@@ -203,3 +204,9 @@ export interface AuditQuery {
 export type MessageAutofill = Static<typeof AutofillResponseSchema>;
 /** What PUT .../autofill takes: a field left out is off. */
 export type MessageAutofillRequest = Static<typeof AutofillRequestSchema>;
+/** A locale text of an SMS/voice message, picked at delivery by the send's locale. */
+export type MessageText = Static<typeof TemplateTextSchema>;
+/** What POST .../texts takes. */
+export type MessageTextRequest = Static<typeof CreateTemplateTextRequestSchema>;
+/** What PUT .../texts/{textId} takes. */
+export type MessageTextUpdate = Static<typeof UpdateTemplateTextRequestSchema>;

@@ -27,6 +27,11 @@ export const FAILURE_NAMES = [
   'MESSAGE_NOT_FOUND',
   'MESSAGE_KIND_MISMATCH', // an email message updated as SMS/voice, or the reverse
   'EMAIL_TEMPLATE_NOT_FOUND',
+  'TEMPLATE_TEXT_NOT_FOUND', // a locale text (Vonage: template fragment) the message template does not have
+  'TEMPLATE_TEXT_EXISTS', // a second text of one locale and channel
+  'TEMPLATE_NOT_EMPTY', // deleting a template that still holds locale texts (Vonage's not-empty-template)
+  'TEMPLATE_NAME_EXISTS', // a second template of one name in the application
+  'TEMPLATE_LIMIT_REACHED', // named templates beyond the application's maximum
   'EMAIL_TEMPLATE_IN_USE',
   'WEBHOOK_NOT_FOUND',
   'WEBHOOK_LIMIT_REACHED',

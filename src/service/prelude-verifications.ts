@@ -15,6 +15,7 @@ import { preludeVerificationId } from '../domain/prelude-ids.js';
 import { chosenCodeTooShort } from '../domain/security-profile.js';
 import { serviceSid } from '../domain/twilio-sids.js';
 import { countryLocale, DEFAULT_LOCALE, twilioLocale } from '../domain/twilio-templates.js';
+import { resourceIdOfVonageId } from '../domain/vonage-ids.js';
 import type { Channel, PinRecord } from '../store/store.js';
 import type { Principal, ServiceContext } from './context.js';
 import { profileOf, readMessageTemplate } from './effective-records.js';
@@ -227,16 +228,19 @@ async function outcomeOf(ctx: ServiceContext, principal: Principal, sent: Result
 async function createLocked(ctx: ServiceContext, principal: Principal, plan: CreatePlan): Promise<Result<CreateOutcome>> {
   const { options } = plan;
   const placeholders = { friendly_name: plan.applicationName, ...options.variables };
+  // A template's texts are picked at delivery from the locale as given (else the number's country);
+  // without a template the locale chose the built-in text already (messageIdOf).
+  const locale = options.templateId !== undefined && options.locale !== undefined ? { locale: options.locale } : {};
   const latest = await latestPin(ctx, principal, plan.applicationId, plan.destination, plan.channel === 'email');
   if (latest && isDeliverable(latest, plan.now)) {
-    const resent = await resendPin(ctx, principal, latest.id, plan.channel, { placeholders });
+    const resent = await resendPin(ctx, principal, latest.id, plan.channel, { placeholders, ...locale });
     // A PIN that ended meanwhile (verified, expired) opens a new window below.
     if (resent.ok || resent.failure.name !== 'PIN_ENDED') return outcomeOf(ctx, principal, resent, 'retry', plan, latest.id);
   }
   const messageId = await messageIdOf(ctx, principal, plan);
   if (!messageId.ok) return messageId;
   const sent = await sendPin(ctx, principal, plan.channel, {
-    applicationId: plan.applicationId, messageId: messageId.value, to: plan.destination, placeholders,
+    applicationId: plan.applicationId, messageId: messageId.value, to: plan.destination, placeholders, ...locale,
     ...(plan.code !== undefined ? { pin: plan.code } : {}), ...(plan.clientAddress !== undefined ? { clientAddress: plan.clientAddress } : {}),
   });
   return outcomeOf(ctx, principal, sent, 'success', plan, generatePinId());
@@ -247,7 +251,8 @@ async function messageIdOf(ctx: ServiceContext, principal: Principal, plan: Crea
   const kind = plan.channel === 'email' ? 'email' : 'sms_voice';
   const { templateId } = plan.options;
   if (templateId !== undefined) {
-    const template = await readMessageTemplate(ctx, principal.accountId, plan.applicationId, templateId);
+    // The id as Infobip writes it, or as Vonage does (a template made through /v2/verify/templates).
+    const template = await readMessageTemplate(ctx, principal.accountId, plan.applicationId, resourceIdOfVonageId(templateId));
     if (!template || template.kind !== kind) return invalid('options.template_id', 'template_not_found', `No ${kind === 'email' ? 'email' : 'SMS/voice'} message template ${templateId} in the account's Prelude application.`);
     return ok(template.id);
   }

@@ -5,7 +5,8 @@
 // templates at its first verification.
 import { ok, fail, FieldErrors, type Result } from '../domain/errors.js';
 import { applicationIdOf } from '../domain/twilio-sids.js';
-import { DEFAULT_LOCALE, localeMessageText, localeVoiceLanguage } from '../domain/twilio-templates.js';
+import { voiceLanguageOf } from '../domain/template-locales.js';
+import { DEFAULT_LOCALE, localeMessageText } from '../domain/twilio-templates.js';
 import type { ApplicationConfiguration, ApplicationRecord } from '../store/store.js';
 import type { TwilioServiceRow } from '../store/twilio-store.js';
 import { createApplication, updateApplication } from './applications.js';
@@ -255,7 +256,7 @@ async function localeMessageId(ctx: ServiceContext, principal: Principal, servic
   const known = (await ctx.store.twilio.listLocaleMessages(principal.accountId, service.application.id)).find((l) => l.locale === locale);
   if (known) return known.messageId;
   const template = await createSmsVoiceTemplate(ctx, principal, service.application.id, {
-    messageText: localeMessageText(locale), pinType: 'NUMERIC', pinLength: service.codeLength, language: localeVoiceLanguage(locale),
+    messageText: localeMessageText(locale), pinType: 'NUMERIC', pinLength: service.codeLength, language: voiceLanguageOf(locale),
   });
   if (!template.ok) throw new Error(`the Twilio service's ${locale} template was refused: ${template.failure.text}`);
   if (await ctx.store.twilio.saveLocaleMessage(principal.accountId, service.application.id, locale, template.value.id)) return template.value.id;

@@ -16,7 +16,8 @@ import { isDeliverable } from '../domain/pin-lifecycle.js';
 import { chosenCodeTooShort } from '../domain/security-profile.js';
 import type { TwilioVerificationEvent } from '../domain/twilio-events.js';
 import { accountSid, attemptSid, pinIdOf, serviceSid, verificationSid } from '../domain/twilio-sids.js';
-import { BUILT_IN_TEMPLATES, countryLocale, DEFAULT_LOCALE, twilioLocale } from '../domain/twilio-templates.js';
+import { isLocaleTag } from '../domain/template-locales.js';
+import { countryLocale, DEFAULT_LOCALE, twilioLocale } from '../domain/twilio-templates.js';
 import type { Channel, PinRecord } from '../store/store.js';
 import type { TwilioEventDraft, TwilioVerificationRow, TwilioVerificationStatus } from '../store/twilio-store.js';
 import type { Principal, ServiceContext } from './context.js';
@@ -28,6 +29,7 @@ import { resendPin, sendPin } from './send-pin.js';
 import { testNumberAuditReason } from './test-numbers.js';
 import { rateLimitChecks } from './twilio-rate-limits.js';
 import { getService, serviceMessageId, variantMessageId, type TwilioService } from './twilio-services.js';
+import { customTemplateOf } from './twilio-templates.js';
 import { inUnitOfWork, type UnitOfWork } from './unit-of-work.js';
 import { verifyPin } from './verify-pin.js';
 
@@ -63,8 +65,10 @@ export interface StartInput {
   rateLimits?: string;
   /** Twilio's `Locale` (sms and call; email is not translated). */
   locale?: string;
-  /** Twilio's `TemplateSid`: a built-in template (GET /v2/Templates). */
+  /** Twilio's `TemplateSid`: the built-in template or a custom one of the Service's application (GET /v2/Templates). */
   templateSid?: string;
+  /** Twilio's `TemplateCustomSubstitutions`: a JSON object of the template's own placeholders' values. */
+  templateCustomSubstitutions?: string;
   /** The code to send (the service's CustomCodeEnabled); ignored otherwise, as on Twilio. */
   customCode?: string;
   /** Android SMS Retriever hash: the SMS's autofill line. */
@@ -100,6 +104,21 @@ function emailSenderOf(raw: string | undefined): Result<string | undefined> {
   const sender = fromName === undefined ? from : `${fromName.replace(/["\\]/g, '')} <${from}>`;
   const parsed = parseEmailSender(sender);
   return parsed.ok ? ok(sender) : invalid('ChannelConfiguration', `from: ${parsed.error}`);
+}
+
+/** The values of a template's own placeholders (`{{name}}`), from TemplateCustomSubstitutions' JSON object of strings. */
+function substitutionsOf(raw: string | undefined): Result<Record<string, string>> {
+  if (raw === undefined) return ok({});
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return invalid('TemplateCustomSubstitutions', 'must be a JSON object of strings');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || Object.values(parsed).some((v) => typeof v !== 'string')) {
+    return invalid('TemplateCustomSubstitutions', 'must be a JSON object of strings');
+  }
+  return ok({ ...(parsed as Record<string, string>) });
 }
 
 function notFound(path: string) {
@@ -180,10 +199,15 @@ async function start(unit: UnitOfWork, serviceSidParam: string, input: StartInpu
   const channel = ENGINE_CHANNEL[twilioChannel];
   const destination = destinationOf(channel, input.to);
   if (!destination.ok) return destination;
+  const custom = input.templateSid === undefined ? undefined : await customTemplateOf(ctx, principal, service.application.id, input.templateSid);
+  if (custom === false) return invalid('TemplateSid', 'is not a template of GET /v2/Templates in this Service\'s application');
+  if (custom && channel === 'email') return invalid('TemplateSid', 'a template is for sms, call and whatsapp: leave it out for email');
+  if (custom && input.appHash !== undefined) return invalid('AppHash', 'with a TemplateSid, set the app hash on the template (PUT /api/v1/applications/{id}/messages/{messageId}/autofill)');
   // Without Locale, Twilio speaks the language of the number's country (English where it has none).
-  const locale = input.locale === undefined ? (channel === 'email' ? DEFAULT_LOCALE : countryLocale(phoneCountry(destination.value))) : twilioLocale(input.locale);
-  if (locale === undefined) return invalid('Locale', 'is not a locale of the built-in templates (GET /v2/Templates)');
-  if (input.templateSid !== undefined && !BUILT_IN_TEMPLATES.some((t) => t.sid === input.templateSid)) return invalid('TemplateSid', 'is not a template of GET /v2/Templates');
+  // A custom template's texts are picked at delivery from the Locale as given (domain/template-locales.ts).
+  const locale = input.locale === undefined ? (channel === 'email' ? DEFAULT_LOCALE : countryLocale(phoneCountry(destination.value)))
+    : custom ? (isLocaleTag(input.locale) ? input.locale : undefined) : twilioLocale(input.locale);
+  if (locale === undefined) return invalid('Locale', custom ? 'is not a BCP-47 language tag' : 'is not a locale of the built-in templates (GET /v2/Templates)');
   const customCode = service.settings.custom_code_enabled === true ? input.customCode : undefined;
   if (customCode !== undefined && !CUSTOM_CODE.test(customCode)) return invalid('CustomCode', 'must be 4 to 10 letters or digits');
   const customCodeTooShort = customCode === undefined ? undefined : chosenCodeTooShort(profileOf(ctx), customCode);
@@ -202,8 +226,10 @@ async function start(unit: UnitOfWork, serviceSidParam: string, input: StartInpu
   }
   const sender = channel === 'email' ? emailSenderOf(input.channelConfiguration) : emailSenderOf(undefined);
   if (!sender.ok) return sender;
+  const substitutions = substitutionsOf(input.templateCustomSubstitutions);
+  if (!substitutions.ok) return substitutions;
   const placeholders: Record<string, string> = {
-    friendly_name: input.customFriendlyName ?? service.application.name, ...(psd2 ? { amount: input.amount!, payee: input.payee! } : {}),
+    ...substitutions.value, friendly_name: input.customFriendlyName ?? service.application.name, ...(psd2 ? { amount: input.amount!, payee: input.payee! } : {}),
   };
   const checks = await rateLimitChecks(ctx, service, input.rateLimits);
   if (!checks.ok) return checks;
@@ -216,7 +242,10 @@ async function start(unit: UnitOfWork, serviceSidParam: string, input: StartInpu
     return fail('CONCURRENT_START', 'Too many concurrent requests for phone number', { retryAfterMs: 1000 });
   }
   try {
-    return await startLocked(unit, service, { input, destination: destination.value, channel, twilioChannel, locale, placeholders, serviceLimits: checks.value, customCode, psd2, sender: sender.value, now });
+    return await startLocked(unit, service, {
+      input, destination: destination.value, channel, twilioChannel, locale, placeholders, serviceLimits: checks.value, customCode, psd2, sender: sender.value, now,
+      ...(custom ? { customMessageId: custom.id, ...(input.locale !== undefined ? { requestedLocale: input.locale } : {}) } : {}),
+    });
   } finally {
     await ctx.store.twilio.unlockStart(lockKey, lockedUntil);
   }
@@ -238,6 +267,10 @@ interface StartPlan {
   psd2: boolean;
   sender: string | undefined;
   now: number;
+  /** The custom template a TemplateSid names, sent as it is (no PSD2 or app-hash variant of it). */
+  customMessageId?: string;
+  /** Its Locale as given: the message composer picks the text (without one, the number's country). */
+  requestedLocale?: string;
 }
 
 async function startLocked(unit: UnitOfWork, service: TwilioService, plan: StartPlan): Promise<Result<Verification>> {
@@ -260,21 +293,21 @@ async function startLocked(unit: UnitOfWork, service: TwilioService, plan: Start
       unit.audit({ event: 'pin.resend.refused', applicationId: service.application.id, pinId: latest.id, destination: latest.destination, reason: 'twilio:max_send_attempts' });
       return fail('SEND_ATTEMPTS_EXHAUSTED', 'Max send attempts reached', { retryAfterMs: latest.expiresAt - now });
     }
-    const resent = await resendPin(ctx, principal, latest.id, channel, { placeholders, dialectLimits: plan.serviceLimits }, unit);
+    const resent = await resendPin(ctx, principal, latest.id, channel, { placeholders, dialectLimits: plan.serviceLimits, ...(plan.requestedLocale !== undefined ? { locale: plan.requestedLocale } : {}) }, unit);
     if (!resent.ok) return asTwilioFailure(resent.failure);
     await ctx.store.twilio.recordSend(principal.accountId, latest.id, { time: now, channel: twilioChannel, attemptSid: attemptSid(resent.value.deliveryId) }, now);
     return fetchByPinId(ctx, principal, service, latest.id);
   }
 
-  const baseMessageId = await serviceMessageId(ctx, principal, service, channel === 'email' ? 'email' : 'sms_voice', plan.locale);
-  const variant = channel === 'email' ? ok(baseMessageId)
+  const baseMessageId = plan.customMessageId ?? await serviceMessageId(ctx, principal, service, channel === 'email' ? 'email' : 'sms_voice', plan.locale);
+  const variant = channel === 'email' || plan.customMessageId !== undefined ? ok(baseMessageId)
     : await variantMessageId(ctx, principal, service, baseMessageId, { psd2: plan.psd2, ...(input.appHash !== undefined ? { appHash: input.appHash } : {}) });
   if (!variant.ok) return variant;
   const messageId = variant.value;
   const sent = await sendPin(ctx, principal, channel, {
     applicationId: service.application.id, messageId, to: destination.value, placeholders, dialectLimits: plan.serviceLimits,
     ...(plan.customCode !== undefined ? { pin: plan.customCode } : {}), ...(plan.sender !== undefined ? { from: plan.sender } : {}),
-    ...(input.deviceIp !== undefined ? { clientAddress: input.deviceIp } : {}),
+    ...(input.deviceIp !== undefined ? { clientAddress: input.deviceIp } : {}), ...(plan.requestedLocale !== undefined ? { locale: plan.requestedLocale } : {}),
     // The verification (its PSD2 Amount and Payee among it) and verification.started are written in
     // the PIN's own transaction: no PIN of a start is ever without them.
     dialect: (pin, deliveryId) => ({

@@ -723,6 +723,16 @@ $$`).execute(db);
   for each statement execute function twofa_config_changed()`).execute(db);
       },
     },
+    '0034_template_locale_texts': {
+      async up(db: Kysely<unknown>) {
+        // A message template holds its texts per locale (and per channel) itself, as JSON read with
+        // the template (one row, one cache entry, no second read per delivery); a name and a default
+        // flag make it one of Vonage's templates. Written by compare-and-set on the JSON (kysely-store.ts).
+        await sql.raw('alter table message_templates add column locale_texts text').execute(db);
+        await sql.raw('alter table message_templates add column name text').execute(db);
+        await sql.raw('alter table message_templates add column is_default integer not null default 0').execute(db);
+      },
+    },
   };
 }
 

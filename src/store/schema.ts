@@ -60,6 +60,12 @@ export interface MessageTemplatesTable {
   landing_page_id: string | null;
   /** JSON of the SMS autofill setting (domain/autofill.ts); null: none. */
   autofill: string | null;
+  /** JSON array of the template's locale texts (domain/template-locales.ts); null: none. */
+  locale_texts: string | null;
+  /** The template's name (Vonage's templates); null: none. */
+  name: string | null;
+  /** 1: the application's default template for starts that name none (Vonage's is_default). */
+  is_default: number;
   created_at: number;
   updated_at: number;
 }

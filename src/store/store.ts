@@ -1,6 +1,7 @@
 // The one storage contract. Services depend on this interface only; the Kysely implementation
 // serves SQLite (and PostgreSQL) behind it, and test/store/ runs one conformance suite against each.
 import type { Autofill } from '../domain/autofill.js';
+import type { LocaleText } from '../domain/template-locales.js';
 import type { ApplicationRecord } from '../domain/application-rules.js';
 import type { Channel, DeliveryStatus } from '../domain/channels.js';
 import type { PinType } from '../domain/pin-generation.js';
@@ -92,6 +93,12 @@ export interface SmsVoiceTemplateRecord extends TemplateBase {
   regional: RegionalOptions | null;
   /** SMS autofill lines (WebOTP / iOS origin-bound line, Android app hash); absent or null: none. */
   autofill?: Autofill | null;
+  /** Texts per locale (domain/template-locales.ts), picked at delivery; absent or empty: messageText only. */
+  texts?: LocaleText[];
+  /** A name the template is known by (Vonage's templates, Twilio's FriendlyName); absent or null: none. */
+  name?: string | null;
+  /** The template a Vonage start without template_id sends with (at most one per application). */
+  isDefault?: boolean;
 }
 
 export interface EmailMessageTemplateRecord extends TemplateBase {
@@ -311,7 +318,15 @@ export interface Store {
   insertMessageTemplate(template: MessageTemplateRecord): Promise<void>;
   getMessageTemplate(accountId: string, applicationId: string, id: string): Promise<MessageTemplateRecord | undefined>;
   listMessageTemplates(accountId: string, applicationId: string): Promise<MessageTemplateRecord[]>;
+  /** Writes every field but the locale texts, which change only through replaceTemplateTexts. */
   updateMessageTemplate(template: MessageTemplateRecord): Promise<void>;
+  /**
+   * Replaces an SMS/voice template's locale texts if they are still `expected` (compare-and-set, with
+   * updatedAt); false when they changed meanwhile or the template is gone.
+   */
+  replaceTemplateTexts(accountId: string, applicationId: string, id: string, expected: readonly LocaleText[], next: readonly LocaleText[], now: number): Promise<boolean>;
+  /** Deletes a message template; PINs that named it can no longer be delivered (the composer says so). */
+  deleteMessageTemplate(accountId: string, applicationId: string, id: string): Promise<boolean>;
 
   // Email templates (the "web portal" resource emailTemplateId refers to)
   insertEmailTemplate(accountId: string, fields: EmailTemplateFields, now: number): Promise<EmailTemplateRecord>;

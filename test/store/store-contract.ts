@@ -750,6 +750,33 @@ export function storeConformance(name: string, open: () => Promise<Store>, optio
       assert.deepEqual(await store.getMessageTemplate(accountId, app.id, id), { ...without, updatedAt: T0 + 1 });
     });
 
+    it('keeps a template\'s locale texts, name and default flag; replaces the texts only if they are as expected; deletes it', async () => {
+      const id = `MSG-LT-${randomUUID()}`;
+      const en = { id: 'L1', channel: null, locale: 'en-us', text: 'code {{pin}}', createdAt: T0, updatedAt: T0 };
+      const template = {
+        kind: 'sms_voice' as const, id, accountId, applicationId: app.id, pinType: 'NUMERIC' as const, pinLength: 6, messageText: 'code {{pin}}',
+        senderId: null, language: 'en', voiceName: null, repeatDtmf: null, speechRate: null, regional: null, createdAt: T0, updatedAt: T0,
+        name: 'otp', isDefault: true, texts: [en],
+      };
+      await store.insertMessageTemplate(template);
+      assert.deepEqual(await store.getMessageTemplate(accountId, app.id, id), template);
+      const es = { id: 'L2', channel: 'sms' as const, locale: 'es', text: 'código {{pin}}', createdAt: T0 + 1, updatedAt: T0 + 1 };
+      assert.equal(await store.replaceTemplateTexts(accountId, app.id, id, [], [es], T0 + 1), false, 'the texts are not empty');
+      assert.equal(await store.replaceTemplateTexts(accountId, app.id, id, [en], [en, es], T0 + 1), true);
+      assert.equal(await store.replaceTemplateTexts(accountId, app.id, id, [en], [es], T0 + 2), false, 'a stale expectation loses');
+      // Another field's update keeps the texts, even from a record read before they changed.
+      await store.updateMessageTemplate({ ...template, pinLength: 8, isDefault: false, updatedAt: T0 + 3 });
+      const { isDefault, ...notDefault } = template;
+      void isDefault;
+      assert.deepEqual(await store.getMessageTemplate(accountId, app.id, id), { ...notDefault, pinLength: 8, texts: [en, es], updatedAt: T0 + 3 });
+      assert.equal(await store.replaceTemplateTexts(accountId, app.id, id, [en, es], [], T0 + 4), true);
+      const emptied = await store.getMessageTemplate(accountId, app.id, id);
+      assert.ok(emptied?.kind === 'sms_voice' && emptied.texts === undefined, 'no texts: absent, as on every store');
+      assert.equal(await store.deleteMessageTemplate('another-account', app.id, id), false);
+      assert.equal(await store.deleteMessageTemplate(accountId, app.id, id), true);
+      assert.equal(await store.getMessageTemplate(accountId, app.id, id), undefined);
+    });
+
     describe('idempotency keys', () => {
       const claim = (id: string, token: string, now: number, fingerprint = 'f1') =>
         store.idempotency.claim({ id, accountId, fingerprint, token, now, leaseUntil: now + 1000, expiresAt: now + 60_000, maxLiveKeys: 1_000 });

@@ -137,6 +137,14 @@ export async function createAppAndTemplate(h: Harness, options: { configuration?
   return { applicationId: app.body.applicationId as string, messageId: template.body.messageId as string };
 }
 
+/** Delivers what is queued and reads the text a PIN's message on `channel` reached the inbox with, its code written as CODE. */
+export async function deliveredText(h: Harness, accountId: string, pinId: string, channel = 'sms'): Promise<string> {
+  await h.node.worker.drain();
+  const message = h.node.inbox.list(accountId, { limit: 1000 }).find((m) => m.pinId === pinId && m.channel === channel);
+  if (!message) throw new Error(`no ${channel} message for PIN ${pinId}`);
+  return (message.text ?? '').replace(/[0-9]{4,10}/, 'CODE');
+}
+
 /** Delivers what is queued and reads the PIN the way a recipient would: from the inbox. */
 export async function deliveredPin(h: Harness, pinId: string): Promise<string> {
   await h.node.worker.drain();

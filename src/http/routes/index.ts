@@ -56,6 +56,11 @@ import deleteApplicationWorkflow from './api-v1/delete-application-workflow.js';
 import twilioVerify from './twilio/index.js';
 import getTemplateAutofill from './api-v1/get-template-autofill.js';
 import updateTemplateAutofill from './api-v1/update-template-autofill.js';
+import listTemplateTexts from './api-v1/list-template-texts.js';
+import createTemplateText from './api-v1/create-template-text.js';
+import getTemplateText from './api-v1/get-template-text.js';
+import updateTemplateText from './api-v1/update-template-text.js';
+import deleteTemplateText from './api-v1/delete-template-text.js';
 import createTestNumber from './api-v1/create-test-number.js';
 import deleteTestNumber from './api-v1/delete-test-number.js';
 import listTestNumbers from './api-v1/list-test-numbers.js';
@@ -100,6 +105,8 @@ export const ALL_ROUTES: RegisterRoute[] = [
   vonageVerify, getVonageApplication, updateVonageApplication, deleteVonageApplication,
   // SMS autofill lines of 2FA messages
   getTemplateAutofill, updateTemplateAutofill,
+  // locale texts of 2FA messages (Vonage's template fragments), picked at delivery by a send's locale
+  listTemplateTexts, createTemplateText, getTemplateText, updateTemplateText, deleteTemplateText,
   // test numbers: fixed codes, nothing delivered (app-store review, end-to-end tests)
   createTestNumber, listTestNumbers, deleteTestNumber,
   // fallback workflows across channels

@@ -418,6 +418,31 @@ export const AutofillResponseSchema = Type.Object({
   androidAppHash: Type.Union([Type.String(), Type.Null()]),
 }, { description: 'The autofill lines added to the SMS of this message (never to Infobip-shaped bodies or voice calls).' });
 
+// --- locale texts of 2FA messages (/api/v1/applications/{appId}/messages/{msgId}/texts) ---
+
+export const TemplateTextParamsSchema = Type.Object({ appId: Type.String({ maxLength: 64 }), msgId: Type.String({ maxLength: 64 }), textId: Type.String({ maxLength: 64 }) });
+
+const LocaleTextBody = Type.String({ minLength: 1, maxLength: 1600, description: 'The text, with {{pin}} (required) and the message\'s placeholders ({{friendly_name}}: the brand or service name a dialect\'s start gives).' });
+
+export const CreateTemplateTextRequestSchema = Type.Object({
+  locale: Type.String({ minLength: 2, maxLength: 35, description: 'A BCP-47 tag (en-us, pt-BR, el): matched without regard to case or -/_.' }),
+  channel: Type.Optional(Type.Union([Type.Literal('sms'), Type.Literal('voice'), Type.Null()], { description: 'sms or voice; left out or null: every phone channel (a channel\'s own text wins).' })),
+  text: LocaleTextBody,
+}, { additionalProperties: false });
+
+export const UpdateTemplateTextRequestSchema = Type.Object({ text: LocaleTextBody }, { additionalProperties: false });
+
+export const TemplateTextSchema = Type.Object({
+  id: Type.String(),
+  locale: Type.String(),
+  channel: Type.Union([Type.Literal('sms'), Type.Literal('voice'), Type.Null()]),
+  text: Type.String(),
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+}, { additionalProperties: false, title: 'TemplateText', description: 'A text of the message for one locale (and channel), picked at delivery by the send\'s locale, else the number\'s country\'s language.' });
+
+export const TemplateTextListSchema = Type.Object({ texts: Type.Array(TemplateTextSchema) }, { title: 'TemplateTextList', description: 'The message\'s locale texts, in the order they were added.' });
+
 // --- test numbers (/api/v1/test-numbers) ---
 
 export const CreateTestNumberRequestSchema = Type.Object({

@@ -12,6 +12,7 @@
 // paged search and statistics, aggregated in SQL). Every method of those throws NotKeptInMemory;
 // their use cases are tested over HTTP on the real stores.
 import { randomUUID } from 'node:crypto';
+import type { LocaleText } from '../../domain/template-locales.js';
 import type { ApplicationRecord } from '../../domain/application-rules.js';
 import { acceptsAttempt, isDeliverable } from '../../domain/pin-lifecycle.js';
 import type { WorkflowStep } from '../../domain/workflows.js';
@@ -221,8 +222,23 @@ export class MemoryStore implements Store {
     const k = key(template.applicationId, template.id);
     const current = this.messageTemplates.get(k);
     if (current?.accountId !== template.accountId) return;
-    // Its kind and creation time stay.
-    this.messageTemplates.set(k, withoutEmptyAutofill({ ...copy(template), kind: current.kind, createdAt: current.createdAt } as MessageTemplateRecord));
+    // Its kind, creation time and locale texts stay (texts change through replaceTemplateTexts only).
+    const texts = current.kind === 'sms_voice' ? current.texts : undefined;
+    this.messageTemplates.set(k, withoutEmptyAutofill({ ...copy(template), kind: current.kind, createdAt: current.createdAt, texts } as MessageTemplateRecord));
+  }
+
+  async replaceTemplateTexts(accountId: string, applicationId: string, id: string, expected: readonly LocaleText[], next: readonly LocaleText[], now: number): Promise<boolean> {
+    const current = this.messageTemplates.get(key(applicationId, id));
+    if (current?.accountId !== accountId || current.kind !== 'sms_voice') return false;
+    if (JSON.stringify(current.texts ?? []) !== JSON.stringify(expected)) return false;
+    this.messageTemplates.set(key(applicationId, id), withoutEmptyAutofill({ ...current, texts: copy([...next]), updatedAt: now }));
+    return true;
+  }
+
+  async deleteMessageTemplate(accountId: string, applicationId: string, id: string): Promise<boolean> {
+    const current = this.messageTemplates.get(key(applicationId, id));
+    if (current?.accountId !== accountId) return false;
+    return this.messageTemplates.delete(key(applicationId, id));
   }
 
   // --- email templates ---
@@ -594,6 +610,11 @@ export class MemoryStore implements Store {
 
 /** A template's autofill is absent, never null, as the database stores read it. */
 function withoutEmptyAutofill(template: MessageTemplateRecord): MessageTemplateRecord {
-  if (template.kind === 'sms_voice' && !template.autofill) delete template.autofill;
+  if (template.kind !== 'sms_voice') return template;
+  // So are its empty locale texts, a missing name and a false default flag.
+  if (!template.autofill) delete template.autofill;
+  if (!template.texts?.length) delete template.texts;
+  if (template.name == null) delete template.name;
+  if (template.isDefault !== true) delete template.isDefault;
   return template;
 }

@@ -1,6 +1,7 @@
 // Engine records as the answers of twofa's own API under /api/v1 (camelCase, times in UNIX
 // milliseconds unless a field says ISO 8601): every /api/v1 body that is more than a service's value
 // as it is is made here. The schemas they answer with are in schemas/api-v1.ts.
+import type { LocaleText } from '../../../domain/template-locales.js';
 import type { Static } from 'typebox';
 import { accountSid, apiKeySid } from '../../../domain/twilio-sids.js';
 import type { AuditPage } from '../../../service/audit-log.js';
@@ -94,4 +95,8 @@ export function toAuditPageResponse(page: AuditPage): Static<typeof AuditPageSch
 
 export function toVonageApplication(row: VonageApplicationRow) {
   return { applicationId: row.applicationId, publicKey: row.publicKey, updatedAt: new Date(row.updatedAt).toISOString() };
+}
+
+export function toTemplateText(t: LocaleText) {
+  return { id: t.id, locale: t.locale, channel: t.channel, text: t.text, createdAt: new Date(t.createdAt).toISOString(), updatedAt: new Date(t.updatedAt).toISOString() };
 }
