@@ -5,7 +5,6 @@ import { withAutofill } from '../domain/autofill.js';
 import { phoneCountry } from '../domain/destinations.js';
 import { isDeliverable, pinState } from '../domain/pin-lifecycle.js';
 import type { PinKeyring } from '../domain/pin-secrets.js';
-import { phoneCountry } from '../domain/destinations.js';
 import { chooseLocaleText, voiceLanguageOf } from '../domain/template-locales.js';
 import { renderHtml, renderText } from '../domain/template-rendering.js';
 import type { OutboxRecord, Store } from '../store/store.js';
