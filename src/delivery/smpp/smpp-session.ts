@@ -295,7 +295,9 @@ export class SmppSession {
       const why =
         this.currentState === 'bound'
           ? `no free slot in the submit window (${this.window}) within ${seconds}`
-          : `not bound to the SMSC within ${seconds}${this.lastError ? ` (last error: ${this.lastError.message})` : ''}`;
+          // Worded as the bind attempt's own timeout says it: whichever timer fires first, the sender
+          // learns the same thing (no bind in time).
+          : `no bind within ${seconds}: not bound to the SMSC${this.lastError ? ` (last error: ${this.lastError.message})` : ''}`;
       pending.reject(new SmppSessionError('timeout', why, true));
     } else if (pending.phase === 'written') {
       this.finish(pending);
