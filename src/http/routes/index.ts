@@ -68,6 +68,8 @@ import vonageVerify from './vonage/index.js';
 import getVonageApplication from './api-v1/get-vonage-application.js';
 import updateVonageApplication from './api-v1/update-vonage-application.js';
 import deleteVonageApplication from './api-v1/delete-vonage-application.js';
+import listVonageApplications from './api-v1/list-vonage-applications.js';
+import rotateVonageSignatureSecret from './api-v1/rotate-vonage-signature-secret.js';
 
 export const ALL_ROUTES: RegisterRoute[] = [
   // Infobip 2FA API v2: the 18 operations
@@ -91,7 +93,7 @@ export const ALL_ROUTES: RegisterRoute[] = [
   twilioVerify, getTwilioAuthToken, rotateTwilioAuthToken,
   // Prelude Verify v2 under /v2/verification (JSON, Bearer API keys, Prelude's errors), and its account settings
   preludeVerify, getPreludeSettings, updatePreludeSettings,
-  vonageVerify, getVonageApplication, updateVonageApplication, deleteVonageApplication,
+  vonageVerify, listVonageApplications, getVonageApplication, updateVonageApplication, deleteVonageApplication, rotateVonageSignatureSecret,
   // SMS autofill lines of 2FA messages
   getTemplateAutofill, updateTemplateAutofill,
   // test numbers: fixed codes, nothing delivered (app-store review, end-to-end tests)
