@@ -20,6 +20,8 @@ type OutboxRow = Omit<Selectable<EventOutboxTable>, 'lease_holder'>;
 const SWEEP_BATCH = 200;
 /** How long after its PIN's expiry a Prelude verification still waits for a late receipt. */
 export const PRELUDE_RECEIPT_GRACE_MS = 3_600_000;
+/** A PIN whose latest send is in these states has not sent it (yet, or ever: a test number). */
+const UNSENT = ['queued', 'not_sent'];
 const FINAL_DELIVERY: ReadonlySet<string> = new Set<DeliveryStatus>(['delivered', 'undelivered', 'failed', 'not_sent']);
 
 function outboxRow(accountId: string, subscriptionId: string, type: string, pinId: string, payload: string, now: number): OutboxRow {
@@ -86,8 +88,8 @@ async function ranSteps(trx: Transaction<Database>, pinId: string, channels: str
 async function sweepPrelude(db: Kysely<Database>, dialect: 'sqlite' | 'postgres', now: number): Promise<number> {
   return db.transaction().execute(async (trx) => {
     let query = trx.selectFrom('prelude_verifications as v').leftJoin('pins as p', 'p.id', 'v.pin_id')
-      .select(['v.pin_id', 'v.account_id', 'v.correlation_id', 'v.created_at', 'v.authentication_reported', 'v.reported_sent_at', 'v.reported_delivery',
-        'p.id as pin', 'p.channel', 'p.destination', 'p.sent_at', 'p.delivery_status', 'p.verified_at', 'p.locked_at', 'p.expires_at as pin_expires_at'])
+      .select(['v.pin_id', 'v.account_id', 'v.correlation_id', 'v.created_at', 'v.authentication_reported', 'v.reported_sends', 'v.reported_delivery',
+        'p.id as pin', 'p.channel', 'p.destination', 'p.sent_at', 'p.send_count', 'p.delivery_status', 'p.verified_at', 'p.locked_at', 'p.expires_at as pin_expires_at'])
       // Seeks the partial index prelude_verifications_open: those with a callback URL and webhooks still due.
       .where('v.open', '=', 1)
       .where((eb) => eb.or([
@@ -95,7 +97,8 @@ async function sweepPrelude(db: Kysely<Database>, dialect: 'sqlite' | 'postgres'
         // Ended with its receipt in: closed (nothing is due any more).
         eb.or([eb('p.verified_at', 'is not', null), eb('p.locked_at', 'is not', null), eb('p.expires_at', '<=', now)])
           .and(eb('p.delivery_status', 'in', [...FINAL_DELIVERY])),
-        eb('p.sent_at', 'is not', null).and(eb.or([eb('v.reported_sent_at', 'is', null), eb('v.reported_sent_at', '<>', eb.ref('p.sent_at'))])),
+        // A send that left (its message is no longer queued) not reported yet.
+        eb('p.send_count', '>', eb.ref('v.reported_sends')).and(eb('p.delivery_status', 'not in', UNSENT)),
         eb('p.delivery_status', 'in', ['delivered', 'undelivered', 'failed']).and(eb.or([eb('v.reported_delivery', 'is', null), eb('v.reported_delivery', '<>', eb.ref('p.delivery_status'))])),
       ]))
       .orderBy('v.expires_at').limit(SWEEP_BATCH);
@@ -103,14 +106,15 @@ async function sweepPrelude(db: Kysely<Database>, dialect: 'sqlite' | 'postgres'
     let queued = 0;
     for (const r of await query.execute()) {
       const webhooks: Array<{ type: PreludeWebhookType; at: number; status?: ReturnType<typeof preludeDeliveryStatus> }> = [];
-      let sentAt = r.reported_sent_at === null ? null : Number(r.reported_sent_at);
+      let sends = Number(r.reported_sends);
       let delivery = r.reported_delivery;
       if (r.pin !== null) {
         if (Number(r.authentication_reported) === 0) webhooks.push({ type: 'verify.authentication', at: Number(r.created_at) });
-        if (r.sent_at !== null && Number(r.sent_at) !== sentAt) {
-          sentAt = Number(r.sent_at);
+        if (Number(r.send_count) > sends && !UNSENT.includes(r.delivery_status ?? 'queued')) {
+          // The first message's time is the PIN's; a later one's is when the sweep saw it leave.
+          webhooks.push({ type: 'verify.attempt', at: sends === 0 && r.sent_at !== null ? Number(r.sent_at) : now });
+          sends = Number(r.send_count);
           delivery = null;
-          webhooks.push({ type: 'verify.attempt', at: sentAt });
         }
         const receipt = r.delivery_status !== null && r.delivery_status !== 'sent' ? r.delivery_status : null;
         const status = receipt === null ? undefined : preludeDeliveryStatus(receipt as DeliveryStatus);
@@ -123,9 +127,9 @@ async function sweepPrelude(db: Kysely<Database>, dialect: 'sqlite' | 'postgres'
       const settled = r.pin === null || (ended && FINAL_DELIVERY.has(r.delivery_status ?? '')) || Number(r.pin_expires_at) + PRELUDE_RECEIPT_GRACE_MS <= now;
       // Race gate: only the sweep that still finds what was reported before moves it on.
       let update = trx.updateTable('prelude_verifications')
-        .set({ authentication_reported: 1, reported_sent_at: sentAt, reported_delivery: delivery, open: settled ? 0 : 1 })
-        .where('pin_id', '=', r.pin_id).where('open', '=', 1).where('authentication_reported', '=', r.authentication_reported);
-      update = r.reported_sent_at === null ? update.where('reported_sent_at', 'is', null) : update.where('reported_sent_at', '=', r.reported_sent_at);
+        .set({ authentication_reported: 1, reported_sends: sends, reported_delivery: delivery, open: settled ? 0 : 1 })
+        .where('pin_id', '=', r.pin_id).where('open', '=', 1).where('authentication_reported', '=', r.authentication_reported)
+        .where('reported_sends', '=', r.reported_sends);
       update = r.reported_delivery === null ? update.where('reported_delivery', 'is', null) : update.where('reported_delivery', '=', r.reported_delivery);
       if (Number((await update.executeTakeFirst()).numUpdatedRows) === 0 || webhooks.length === 0) continue;
       const subject = { pinId: r.pin_id, channel: r.channel!, destination: r.destination!, correlationId: r.correlation_id };

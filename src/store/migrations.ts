@@ -719,7 +719,7 @@ $$`).execute(db);
   created_at ${bigint} not null,
   expires_at ${bigint} not null,
   authentication_reported integer not null,
-  reported_sent_at ${bigint},
+  reported_sends integer not null,
   reported_delivery text,
   open integer not null
 )`).execute(db);

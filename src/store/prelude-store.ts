@@ -49,7 +49,7 @@ export class KyselyPreludeStore implements PreludeStore {
   async saveVerification(row: PreludeVerificationRow): Promise<void> {
     await this.db.insertInto('prelude_verifications').values({
       pin_id: row.pinId, account_id: row.accountId, correlation_id: row.correlationId, callback_url: row.callbackUrl, created_at: row.createdAt,
-      expires_at: row.expiresAt, authentication_reported: 0, reported_sent_at: null, reported_delivery: null, open: row.callbackUrl === null ? 0 : 1,
+      expires_at: row.expiresAt, authentication_reported: 0, reported_sends: 0, reported_delivery: null, open: row.callbackUrl === null ? 0 : 1,
     }).onConflict((oc) => oc.column('pin_id').doNothing()).execute();
   }
 

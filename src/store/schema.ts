@@ -267,8 +267,8 @@ export interface PreludeVerificationsTable {
   expires_at: number;
   /** 1 once verify.authentication was queued. */
   authentication_reported: number;
-  /** The PIN's sent_at the last verify.attempt reported. */
-  reported_sent_at: number | null;
+  /** The PIN's sends (send_count) reported by verify.attempt so far. */
+  reported_sends: number;
   /** The delivery status the last verify.delivery_status reported (since that attempt). */
   reported_delivery: string | null;
   /** 1 while webhooks may still be due. */
