@@ -489,7 +489,7 @@ export function storeConformance(name: string, open: () => Promise<Store>, optio
       // One transaction or nothing: when the verification's end cannot be written (an event that
       // cannot be serialised stands for any failure of it), the PIN is neither verified nor charged an attempt.
       const failing = approval(unwritable.pin.id);
-      failing.approved.params.channel = Symbol('unserialisable') as unknown as string;
+      failing.approved.params.to = Symbol('unserialisable') as unknown as string;
       await assert.rejects(verifyAttempt(unwritable.pin, T0 + 3, [], () => true, failing));
       const untouched = await store.getPin(account, unwritable.pin.id);
       assert.equal(untouched?.verifiedAt, null);

@@ -122,6 +122,37 @@ describe('Twilio Verify Webhooks through the official Node SDK', () => {
     await client.verify.v2.services(serviceSid).webhooks(hook.sid).remove();
   });
 
+  it('sends verification.approved when a Twilio-started PIN is verified through another dialect (Infobip, Prelude, Vonage)', async () => {
+    const hook = await client.verify.v2.services(serviceSid).webhooks.create({ friendlyName: 'cross', eventTypes: ['verification.approved'], webhookUrl: `${hookBase}/cross` });
+    const applicationId = serviceSid.slice(2).toUpperCase();
+    const start = async (channel: 'sms' | 'call') => {
+      const to = `+${freshPhone()}`;
+      const started = await client.verify.v2.services(serviceSid).verifications.create({ to, channel });
+      const pinId = started.sid.slice(2).toUpperCase();
+      return { to, sid: started.sid, pinId, code: await deliveredPin(h, pinId) };
+    };
+    const byInfobip = await start('call');
+    const verified = await h.request('POST', `/2fa/2/pin/${byInfobip.pinId}/verify`, { body: { pin: byInfobip.code } });
+    assert.equal(verified.body.verified, true);
+    assert.equal((await h.request('PUT', '/api/v1/prelude/settings', { body: { applicationId } })).status, 200);
+    const byPrelude = await start('sms');
+    const checked = await h.request('POST', '/v2/verification/check', { body: { target: { type: 'phone_number', value: byPrelude.to }, code: byPrelude.code } });
+    assert.equal(checked.body.status, 'success');
+    const byVonage = await start('sms');
+    const requestId = byVonage.pinId.toLowerCase().replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+    const completed = await h.request('POST', `/v2/verify/${requestId}`, { body: { code: byVonage.code }, vonageApplicationId: applicationId });
+    assert.equal(completed.body.status, 'completed');
+
+    const events = await eventsAt('/cross');
+    assert.deepEqual(events.map((e) => `${e.params['verification_sid']} ${e.params['status']} ${e.params['channel']}`).sort(),
+      [`${byInfobip.sid} approved call`, `${byPrelude.sid} approved sms`, `${byVonage.sid} approved sms`].sort());
+    const authToken = await token();
+    for (const e of events) assert.equal(twilio.validateRequest(authToken, String(e.headers['x-twilio-signature']), `${hookBase}/cross`, e.params), true);
+    // The verification is approved once: a Twilio check of it now finds nothing.
+    await rejectsWith(client.verify.v2.services(serviceSid).verificationChecks.create({ to: byInfobip.to, code: byInfobip.code }), 404, 20404);
+    await client.verify.v2.services(serviceSid).webhooks(hook.sid).remove();
+  });
+
   it('sends only the types a webhook names, nothing while it is disabled, and signs with a rotated token from then on', async () => {
     const hooks = client.verify.v2.services(serviceSid).webhooks;
     const hook = await hooks.create({ friendlyName: 'approvals', eventTypes: ['verification.approved'], webhookUrl: `${hookBase}/approvals` });
