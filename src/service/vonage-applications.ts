@@ -8,6 +8,9 @@
 // secrets. It is shown in the answer that made it (the first callback URL, a rotation, or a secret
 // the caller chose), never again: a lost one is rotated.
 import { randomBytes } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { PinKeyring } from '../domain/pin-secrets.js';
+import type { Store } from '../store/store.js';
 import { vonageSignatureSecretId } from '../domain/vonage-callbacks.js';
 import { fail, FieldErrors, ok, type Result } from '../domain/errors.js';
 import type { VonageApplicationRow } from '../store/vonage-store.js';
@@ -115,4 +118,26 @@ export function deleteVonageApplication(ctx: ServiceContext, principal: Principa
     unit.audit({ event: 'config.vonage.application.delete', applicationId });
     return ok(null);
   });
+}
+
+/**
+ * At start, as reencryptWebhookSecrets does for subscription secrets: signature secrets encrypted
+ * under a previous TWOFA_SECRET move to the current one, so that TWOFA_PREVIOUS_SECRETS can drop it.
+ * One no configured key can decrypt is reported: its callbacks fail until the secret is rotated.
+ */
+export async function reencryptVonageSignatureSecrets(store: Store, keyring: PinKeyring, logger: Logger): Promise<void> {
+  const current = `${keyring.currentKeyId}:`;
+  let unreadable = 0;
+  for (const { applicationId, ciphertext } of await store.vonage.listSignatureSecrets()) {
+    if (ciphertext.startsWith(current)) continue;
+    const secret = keyring.decryptWebhookSecret(vonageSignatureSecretId(applicationId), ciphertext);
+    if (secret === null) {
+      unreadable += 1;
+      continue;
+    }
+    await store.vonage.replaceSignatureSecret(applicationId, ciphertext, keyring.encryptWebhookSecret(vonageSignatureSecretId(applicationId), secret));
+  }
+  if (unreadable > 0) {
+    logger.warn({ applications: unreadable }, 'Vonage signature secrets made under a TWOFA_SECRET that is no longer configured: their callbacks fail until the secret is rotated (POST /api/v1/vonage/applications/{id}/signature-secret)');
+  }
 }

@@ -37,6 +37,10 @@ export interface VonageStore {
   saveApplication(row: VonageApplicationRow): Promise<void>;
   /** False when the account has no such row. */
   deleteApplication(accountId: string, applicationId: string): Promise<boolean>;
+  /** Every application's encrypted signature secret (re-encryption under the current key after TWOFA_SECRET is rotated). */
+  listSignatureSecrets(): Promise<Array<{ applicationId: string; ciphertext: string }>>;
+  /** Replaces an encrypted signature secret if it is still `previous` (another node may have done it already). */
+  replaceSignatureSecret(applicationId: string, previous: string, next: string): Promise<void>;
   /** Records a request's own fields, written after its PIN (a request whose row is missing sends no callbacks). */
   insertRequest(row: VonageRequestRow): Promise<void>;
 }
@@ -72,6 +76,17 @@ export class KyselyVonageStore implements VonageStore {
   async deleteApplication(accountId: string, applicationId: string): Promise<boolean> {
     const result = await this.db.deleteFrom('vonage_applications').where('application_id', '=', applicationId).where('account_id', '=', accountId).executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
+  }
+
+  async listSignatureSecrets(): Promise<Array<{ applicationId: string; ciphertext: string }>> {
+    const rows = await this.db.selectFrom('vonage_applications').select(['application_id', 'signature_secret_ciphertext'])
+      .where('signature_secret_ciphertext', 'is not', null).execute();
+    return rows.map((r) => ({ applicationId: r.application_id, ciphertext: r.signature_secret_ciphertext! }));
+  }
+
+  async replaceSignatureSecret(applicationId: string, previous: string, next: string): Promise<void> {
+    await this.db.updateTable('vonage_applications').set({ signature_secret_ciphertext: next })
+      .where('application_id', '=', applicationId).where('signature_secret_ciphertext', '=', previous).execute();
   }
 
   async insertRequest(row: VonageRequestRow): Promise<void> {
