@@ -124,10 +124,17 @@ export interface TwofaClient {
     rotateAuthToken(): Promise<TwilioAuthToken>;
   };
   vonage: {
-    /** The public key an application's Vonage Verify JWTs are checked with; 404 when none is registered. */
+    /** The account's Vonage applications. */
+    listApplications(): Promise<VonageApplication[]>;
+    /** The public key an application's Vonage Verify JWTs are checked with, and its callback URL; 404 when none is registered. */
     getApplication(applicationId: string): Promise<VonageApplication>;
-    /** Registers (or replaces) the RSA public key (PEM) of the application's Vonage Verify JWTs. */
+    /**
+     * Registers the application (its RSA public key, PEM) or changes its key, its callback URL (`''`
+     * removes it) or its signature secret; the answer shows a secret it set, once.
+     */
     updateApplication(applicationId: string, body: VonageApplicationRequest): Promise<VonageApplication>;
+    /** A new signature secret for the callbacks, shown in this answer only. */
+    rotateSignatureSecret(applicationId: string): Promise<VonageApplication>;
     /** Removes the key: the application's JWTs no longer log in. */
     deleteApplication(applicationId: string): Promise<void>;
   };
@@ -331,7 +338,9 @@ export function createTwofaClient(options: TwofaClientOptions): TwofaClient {
       rotateAuthToken: () => call('twilio.rotateAuthToken', none),
     },
     vonage: {
+      listApplications: async () => (await call<{ applications: VonageApplication[] }>('vonage.listApplications', none)).applications,
       getApplication: (applicationId) => call('vonage.getApplication', { applicationId }),
+      rotateSignatureSecret: (applicationId) => call('vonage.rotateSignatureSecret', { applicationId }),
       updateApplication: (applicationId, body) => call('vonage.updateApplication', { applicationId }, { body }),
       deleteApplication: async (applicationId) => { await call<undefined>('vonage.deleteApplication', { applicationId }); },
     },

@@ -66,9 +66,11 @@ const OPERATIONS = {
   'twilio.rotateAuthToken': { method: 'POST', path: '/api/v1/twilio/auth-token' },
   'prelude.getSettings': { method: 'GET', path: '/api/v1/prelude/settings' },
   'prelude.updateSettings': { method: 'PUT', path: '/api/v1/prelude/settings' },
+  'vonage.listApplications': { method: 'GET', path: '/api/v1/vonage/applications' },
   'vonage.getApplication': { method: 'GET', path: '/api/v1/vonage/applications/{applicationId}' },
   'vonage.updateApplication': { method: 'PUT', path: '/api/v1/vonage/applications/{applicationId}' },
   'vonage.deleteApplication': { method: 'DELETE', path: '/api/v1/vonage/applications/{applicationId}' },
+  'vonage.rotateSignatureSecret': { method: 'POST', path: '/api/v1/vonage/applications/{applicationId}/signature-secret' },
 
   'pins.list': { method: 'GET', path: '/api/v1/pins' },
   'stats.get': { method: 'GET', path: '/api/v1/stats' },

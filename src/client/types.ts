@@ -105,7 +105,7 @@ export type TwilioAuthToken = Static<typeof TwilioAuthTokenSchema>;
 export type PreludeSettings = Static<typeof PreludeSettingsSchema>;
 export type PreludeSettingsRequest = Static<typeof PreludeSettingsBodySchema>;
 
-/** A twofa application as a Vonage application: the public key its Vonage Verify JWTs are checked with. */
+/** A twofa application as a Vonage application: the public key its Vonage Verify JWTs are checked with, and where its callbacks go. */
 export type VonageApplication = Static<typeof VonageApplicationSchema>;
 export type VonageApplicationRequest = Static<typeof VonageApplicationBodySchema>;
 

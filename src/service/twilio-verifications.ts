@@ -11,15 +11,13 @@
 import { normalizeEmailAddress, normalizePhoneNumber, parseEmailSender, phoneCountry } from '../domain/destinations.js';
 import { autofillErrors } from '../domain/autofill.js';
 import { fail, ok, type Failure, type FailureName, type Result } from '../domain/errors.js';
-import { maskDestination } from '../domain/destinations.js';
 import { isDeliverable } from '../domain/pin-lifecycle.js';
 import { chosenCodeTooShort } from '../domain/security-profile.js';
-import type { TwilioVerificationEvent } from '../domain/twilio-events.js';
-import { accountSid, attemptSid, pinIdOf, serviceSid, verificationSid } from '../domain/twilio-sids.js';
+import { attemptSid, pinIdOf, serviceSid } from '../domain/twilio-sids.js';
 import { isLocaleTag } from '../domain/template-locales.js';
 import { countryLocale, DEFAULT_LOCALE, twilioLocale } from '../domain/twilio-templates.js';
 import type { Channel, PinRecord } from '../store/store.js';
-import type { TwilioEventDraft, TwilioVerificationRow, TwilioVerificationStatus } from '../store/twilio-store.js';
+import type { TwilioVerificationRow, TwilioVerificationStatus } from '../store/twilio-store.js';
 import type { Principal, ServiceContext } from './context.js';
 import { profileOf } from './effective-records.js';
 import { countBreakerVerify } from './security.js';
@@ -30,15 +28,13 @@ import { testNumberAuditReason } from './test-numbers.js';
 import { rateLimitChecks } from './twilio-rate-limits.js';
 import { getService, serviceMessageId, variantMessageId, type TwilioService } from './twilio-services.js';
 import { customTemplateOf } from './twilio-templates.js';
+import { TWILIO_CHANNEL, TWILIO_CHANNELS, twilioVerificationEvent, type TwilioChannel } from './twilio-events.js';
 import { inUnitOfWork, type UnitOfWork } from './unit-of-work.js';
 import { verifyPin } from './verify-pin.js';
 
-export const TWILIO_CHANNELS = ['sms', 'call', 'email', 'whatsapp'] as const;
-export type TwilioChannel = typeof TWILIO_CHANNELS[number];
+export { TWILIO_CHANNELS, type TwilioChannel } from './twilio-events.js';
 
 const ENGINE_CHANNEL: Record<TwilioChannel, Channel> = { sms: 'sms', call: 'voice', email: 'email', whatsapp: 'whatsapp' };
-// Twilio has no Telegram channel: a PIN sent by Telegram through Infobip's API shows as the phone code it is.
-const TWILIO_CHANNEL: Record<Channel, TwilioChannel> = { sms: 'sms', voice: 'call', email: 'email', whatsapp: 'whatsapp', telegram: 'sms' };
 
 /** Sends of one verification before 60203 (Twilio: "more than 5 times"). */
 export const MAX_SENDS = 5;
@@ -174,17 +170,6 @@ function asTwilioFailure(failure: Failure): { ok: false; failure: Failure } {
   return { ok: false, failure: { ...failure, validationErrors } };
 }
 
-/** A verification event for the Service's webhooks (queued by the store with the change it reports). */
-function eventOf(type: TwilioVerificationEvent, pin: Pick<PinRecord, 'id' | 'accountId' | 'applicationId' | 'destination'>, channel: string, status: string, now: number): TwilioEventDraft {
-  return {
-    applicationId: pin.applicationId, pinId: pin.id,
-    params: {
-      type, account_sid: accountSid(pin.accountId), service_sid: serviceSid(pin.applicationId), verification_sid: verificationSid(pin.id),
-      channel, to: maskDestination(pin.destination), status, date_created: new Date(now).toISOString(),
-    },
-  };
-}
-
 export function startVerification(ctx: ServiceContext, principal: Principal, serviceSidParam: string, input: StartInput): Promise<Result<Verification>> {
   return inUnitOfWork(ctx, principal, (unit) => start(unit, serviceSidParam, input));
 }
@@ -284,7 +269,7 @@ async function startLocked(unit: UnitOfWork, service: TwilioService, plan: Start
   // and Payee). Another pair is another transaction: the pending verification ends, and the new one
   // gets a code of its own, so no code shown for one transaction can approve another.
   const otherTransaction = plan.psd2 && latestRow?.status === 'pending' && (latestRow.amount !== input.amount || latestRow.payee !== input.payee);
-  if (latest && otherTransaction && await ctx.store.twilio.settlePin(principal.accountId, latest.id, 'canceled', now, eventOf('verification.canceled', latest, latestRow.channel, 'canceled', now))) {
+  if (latest && otherTransaction && await ctx.store.twilio.settlePin(principal.accountId, latest.id, 'canceled', now, twilioVerificationEvent('verification.canceled', latest, latestRow.channel, 'canceled', now))) {
     unit.audit({ event: 'pin.cancel', applicationId: service.application.id, pinId: latest.id, destination: latest.destination, reason: 'twilio:psd2_transaction_changed' });
   }
   // A pending verification of this dialect to the same To: the same code again, under the same SID.
@@ -316,7 +301,7 @@ async function startLocked(unit: UnitOfWork, service: TwilioService, plan: Start
         sendCodeAttempts: [{ time: now, channel: twilioChannel, attemptSid: attemptSid(deliveryId) }], createdAt: now, updatedAt: now, expiresAt: pin.expiresAt,
         amount: plan.psd2 ? input.amount! : null, payee: plan.psd2 ? input.payee! : null,
       },
-      started: eventOf('verification.started', pin, twilioChannel, 'pending', now),
+      started: twilioVerificationEvent('verification.started', pin, twilioChannel, 'pending', now),
     }),
   }, unit);
   if (!sent.ok) return asTwilioFailure(sent.failure);
@@ -365,7 +350,7 @@ async function settle(unit: UnitOfWork, serviceSidParam: string, sid: string, st
       createdAt: verification.pin.createdAt, updatedAt: now, expiresAt: verification.pin.expiresAt,
     });
   }
-  const event = eventOf(status === 'approved' ? 'verification.approved' : 'verification.canceled', verification.pin, verification.channel, status, now);
+  const event = twilioVerificationEvent(status === 'approved' ? 'verification.approved' : 'verification.canceled', verification.pin, verification.channel, status, now);
   if (!(await ctx.store.twilio.settlePin(principal.accountId, verification.pin.id, status, now, event))) return missing;
   // An approval is a verification like a right code: counted as such for the metrics and the conversion breaker.
   if (status === 'approved') {
@@ -432,7 +417,7 @@ async function check(unit: UnitOfWork, serviceSidParam: string, input: CheckInpu
   const pinId = verification.pin.id;
   // A right code approves the verification, and queues verification.approved, in the engine's own
   // verify transaction: no crash can leave the PIN verified and its verification unreported.
-  const approved = eventOf('verification.approved', verification.pin, verification.channel, 'approved', ctx.clock());
+  const approved = twilioVerificationEvent('verification.approved', verification.pin, verification.channel, 'approved', ctx.clock());
   const outcome = await verifyPin(ctx, principal, pinId, input.code, unit, { approved });
   if (!outcome.ok) return outcome;
   const now = ctx.clock();
@@ -442,7 +427,7 @@ async function check(unit: UnitOfWork, serviceSidParam: string, input: CheckInpu
       break;
     case 'NO_MORE_PIN_ATTEMPTS':
       await ctx.store.twilio.endVerification(principal.accountId, pinId, 'max_attempts_reached', now,
-        eventOf('verification.max-attempts-reached', verification.pin, verification.channel, 'max_attempts_reached', now));
+        twilioVerificationEvent('verification.max-attempts-reached', verification.pin, verification.channel, 'max_attempts_reached', now));
       return fail('CHECK_ATTEMPTS_EXHAUSTED', 'Max check attempts reached');
     default:
       return gone;

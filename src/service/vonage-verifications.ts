@@ -50,6 +50,8 @@ export interface StartInput {
   code?: string;
   codeLength?: number;
   templateId?: string;
+  /** Echoed in the request's callbacks. */
+  clientRef?: string;
 }
 
 export const CHANNEL_TIMEOUT_DEFAULT_S = 180;
@@ -185,6 +187,13 @@ async function start(unit: UnitOfWork, applicationId: string, input: StartInput)
     // Written after the PIN (send-pin.ts writes an application's steps before it): a crash in between
     // loses the later channels of this one request, never a PIN without its answer.
     if (plan) await ctx.store.workflows.schedule(principal.accountId, sent.value.pinId, plan.steps(now), now);
+    // What the callbacks tell beside the PIN (store/dialect-callbacks.ts). Written after the PIN, as
+    // its steps are: a crash in between loses this request's callbacks, never its answer.
+    const pin = await ctx.store.getPin(principal.accountId, sent.value.pinId);
+    await ctx.store.vonage.insertRequest({
+      pinId: sent.value.pinId, accountId: principal.accountId, applicationId, clientRef: input.clientRef ?? null,
+      channelTimeout: input.channelTimeout ?? CHANNEL_TIMEOUT_DEFAULT_S, channels: channels.value, createdAt: now, expiresAt: pin?.expiresAt ?? now,
+    });
     return ok({ requestId: vonageRequestId(sent.value.pinId) });
   } finally {
     await ctx.store.twilio.unlockStart(lockKey, lockedUntil);

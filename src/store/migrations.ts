@@ -733,6 +733,46 @@ $$`).execute(db);
         await sql.raw('alter table message_templates add column is_default integer not null default 0').execute(db);
       },
     },
+    '0035_dialect_callbacks': {
+      async up(db: Kysely<unknown>) {
+        // Vonage Verify's callbacks go to the Vonage application's callback URL, signed with its
+        // signature secret (encrypted under TWOFA_SECRET, as webhook secrets are).
+        await sql.raw('alter table vonage_applications add column callback_url text').execute(db);
+        await sql.raw('alter table vonage_applications add column signature_secret_ciphertext text').execute(db);
+        // What a Vonage request adds to its PIN (client_ref, channel_timeout, its channels), and
+        // whether its end was reported: the callback sweep (store/dialect-callbacks.ts) walks the
+        // unreported ones only, through the partial index.
+        await sql.raw(`create table vonage_requests (
+  pin_id text primary key,
+  account_id text not null,
+  application_id text not null,
+  client_ref text,
+  channel_timeout integer not null,
+  channels text not null,
+  created_at ${bigint} not null,
+  expires_at ${bigint} not null,
+  reported text
+)`).execute(db);
+        await sql.raw('create index vonage_requests_open on vonage_requests (expires_at) where reported is null').execute(db);
+        await sql.raw('create index vonage_requests_expiry on vonage_requests (expires_at)').execute(db);
+        // What a Prelude verification adds to its PIN (metadata.correlation_id, options.callback_url),
+        // and what of it the webhooks reported already; `open` while some may still be due.
+        await sql.raw(`create table prelude_verifications (
+  pin_id text primary key,
+  account_id text not null,
+  correlation_id text,
+  callback_url text,
+  created_at ${bigint} not null,
+  expires_at ${bigint} not null,
+  authentication_reported integer not null,
+  reported_sends integer not null,
+  reported_delivery text,
+  open integer not null
+)`).execute(db);
+        await sql.raw('create index prelude_verifications_open on prelude_verifications (expires_at) where open = 1').execute(db);
+        await sql.raw('create index prelude_verifications_expiry on prelude_verifications (expires_at)').execute(db);
+      },
+    },
   };
 }
 

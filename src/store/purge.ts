@@ -46,6 +46,13 @@ export async function purgeEnded(db: Kysely<Database>, dialect: 'sqlite' | 'post
   const deleted = await deleteInBatches(db, dialect, limits, 'pins', (batch) =>
     db.selectFrom('pins').select('id').where('expires_at', '<=', cutoff).orderBy('expires_at').limit(batch));
   await stores.twilio.purge(cutoff, limits);
+  // What the Vonage and Prelude dialects keep beside a PIN goes with it.
+  await inBatches(limits, async (batch) => (await db.deleteFrom('vonage_requests')
+    .where('pin_id', 'in', batchOf(db.selectFrom('vonage_requests').select('pin_id').where('expires_at', '<=', cutoff).orderBy('expires_at').limit(batch), dialect))
+    .executeTakeFirst()).numDeletedRows);
+  await inBatches(limits, async (batch) => (await db.deleteFrom('prelude_verifications')
+    .where('pin_id', 'in', batchOf(db.selectFrom('prelude_verifications').select('pin_id').where('expires_at', '<=', cutoff).orderBy('expires_at').limit(batch), dialect))
+    .executeTakeFirst()).numDeletedRows);
   await deleteInBatches(db, dialect, limits, 'outbox', (batch) =>
     db.selectFrom('outbox').select('id').where('state', '<>', sql.lit('pending')).where('updated_at', '<=', cutoff).orderBy('updated_at').limit(batch));
   await deleteInBatches(db, dialect, limits, 'delivery_events', (batch) =>

@@ -231,6 +231,8 @@ export interface Database {
   twilio_start_locks: TwilioStartLocksTable;
   prelude_settings: PreludeSettingsTable;
   vonage_applications: VonageApplicationsTable;
+  vonage_requests: VonageRequestsTable;
+  prelude_verifications: PreludeVerificationsTable;
 }
 
 /** The Vonage applications of the Vonage Verify dialect (src/store/vonage-store.ts). */
@@ -241,6 +243,45 @@ export interface VonageApplicationsTable {
   /** PEM (SPKI) of the RSA public key the application's JWTs (RS256) are checked with. */
   public_key: string;
   updated_at: number;
+  /** Where the application's Verify callbacks go (Vonage's status URL); null: none are sent. */
+  callback_url: string | null;
+  /** The secret that signs the callbacks (HS256), encrypted under TWOFA_SECRET. */
+  signature_secret_ciphertext: string | null;
+}
+
+/** A Vonage request's own fields beside its PIN (src/store/dialect-callbacks.ts). */
+export interface VonageRequestsTable {
+  pin_id: string;
+  account_id: string;
+  application_id: string;
+  client_ref: string | null;
+  /** Seconds between the workflow's channels. */
+  channel_timeout: number;
+  /** The workflow's channels, Vonage's names, space-separated. */
+  channels: string;
+  created_at: number;
+  /** The PIN's expiry (the row is purged with it). */
+  expires_at: number;
+  /** The end reported by the callbacks (completed, failed, expired); null while the request runs. */
+  reported: string | null;
+}
+
+/** A Prelude verification's own fields beside its PIN (src/store/dialect-callbacks.ts). */
+export interface PreludeVerificationsTable {
+  pin_id: string;
+  account_id: string;
+  correlation_id: string | null;
+  callback_url: string | null;
+  created_at: number;
+  expires_at: number;
+  /** 1 once verify.authentication was queued. */
+  authentication_reported: number;
+  /** The PIN's sends (send_count) reported by verify.attempt so far. */
+  reported_sends: number;
+  /** The delivery status the last verify.delivery_status reported (since that attempt). */
+  reported_delivery: string | null;
+  /** 1 while webhooks may still be due. */
+  open: number;
 }
 
 /** How an account's Prelude Verify calls reach the engine (src/store/prelude-store.ts). */

@@ -88,7 +88,7 @@ describe('help', () => {
       'email-templates list', 'email-templates show', 'inbox', 'keys auth-token', 'keys create', 'keys list', 'keys revoke', 'migrate', 'resend', 'routes explain', 'routes list', 'routes reload', 'send', 'serve',
       'templates create', 'templates create-email', 'templates list', 'templates show', 'templates texts add', 'templates texts list', 'templates texts remove', 'templates texts update',
       'templates update', 'templates update-email',
-      'test-numbers add', 'test-numbers list', 'test-numbers remove', 'verify', 'vonage-apps remove', 'vonage-apps set-key', 'vonage-apps show',
+      'test-numbers add', 'test-numbers list', 'test-numbers remove', 'verify', 'vonage-apps list', 'vonage-apps remove', 'vonage-apps rotate-secret', 'vonage-apps set-callback', 'vonage-apps set-key', 'vonage-apps show',
     ].map((n) => `twofa ${n}`));
     for (const command of commands) {
       let help = '';

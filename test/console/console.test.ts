@@ -8,31 +8,22 @@
 // the test skips, unless TWOFA_REQUIRE_BROWSER=1 (CI), which makes it fail.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { buildWeb, webBuildIsStale } from '../../scripts/build-web.mjs';
 import { createTwofaClient, type TwofaClient } from '../../src/client/index.js';
 import { PROJECT_ROOT, startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { closeBrowserAndServer, launchBrowser, skipWithoutBrowser } from './browser.js';
 
-const CHROMIUM = process.env['TWOFA_CHROMIUM'] ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'];
 const ARTIFACTS = path.join(PROJECT_ROOT, 'test', 'console', '.artifacts');
 const DOCS_SCREENSHOT = path.join(PROJECT_ROOT, 'docs', 'console-dashboard.png');
-const browserMissing = !fs.existsSync(CHROMIUM);
-const required = process.env['TWOFA_REQUIRE_BROWSER'] === '1';
-const skip = browserMissing && !required
-  ? `Chromium not found at ${CHROMIUM}: skipping the console's browser test (apt-get install chromium; TWOFA_REQUIRE_BROWSER=1 makes this a failure)`
-  : false;
-if (skip) process.stderr.write(`\n*** ${skip} ***\n\n`);
 
-describe('the console in Chromium', { skip, timeout: 90_000 }, () => {
+describe('the console in Chromium', { skip: skipWithoutBrowser, timeout: 90_000 }, () => {
   let server: ServerProcess;
   let api: TwofaClient;
-  let context: BrowserContext;
+  let browser: Awaited<ReturnType<typeof launchBrowser>>;
   let page: Page;
-  let userDataDir = '';
   const problems: string[] = [];
   const requestedUrls: string[] = [];
   const phone = '41791234567';
@@ -55,30 +46,20 @@ describe('the console in Chromium', { skip, timeout: 90_000 }, () => {
   });
 
   before(async () => {
-    if (browserMissing) throw new Error(`Chromium not found at ${CHROMIUM} and TWOFA_REQUIRE_BROWSER=1: install it (apt-get install chromium)`);
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     // The server serves the built app: build it when web/ changed since the last build.
     if (webBuildIsStale()) await buildWeb();
-    const [started, launched] = await Promise.all([
+    [server, browser] = await Promise.all([
       startServerProcess({
         TWOFA_LOG_LEVEL: 'warn',
         // Two named transports (both the local inbox) and a rule for India, for the Routes page.
         TWOFA_TRANSPORT_PRIMARY: 'log://', TWOFA_TRANSPORT_BACKUP: 'log://',
         TWOFA_ROUTES: JSON.stringify([{ name: 'india', channel: 'sms', countries: ['IN'], transports: ['primary', 'backup'], sender: { id: 'ACMEIN', kind: 'alphanumeric' }, regulatory: { dltEntityId: '1101234567890123456', dltTemplateId: '1107123456789012345' } }]),
       }),
-      (async () => {
-        userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'twofa-chromium-'));
-        return chromium.launchPersistentContext(userDataDir, {
-          executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 860 },
-          locale: 'en-GB', timezoneId: 'UTC',
-        });
-      })(),
+      launchBrowser(),
     ]);
-    server = started;
-    context = launched;
-    context.setDefaultTimeout(10_000);
     api = createTwofaClient({ baseUrl: server.url, apiKey: server.key });
-    page = context.pages()[0] ?? await context.newPage();
+    page = browser.context.pages()[0] ?? await browser.context.newPage();
     // Refused requests (a wrong key, an invalid number) are logged by Chromium as failed loads: those are expected.
     page.on('console', (message) => { if (message.type() === 'error' && !/Failed to load resource/.test(message.text())) problems.push(`console: ${message.text()}`); });
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
@@ -88,12 +69,7 @@ describe('the console in Chromium', { skip, timeout: 90_000 }, () => {
   });
 
   after(async () => {
-    await context?.close().catch(() => undefined);
-    if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
-    if (server) {
-      await server.stop();
-      fs.rmSync(server.dataDir, { recursive: true, force: true });
-    }
+    await closeBrowserAndServer(browser, server);
   });
 
   it('signs in only with a key that has 2fa:manage, and shows the dashboard', async () => {

@@ -489,7 +489,7 @@ export function storeConformance(name: string, open: () => Promise<Store>, optio
       // One transaction or nothing: when the verification's end cannot be written (an event that
       // cannot be serialised stands for any failure of it), the PIN is neither verified nor charged an attempt.
       const failing = approval(unwritable.pin.id);
-      failing.approved.params.channel = Symbol('unserialisable') as unknown as string;
+      failing.approved.params.to = Symbol('unserialisable') as unknown as string;
       await assert.rejects(verifyAttempt(unwritable.pin, T0 + 3, [], () => true, failing));
       const untouched = await store.getPin(account, unwritable.pin.id);
       assert.equal(untouched?.verifiedAt, null);
@@ -862,6 +862,43 @@ export function storeConformance(name: string, open: () => Promise<Store>, optio
         const plan = await explain(store, statement);
         assert.deepEqual(plan.walks, [], `walks ${plan.walks.join(', ')}:\n${statement.sql}\n${plan.text}`);
       }
+    });
+
+    it('queues the Vonage and Prelude callbacks of what committed, once each, through indexes', async () => {
+      assert.ok(store instanceof KyselyStore, 'the dialects\' rows are kept by the Kysely store');
+      const recorder = new StatementRecorder();
+      const recording = new KyselyStore(store.db.withPlugin(recorder), store.dialect, async () => undefined);
+      // Long before T0, where nothing of the other tests is due.
+      const P = T0 - 60 * 86_400_000;
+      await store.vonage.saveApplication({ accountId, applicationId: app.id, publicKey: 'pem', callbackUrl: 'https://hooks.example.com/v', signatureSecretCiphertext: 'k:x', updatedAt: P });
+      const [vonagePin, preludePin, runningPin] = [newPin({ createdAt: P, expiresAt: P + 60_000 }), newPin({ createdAt: P, expiresAt: P + 60_000 }), newPin({ createdAt: P, expiresAt: P + 60_000 })];
+      for (const p of [vonagePin, preludePin, runningPin]) await store.createPin(p, [], P);
+      for (const p of [vonagePin, runningPin]) {
+        await store.vonage.insertRequest({ pinId: p.pin.id, accountId, applicationId: app.id, clientRef: 'ref1', channelTimeout: 180, channels: ['sms', 'voice'], createdAt: P, expiresAt: P + 60_000 });
+      }
+      await store.prelude.saveVerification({ pinId: preludePin.pin.id, accountId, correlationId: 'c-1', callbackUrl: 'https://hooks.example.com/p', createdAt: P, expiresAt: P + 60_000 });
+      assert.equal(await store.twilio.settlePin(accountId, vonagePin.pin.id, 'approved', P + 10), true);
+
+      await recording.events.queueDialectCallbacks(P + 20);
+      const queued = (await store.events.claim(P + 20, P + 1000, 1000)).filter((e) => [vonagePin.pin.id, preludePin.pin.id, runningPin.pin.id].includes(e.pinId));
+      assert.deepEqual(queued.map((e) => `${e.pinId}:${e.type}:${e.subscriptionId}`).sort(), [
+        `${vonagePin.pin.id}:vonage.event:${app.id}`, `${vonagePin.pin.id}:vonage.summary:${app.id}`, `${preludePin.pin.id}:verify.authentication:${preludePin.pin.id}`,
+      ].sort(), 'the ended request and the new verification; nothing of the running request');
+      const summary = JSON.parse(queued.find((e) => e.type === 'vonage.summary')!.payload) as Record<string, unknown>;
+      assert.deepEqual([summary['status'], summary['client_ref'], (summary['workflow'] as Array<{ status: string }>).map((w) => w.status)], ['completed', 'ref1', ['completed', 'unused']]);
+      assert.equal(await store.events.findPreludeCallbackUrl(preludePin.pin.id), 'https://hooks.example.com/p');
+      assert.deepEqual(await store.events.findVonageCallbackTarget(app.id), { url: 'https://hooks.example.com/v', secretCiphertext: 'k:x' });
+
+      for (const e of queued) await store.events.complete(e.id, P + 25);
+      await store.events.queueDialectCallbacks(P + 30);
+      assert.deepEqual((await store.events.claim(P + 2000, P + 3000, 1000)).filter((e) => [vonagePin.pin.id, preludePin.pin.id].includes(e.pinId)), [], 'each is queued once');
+      const statements = recorder.compile(store.dialect).filter((q) => /^\s*select/i.test(q.sql));
+      assert.ok(statements.length >= 2, `the sweeps' statements were recorded (${statements.length})`);
+      for (const statement of statements) {
+        const plan = await explain(store, statement);
+        assert.deepEqual(plan.walks, [], `walks ${plan.walks.join(', ')}:\n${statement.sql}\n${plan.text}`);
+      }
+      await store.vonage.deleteApplication(accountId, app.id);
     });
 
     it('queues the message of an undelivered receipt again with the request given, only while the receipt names the PIN\'s latest message and the PIN is live', async () => {

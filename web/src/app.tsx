@@ -21,6 +21,7 @@ import { ApiKeys } from './pages/keys.js';
 import { Webhooks } from './pages/webhooks.js';
 import { TestNumbers } from './pages/test-numbers.js';
 import { Routes } from './pages/routes.js';
+import { VonageApplications } from './pages/vonage-applications.js';
 
 const NAV: Array<{ href: string; label: string; section: string }> = [
   { href: '/', label: 'Dashboard', section: '' },
@@ -33,6 +34,7 @@ const NAV: Array<{ href: string; label: string; section: string }> = [
   { href: '/webhooks', label: 'Webhooks', section: 'webhooks' },
   { href: '/test-numbers', label: 'Test numbers', section: 'test-numbers' },
   { href: '/routes', label: 'Routes', section: 'routes' },
+  { href: '/vonage-applications', label: 'Vonage applications', section: 'vonage-applications' },
 ];
 
 function route(path: string): { title: string; page: ComponentChildren } {
@@ -53,6 +55,7 @@ function route(path: string): { title: string; page: ComponentChildren } {
   if (path === '/webhooks') return { title: 'Webhooks', page: <Webhooks /> };
   if (path === '/test-numbers') return { title: 'Test numbers', page: <TestNumbers /> };
   if (path === '/routes') return { title: 'Routes', page: <Routes /> };
+  if (path === '/vonage-applications') return { title: 'Vonage applications', page: <VonageApplications /> };
   return { title: 'Not found', page: <section><h1 tabIndex={-1}>Page not found</h1><p>There is no console page at this address. <Link href="/">Go to the dashboard</Link>.</p></section> };
 }
 

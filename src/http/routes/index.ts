@@ -79,6 +79,8 @@ import explainRoute from './api-v1/explain-route.js';
 import listApplicationSenders from './api-v1/list-application-senders.js';
 import updateApplicationSender from './api-v1/update-application-sender.js';
 import deleteApplicationSender from './api-v1/delete-application-sender.js';
+import listVonageApplications from './api-v1/list-vonage-applications.js';
+import rotateVonageSignatureSecret from './api-v1/rotate-vonage-signature-secret.js';
 
 export const ALL_ROUTES: RegisterRoute[] = [
   // Infobip 2FA API v2: the 18 operations
@@ -102,7 +104,7 @@ export const ALL_ROUTES: RegisterRoute[] = [
   twilioVerify, getTwilioAuthToken, rotateTwilioAuthToken,
   // Prelude Verify v2 under /v2/verification (JSON, Bearer API keys, Prelude's errors), and its account settings
   preludeVerify, getPreludeSettings, updatePreludeSettings,
-  vonageVerify, getVonageApplication, updateVonageApplication, deleteVonageApplication,
+  vonageVerify, listVonageApplications, getVonageApplication, updateVonageApplication, deleteVonageApplication, rotateVonageSignatureSecret,
   // SMS autofill lines of 2FA messages
   getTemplateAutofill, updateTemplateAutofill,
   // locale texts of 2FA messages (Vonage's template fragments), picked at delivery by a send's locale

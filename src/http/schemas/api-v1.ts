@@ -485,11 +485,20 @@ export const PreludeSettingsBodySchema = Type.Object({
 export const VonageApplicationSchema = Type.Object({
   applicationId: Type.String({ description: 'The twofa application, which is the Vonage application: its id is the JWTs\' application_id.' }),
   publicKey: Type.String({ description: 'PEM of the RSA public key the application\'s JWTs (RS256) are checked with.' }),
+  callbackUrl: Type.Union([Type.String(), Type.Null()], { description: 'Where the Verify callbacks (event, summary) are POSTed, Vonage\'s status URL; null: none are sent.' }),
+  signatureSecretSet: Type.Boolean({ description: 'Whether the application has a signature secret (it signs the callbacks, HS256).' }),
+  signatureSecret: Type.Optional(Type.String({ description: 'The signature secret, only in the answer that set it (the first callback URL, a rotation, or one given): it is never shown again.' })),
   updatedAt: Type.String({ format: 'date-time' }),
 }, { description: 'A twofa application as a Vonage application of the Vonage Verify dialect (/v2/verify).' });
 
+export const VonageApplicationListSchema = Type.Object({
+  applications: Type.Array(VonageApplicationSchema),
+}, { description: 'The account\'s Vonage applications.' });
+
 export const VonageApplicationBodySchema = Type.Object({
-  publicKey: Type.String({ maxLength: 8192, description: 'PEM (-----BEGIN PUBLIC KEY-----) of an RSA key.' }),
+  publicKey: Type.Optional(Type.String({ maxLength: 8192, description: 'PEM (-----BEGIN PUBLIC KEY-----) of an RSA key; required when the application is registered.' })),
+  callbackUrl: Type.Optional(Type.String({ maxLength: 2048, description: 'https URL of the Verify callbacks; an empty string removes it (callbacks still waiting are cancelled). The first one comes with a new signature secret.' })),
+  signatureSecret: Type.Optional(Type.String({ maxLength: 128, description: 'A signature secret of your choosing (32 to 128 characters) instead of one made by twofa.' })),
 }, { additionalProperties: false });
 
 export const ApplicationIdParamsSchema = Type.Object({ applicationId: Type.String({ maxLength: 64 }) });
