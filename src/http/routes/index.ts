@@ -68,6 +68,7 @@ import vonageVerify from './vonage/index.js';
 import getVonageApplication from './api-v1/get-vonage-application.js';
 import updateVonageApplication from './api-v1/update-vonage-application.js';
 import deleteVonageApplication from './api-v1/delete-vonage-application.js';
+import { API_V1_FACTOR_ROUTES } from './api-v1/factors/index.js';
 
 export const ALL_ROUTES: RegisterRoute[] = [
   // Infobip 2FA API v2: the 18 operations
@@ -98,4 +99,6 @@ export const ALL_ROUTES: RegisterRoute[] = [
   createTestNumber, listTestNumbers, deleteTestNumber,
   // fallback workflows across channels
   getApplicationWorkflow, updateApplicationWorkflow, deleteApplicationWorkflow,
+  // a user's own authenticators (TOTP factors) and their challenges
+  ...API_V1_FACTOR_ROUTES,
 ];
