@@ -96,6 +96,26 @@ describe('TOTP factors through /api/v1 and the typed client', () => {
     await rejects(client.factors.challenge(appId, identity, { factorSid: made.sid }), 403);
   });
 
+  it('counts at most five answers of a challenge among concurrent ones, and accepts one code once among concurrent sign-ins', async () => {
+    const identity = user();
+    const made = await client.factors.create(appId, identity, { type: 'totp', friendlyName: 'race' });
+    assert.equal((await client.factors.verify(appId, identity, made.sid, await codeOf(made.secret))).status, 'verified');
+    nextStep();
+    // Race gate: each answer is counted by a conditional UPDATE before its code is compared.
+    const target = await client.factors.challenge(appId, identity, { factorSid: made.sid });
+    const wrongCode = wrong(await codeOf(made.secret));
+    const answers = await Promise.allSettled(Array.from({ length: 9 }, () => client.factors.answerChallenge(appId, identity, target.sid, wrongCode)));
+    assert.equal(answers.filter((a) => a.status === 'fulfilled').length, 5, 'five answers counted, the others refused');
+    assert.ok(answers.every((a) => a.status === 'fulfilled' || (a.reason instanceof TwofaApiError && a.reason.status === 429)));
+    // Race gate: one code approves one sign-in, whichever of the concurrent ones wins.
+    h.clock.advance(60 * 60_000);
+    nextStep();
+    const code = await codeOf(made.secret);
+    const challenges = await Promise.all(Array.from({ length: 4 }, () => client.factors.challenge(appId, identity, { factorSid: made.sid })));
+    const outcomes = await Promise.all(challenges.map((c) => client.factors.answerChallenge(appId, identity, c.sid, code)));
+    assert.equal(outcomes.filter((o) => o.status === 'approved').length, 1, outcomes.map((o) => o.status).join());
+  });
+
   it('answers 404 for another account\'s application, 400 for a bad identity or configuration, and deletes users with their factors', async () => {
     const other = createTwofaClient({ baseUrl: 'http://twofa.test', apiKey: h.keys.b, fetch: (input, init) => fetchAs(h, h.keys.b, input, init) });
     await rejects(other.factors.create(appId, user(), { type: 'totp', friendlyName: 'x' }), 404);
