@@ -32,6 +32,7 @@ import { DeliveryTracking, type RetryTimer } from './service/delivery-tracking.j
 import { reencryptWebhookSecrets } from './service/webhooks.js';
 import { reencryptAuthTokens } from './service/twilio-webhooks.js';
 import { reencryptVonageSignatureSecrets } from './service/vonage-applications.js';
+import { reencryptFactorSecrets } from './service/factors.js';
 import type { ChannelDelivery, ServiceContext } from './service/context.js';
 import { deliveryHealth, outboxAgeMs } from './observability/delivery-health.js';
 import { PrometheusMetrics } from './observability/metrics.js';
@@ -208,6 +209,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
   await reencryptWebhookSecrets(store, keyring, logger);
   await reencryptAuthTokens(store, keyring, logger);
   await reencryptVonageSignatureSecrets(store, keyring, logger);
+  await reencryptFactorSecrets(store, keyring, logger);
 
   const audit = deliveryAudit({ store, keyring, metrics });
   // A message that failed for good moves its PIN's workflow to the next step (once the context exists).

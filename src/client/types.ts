@@ -23,6 +23,9 @@ import type {
   StartEmailAuthenticationRequestSchema, StartEmailAuthenticationResponseSchema, VerificationResponseSchema,
   VerifyPinRequestSchema, VerifyPinResponseSchema,
 } from '../http/schemas/infobip.js';
+import type {
+  ChallengeSchema, CreateChallengeRequestSchema, CreateFactorRequestSchema, EntitySchema, FactorSchema, NewFactorSchema,
+} from '../http/schemas/api-v1-factors.js';
 
 // --- Infobip 2FA v2 (/2fa/2) ---
 
@@ -210,3 +213,16 @@ export type MessageText = Static<typeof TemplateTextSchema>;
 export type MessageTextRequest = Static<typeof CreateTemplateTextRequestSchema>;
 /** What PUT .../texts/{textId} takes. */
 export type MessageTextUpdate = Static<typeof UpdateTemplateTextRequestSchema>;
+
+// --- factors (/api/v1/applications/{appId}/entities/...) ---
+
+/** A user of an application, by your id of them (`identity`). */
+export type FactorEntity = Static<typeof EntitySchema>;
+/** An authenticator of the user (a TOTP factor); never its secret. */
+export type Factor = Static<typeof FactorSchema>;
+/** A TOTP factor as made: with its Base32 `secret` and `otpauth://` `uri`, answered this once. */
+export type NewFactor = Static<typeof NewFactorSchema>;
+export type FactorRequest = Static<typeof CreateFactorRequestSchema>;
+/** One sign-in asking a verified factor for a code. */
+export type Challenge = Static<typeof ChallengeSchema>;
+export type ChallengeRequest = Static<typeof CreateChallengeRequestSchema>;

@@ -100,6 +100,15 @@ const SAMPLE_CALLS: Record<OperationName, (client: TwofaClient) => Promise<unkno
   'workflows.get': (c) => c.workflows.get('APP'),
   'workflows.set': (c) => c.workflows.set('APP', { steps: [{ channel: 'whatsapp' }, { channel: 'sms', after: '30s' }] }),
   'workflows.delete': (c) => c.workflows.delete('APP'),
+  'factors.listEntities': (c) => c.factors.listEntities('APP', { limit: 10, offset: 0 }),
+  'factors.deleteEntity': (c) => c.factors.deleteEntity('APP', 'user-0001'),
+  'factors.list': (c) => c.factors.list('APP', 'user-0001'),
+  'factors.create': (c) => c.factors.create('APP', 'user-0001', { type: 'totp', friendlyName: 'phone', config: { codeLength: 6 } }),
+  'factors.verify': (c) => c.factors.verify('APP', 'user-0001', 'YF1', '123456'),
+  'factors.delete': (c) => c.factors.delete('APP', 'user-0001', 'YF1'),
+  'factors.challenge': (c) => c.factors.challenge('APP', 'user-0001', { factorSid: 'YF1', code: '123456' }),
+  'factors.getChallenge': (c) => c.factors.getChallenge('APP', 'user-0001', 'YC1'),
+  'factors.answerChallenge': (c) => c.factors.answerChallenge('APP', 'user-0001', 'YC1', '123456'),
   'health.ready': (c) => c.health.ready(),
 };
 

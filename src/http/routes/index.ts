@@ -81,6 +81,7 @@ import updateApplicationSender from './api-v1/update-application-sender.js';
 import deleteApplicationSender from './api-v1/delete-application-sender.js';
 import listVonageApplications from './api-v1/list-vonage-applications.js';
 import rotateVonageSignatureSecret from './api-v1/rotate-vonage-signature-secret.js';
+import { API_V1_FACTOR_ROUTES } from './api-v1/factors/index.js';
 
 export const ALL_ROUTES: RegisterRoute[] = [
   // Infobip 2FA API v2: the 18 operations
@@ -115,4 +116,6 @@ export const ALL_ROUTES: RegisterRoute[] = [
   getApplicationWorkflow, updateApplicationWorkflow, deleteApplicationWorkflow,
   // routes: the operator's table explained and reloaded, the applications' own senders per country
   listRoutes, reloadRoutes, explainRoute, listApplicationSenders, updateApplicationSender, deleteApplicationSender,
+  // a user's own authenticators (TOTP factors) and their challenges
+  ...API_V1_FACTOR_ROUTES,
 ];

@@ -30,6 +30,8 @@ import type { PreludeStore } from '../prelude-store.js';
 import type { VonageStore } from '../vonage-store.js';
 import type { WorkflowStepClaim } from '../workflow-store.js';
 import { firstBatches, MemoryRateLimits } from './memory-limits.js';
+import { MemoryFactorStore } from './memory-factor-store.js';
+import { UNVERIFIED_FACTOR_TTL_MS } from '../../domain/factors.js';
 import {
   compare, key, MemoryAuditStore, MemoryEventStore, MemoryIdempotencyStore, MemoryRiskStore, MemorySecurityStore, MemoryTestNumberStore, MemoryWorkflowStore,
   NotKeptInMemory,
@@ -100,6 +102,7 @@ export class MemoryStore implements Store {
   readonly audit = new MemoryAuditStore();
   readonly idempotency = new MemoryIdempotencyStore();
   readonly testNumbers = new MemoryTestNumberStore();
+  readonly factors = new MemoryFactorStore();
   readonly workflows = new MemoryWorkflowStore(
     (accountId, applicationId, steps, now) => this.setApplicationWorkflow(accountId, applicationId, steps, now),
     (pinId) => this.pins.has(pinId),
@@ -604,6 +607,7 @@ export class MemoryStore implements Store {
     this.removeHistory((h) => oldHistory.has(h));
     this.limits.purge(now, limits);
     await this.idempotency.purge(now, limits);
+    await this.factors.purge(cutoff, now - UNVERIFIED_FACTOR_TTL_MS);
     return { erased: expired + erasing.length, deleted: deleting.length };
   }
 }
