@@ -2,6 +2,7 @@
 // complete (every route of the app, Infobip's 18 operations under Infobip's operationIds), and honest
 // about authentication (security on exactly the operations that demand a key).
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { validate } from '@readme/openapi-parser';
 import type { RouteOptions } from 'fastify';
@@ -175,7 +176,10 @@ describe('OpenAPI document', () => {
     const bucket = await h.request('POST', `/v2/Services/${service.body.sid}/RateLimits/${rateLimit.body.sid}/Buckets`, { rawBody: 'Max=5&Interval=60', headers: form });
     const twilioWebhook = await h.request('POST', `/v2/Services/${service.body.sid}/Webhooks`, { rawBody: 'FriendlyName=crm&EventTypes=*&WebhookUrl=https%3A%2F%2Fhooks.example.com%2Ftwofa', headers: form });
     const factor = await h.request('POST', `/v2/Services/${service.body.sid}/Entities/user-0001/Factors`, { rawBody: 'FriendlyName=phone&FactorType=totp', headers: form });
-    const ids: Record<string, string> = { appId: applicationId, pinId: smsPin.body.pinId, id: String(emailTemplate.body.id), webhookId: webhook.body.id, ServiceSid: service.body.sid, RateLimitSid: rateLimit.body.sid, Identity: 'user-0001' };
+    // A registered Vonage application: its PUT then takes every field as optional.
+    const publicKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    assert.equal((await h.request('PUT', `/api/v1/vonage/applications/${applicationId}`, { body: { publicKey } })).status, 200);
+    const ids: Record<string, string> = { appId: applicationId, applicationId, pinId: smsPin.body.pinId, id: String(emailTemplate.body.id), webhookId: webhook.body.id, ServiceSid: service.body.sid, RateLimitSid: rateLimit.body.sid, Identity: 'user-0001' };
     const optional: string[] = [];
     for (const [where, operation] of operationsOf(doc)) {
       const body = (operation as { requestBody?: { required?: boolean } }).requestBody;
@@ -214,7 +218,8 @@ describe('OpenAPI document', () => {
       // Every field of the risk and the security settings is optional (left out: unchanged), so an empty PUT changes nothing.
       'PUT /api/v1/applications/{appId}/risk',
       'PUT /api/v1/applications/{appId}/security',
-      // Likewise for a webhook subscription: fields left out keep their values.
+      // Likewise for a webhook subscription and a registered Vonage application: fields left out keep their values.
+      'PUT /api/v1/vonage/applications/{applicationId}',
       'PUT /api/v1/webhooks/{webhookId}',
     ]);
   });
