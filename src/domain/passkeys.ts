@@ -34,10 +34,36 @@ const NAME_MAX = 64;
 
 export type PasskeyConfigOutcome =
   | { ok: true; config: PasskeyConfig }
-  | { ok: false; missing: 'criteria'; fields: string[] }
-  | { ok: false; missing: 'invalid'; errors: Record<string, string> };
+  | { ok: false; problem: 'criteria'; fields: string[] }
+  | { ok: false; problem: 'invalid'; errors: Record<string, string> };
 
 const present = <T>(value: T | null | undefined): value is T => value !== null && value !== undefined && value !== '';
+
+/**
+ * What is wrong with settings given in part (a Service's, or a request's merged over them), by field:
+ * the relying party id a domain, each origin on it, the criteria among their values. Missing fields
+ * are not errors here.
+ */
+export function passkeySettingsErrors(settings: PasskeyConfigPatch): Record<string, string> {
+  const errors: Record<string, string> = {};
+  const rp = settings.relying_party ?? {};
+  const rpIdProblem = present(rp.id) ? relyingPartyIdProblem(rp.id) : undefined;
+  if (rpIdProblem) errors['relying_party.id'] = rpIdProblem;
+  const origins = rp.origins ?? [];
+  if (origins.length > ORIGINS_MAX) errors['relying_party.origins'] = `at most ${ORIGINS_MAX} origins`;
+  else if (present(rp.id) && !rpIdProblem) {
+    const problem = origins.map((o) => originProblem(o, rp.id!)).find((p) => p !== undefined);
+    if (problem) errors['relying_party.origins'] = problem;
+  }
+  if (present(rp.name) && rp.name.length > NAME_MAX) errors['relying_party.name'] = `at most ${NAME_MAX} characters`;
+  const oneOf = (field: string, value: string | null | undefined, allowed: readonly string[]) => {
+    if (present(value) && !allowed.includes(value)) errors[field] = `one of ${allowed.join(', ')}`;
+  };
+  oneOf('authenticator_attachment', settings.authenticator_attachment, AUTHENTICATOR_ATTACHMENTS);
+  oneOf('discoverable_credentials', settings.discoverable_credentials, REQUIREMENT_LEVELS);
+  oneOf('user_verification', settings.user_verification, REQUIREMENT_LEVELS);
+  return errors;
+}
 
 /**
  * The effective settings of a new passkey: each field from the request, else from the Service.
@@ -51,27 +77,17 @@ export function effectivePasskeyConfig(service: PasskeyConfigPatch, request: Pas
     name: present(request?.relying_party?.name) ? request.relying_party.name : service.relying_party?.name,
     origins: request?.relying_party?.origins ?? service.relying_party?.origins,
   };
-  const errors: Record<string, string> = {};
-  const rpIdProblem = present(rp.id) ? relyingPartyIdProblem(rp.id) : 'is required: set the Service\'s Passkeys.RelyingParty.Id or config.relying_party.id';
-  if (rpIdProblem) errors['relying_party.id'] = rpIdProblem;
-  const origins = rp.origins ?? [];
-  if (origins.length === 0) errors['relying_party.origins'] = 'is required: set the Service\'s Passkeys.RelyingParty.Origins or config.relying_party.origins';
-  else if (origins.length > ORIGINS_MAX) errors['relying_party.origins'] = `at most ${ORIGINS_MAX} origins`;
-  else if (!rpIdProblem && present(rp.id)) {
-    const problem = origins.map((o) => originProblem(o, rp.id!)).find((p) => p !== undefined);
-    if (problem) errors['relying_party.origins'] = problem;
-  }
-  if (present(rp.name) && rp.name.length > NAME_MAX) errors['relying_party.name'] = `at most ${NAME_MAX} characters`;
   const attachment = pick('authenticator_attachment');
   const discoverable = pick('discoverable_credentials');
   const verification = pick('user_verification');
-  if (present(attachment) && !(AUTHENTICATOR_ATTACHMENTS as readonly string[]).includes(attachment)) errors['authenticator_attachment'] = `one of ${AUTHENTICATOR_ATTACHMENTS.join(', ')}`;
-  if (present(discoverable) && !(REQUIREMENT_LEVELS as readonly string[]).includes(discoverable)) errors['discoverable_credentials'] = `one of ${REQUIREMENT_LEVELS.join(', ')}`;
-  if (present(verification) && !(REQUIREMENT_LEVELS as readonly string[]).includes(verification)) errors['user_verification'] = `one of ${REQUIREMENT_LEVELS.join(', ')}`;
-  if (Object.keys(errors).length > 0) return { ok: false, missing: 'invalid', errors };
+  const errors = passkeySettingsErrors({ relying_party: rp, authenticator_attachment: attachment, discoverable_credentials: discoverable, user_verification: verification });
+  if (!present(rp.id)) errors['relying_party.id'] ??= 'is required: set the Service\'s Passkeys.RelyingParty.Id or config.relying_party.id';
+  const origins = rp.origins ?? [];
+  if (origins.length === 0) errors['relying_party.origins'] ??= 'is required: set the Service\'s Passkeys.RelyingParty.Origins or config.relying_party.origins';
+  if (Object.keys(errors).length > 0) return { ok: false, problem: 'invalid', errors };
   const missing = ([['authenticator_attachment', attachment], ['discoverable_credentials', discoverable], ['user_verification', verification]] as const)
     .filter(([, v]) => !present(v)).map(([k]) => k);
-  if (missing.length > 0) return { ok: false, missing: 'criteria', fields: missing };
+  if (missing.length > 0) return { ok: false, problem: 'criteria', fields: missing };
   return {
     ok: true,
     config: {

@@ -32,7 +32,7 @@ describe('passkey settings', () => {
     const service = { relying_party: { id: 'example.com', name: null, origins: ['https://example.com'] }, authenticator_attachment: 'any', discoverable_credentials: null, user_verification: 'required' };
     const merged = effectivePasskeyConfig(service, { discoverable_credentials: 'required' });
     assert.deepEqual(merged, { ok: true, config: { relying_party: { id: 'example.com', name: 'example.com', origins: ['https://example.com'] }, authenticator_attachment: 'any', discoverable_credentials: 'required', user_verification: 'required' } });
-    assert.deepEqual(effectivePasskeyConfig(service, undefined), { ok: false, missing: 'criteria', fields: ['discoverable_credentials'] });
+    assert.deepEqual(effectivePasskeyConfig(service, undefined), { ok: false, problem: 'criteria', fields: ['discoverable_credentials'] });
   });
 
   it('refuse an origin outside the relying party, plain http off localhost, and an IP address as the id', () => {
