@@ -28,6 +28,7 @@ import { recordAuditHeads } from './service/audit-heads.js';
 import { DeliveryTracking, type RetryTimer } from './service/delivery-tracking.js';
 import { reencryptWebhookSecrets } from './service/webhooks.js';
 import { reencryptAuthTokens } from './service/twilio-webhooks.js';
+import { reencryptFactorSecrets } from './service/factors.js';
 import type { ChannelDelivery, ServiceContext } from './service/context.js';
 import { deliveryHealth, outboxAgeMs } from './observability/delivery-health.js';
 import { PrometheusMetrics } from './observability/metrics.js';
@@ -186,6 +187,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
   // Subscription secrets made under a previous TWOFA_SECRET move to the current one.
   await reencryptWebhookSecrets(store, keyring, logger);
   await reencryptAuthTokens(store, keyring, logger);
+  await reencryptFactorSecrets(store, keyring, logger);
 
   const audit = deliveryAudit({ store, keyring, metrics });
   // A message that failed for good moves its PIN's workflow to the next step (once the context exists).

@@ -72,6 +72,17 @@ export const FAILURE_NAMES = [
   'PSD2_CALL', // a PSD2 verification on the call channel
   'WEBHOOK_EVENT_TYPES_INVALID',
   'SERVICE_WEBHOOKS_FULL',
+  // Twilio Verify's Entities, Factors and Challenges (docs/factors.md)
+  'FACTOR_REQUEST_INVALID', // a parameter of these resources Twilio answers 60306 for
+  'ENTITY_NOT_FOUND',
+  'FACTOR_NOT_FOUND',
+  'CHALLENGE_NOT_FOUND',
+  'FACTOR_UNVERIFIED', // a challenge of a factor whose verification is not done
+  'CHALLENGE_EXPIRED',
+  'CHALLENGE_ENDED', // approved or denied already: nothing more can be answered
+  'FACTOR_ATTEMPTS_EXHAUSTED', // the factor's verification took its 5 wrong codes
+  'CHALLENGE_ATTEMPTS_EXHAUSTED', // the challenge took its 5 wrong codes
+  'FACTOR_CODE_LIMIT', // codes checked against one factor across its challenges: the brute-force window is full
 ] as const;
 
 export type FailureName = (typeof FAILURE_NAMES)[number];

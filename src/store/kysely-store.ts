@@ -24,6 +24,7 @@ import { KyselyConsoleStore } from './console-store.js';
 import { KyselyTwilioStore } from './twilio-store.js';
 import { KyselyPreludeStore } from './prelude-store.js';
 import { KyselyVonageStore } from './vonage-store.js';
+import { KyselyFactorStore } from './factor-store.js';
 import { KyselyWorkflowStore, markWorkflowStepSent, WorkflowClaimLost, type WorkflowStepClaim } from './workflow-store.js';
 import type { WorkflowStep } from '../domain/workflows.js';
 import { PreparedQuery } from './prepared-query.js';
@@ -155,6 +156,7 @@ export class KyselyStore implements Store, RateLimiter {
   readonly testNumbers: KyselyTestNumberStore;
   /** Applications' workflows and the steps of the PINs sent under them. */
   readonly workflows: KyselyWorkflowStore;
+  readonly factors: KyselyFactorStore;
 
   /** PostgreSQL: the hot statements committed without waiting for the flush, made durable by durable(). */
   private readonly flushes: DeferredFlushes | undefined;
@@ -192,6 +194,7 @@ export class KyselyStore implements Store, RateLimiter {
     this.idempotency = new KyselyIdempotencyStore(db, dialect);
     this.testNumbers = new KyselyTestNumberStore(db, this.config);
     this.workflows = new KyselyWorkflowStore(db, dialect, (work) => this.deferred(work));
+    this.factors = new KyselyFactorStore(db);
   }
 
   /** The PostgreSQL cache's version function, which starts listening for configuration changes on its first call. */

@@ -687,6 +687,71 @@ $$`).execute(db);
   for each statement execute function twofa_config_changed()`).execute(db);
       },
     },
+    '0036_factors': {
+      async up(db: Kysely<unknown>) {
+        // Twilio Verify's Entities, Factors (TOTP, passkeys) and Challenges (docs/factors.md). A TOTP
+        // seed is kept as PIN ciphertexts are (AES-GCM under the keyring, bound to its factor); a
+        // passkey's public half in clear. `last_used_step` and `sign_count` only ever grow, by
+        // conditional UPDATEs: a code or an assertion is accepted once.
+        await sql.raw(`create table factor_entities (
+  sid text primary key,
+  account_id text not null,
+  application_id text not null,
+  identity text not null,
+  created_at ${bigint} not null,
+  updated_at ${bigint} not null,
+  unique (application_id, identity)
+)`).execute(db);
+        await sql.raw('create index factor_entities_account on factor_entities (account_id, application_id, created_at)').execute(db);
+        await sql.raw(`create table factors (
+  sid text primary key,
+  account_id text not null,
+  application_id text not null,
+  entity_sid text not null,
+  factor_type text not null,
+  status text not null,
+  friendly_name text not null,
+  config text not null,
+  metadata text,
+  secret_ciphertext text,
+  registration_challenge text,
+  credential_id text,
+  public_key text,
+  sign_count ${bigint},
+  transports text,
+  last_used_step ${bigint},
+  verification_attempts integer not null default 0,
+  created_at ${bigint} not null,
+  updated_at ${bigint} not null
+)`).execute(db);
+        await sql.raw('create index factors_entity on factors (entity_sid, created_at)').execute(db);
+        await sql.raw('create unique index factors_credential on factors (application_id, credential_id)').execute(db);
+        await sql.raw('create index factors_registration_challenge on factors (registration_challenge)').execute(db);
+        await sql.raw(`create table factor_challenges (
+  sid text primary key,
+  account_id text not null,
+  application_id text not null,
+  entity_sid text,
+  factor_sid text,
+  factor_type text not null,
+  status text not null,
+  responded_reason text not null,
+  details text,
+  hidden_details text,
+  metadata text,
+  nonce text,
+  attempts integer not null default 0,
+  expires_at ${bigint} not null,
+  responded_at ${bigint},
+  created_at ${bigint} not null,
+  updated_at ${bigint} not null
+)`).execute(db);
+        await sql.raw('create index factor_challenges_entity on factor_challenges (entity_sid, created_at)').execute(db);
+        await sql.raw('create index factor_challenges_factor on factor_challenges (factor_sid)').execute(db);
+        await sql.raw('create index factor_challenges_nonce on factor_challenges (nonce)').execute(db);
+        await sql.raw('create index factor_challenges_application on factor_challenges (application_id, created_at)').execute(db);
+      },
+    },
   };
 }
 

@@ -222,6 +222,84 @@ export interface Database {
   twilio_start_locks: TwilioStartLocksTable;
   prelude_settings: PreludeSettingsTable;
   vonage_applications: VonageApplicationsTable;
+  factor_entities: FactorEntitiesTable;
+  factors: FactorsTable;
+  factor_challenges: FactorChallengesTable;
+}
+
+/** A user of an application, as Twilio's Entities name it (src/store/factor-store.ts). */
+export interface FactorEntitiesTable {
+  /** YE + 32 random hex. */
+  sid: string;
+  account_id: string;
+  application_id: string;
+  /** The customer's id of the user: unique in the application. */
+  identity: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** An entity's authenticator: a TOTP seed or a passkey (src/store/factor-store.ts). */
+export interface FactorsTable {
+  /** YF + 32 random hex. */
+  sid: string;
+  account_id: string;
+  application_id: string;
+  entity_sid: string;
+  /** totp or passkeys. */
+  factor_type: string;
+  /** unverified or verified. */
+  status: string;
+  friendly_name: string;
+  /** JSON: TOTP {alg, time_step, code_length, skew}; passkeys the relying party and authenticator criteria. */
+  config: string;
+  /** JSON object of strings, or null. */
+  metadata: string | null;
+  /** TOTP: `<keyId>:<AES-GCM>` of the Base32 seed under the PIN keyring, bound to the factor's SID. */
+  secret_ciphertext: string | null;
+  /** Passkeys: the WebAuthn challenge the registration must answer (base64url), null once verified. */
+  registration_challenge: string | null;
+  /** Passkeys: the credential's id (base64url), unique in the application. */
+  credential_id: string | null;
+  /** Passkeys: the credential's COSE public key (base64url). */
+  public_key: string | null;
+  /** Passkeys: the authenticator's signature counter, only ever raised. */
+  sign_count: number | null;
+  /** Passkeys: JSON list of the credential's transports, or null. */
+  transports: string | null;
+  /** TOTP: the time step of the last code accepted; a code of that step or an earlier one is refused (replay). */
+  last_used_step: number | null;
+  /** Counted attempts of the factor's verification (unverified factors only). */
+  verification_attempts: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One sign-in asking a factor for proof (src/store/factor-store.ts). */
+export interface FactorChallengesTable {
+  /** YC + 32 random hex. */
+  sid: string;
+  account_id: string;
+  application_id: string;
+  /** Null for a passkeys challenge of a discoverable credential, until its answer names the user. */
+  entity_sid: string | null;
+  factor_sid: string | null;
+  factor_type: string;
+  /** pending, approved or denied (expired is a pending one past expires_at, also written by nothing). */
+  status: string;
+  responded_reason: string;
+  /** JSON {message, date, fields}, or null. */
+  details: string | null;
+  hidden_details: string | null;
+  metadata: string | null;
+  /** Passkeys: the WebAuthn challenge the assertion must answer (base64url). */
+  nonce: string | null;
+  /** Counted answers (a TOTP code each). */
+  attempts: number;
+  expires_at: number;
+  responded_at: number | null;
+  created_at: number;
+  updated_at: number;
 }
 
 /** The Vonage applications of the Vonage Verify dialect (src/store/vonage-store.ts). */

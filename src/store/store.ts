@@ -17,6 +17,7 @@ import type { IdempotencyStore } from './idempotency-store.js';
 import type { TestNumberStore } from './test-number-store.js';
 import type { WorkflowStepClaim, WorkflowStore } from './workflow-store.js';
 import type { DeliveryRequest } from './delivery-request.js';
+import type { FactorStore } from './factor-store.js';
 
 export type { DeliveryRequest } from './delivery-request.js';
 
@@ -285,6 +286,8 @@ export interface Store {
   readonly testNumbers: TestNumberStore;
   /** Applications' workflows and the steps of the PINs sent under them (src/store/workflow-store.ts). */
   readonly workflows: WorkflowStore;
+  /** Twilio Verify's Entities, Factors (TOTP, passkeys) and Challenges (src/store/factor-store.ts). */
+  readonly factors: FactorStore;
   close(): Promise<void>;
   /** Liveness of the database, for /readyz and `twofa doctor`. */
   ping(): Promise<void>;

@@ -28,6 +28,7 @@ import type { PreludeStore } from '../prelude-store.js';
 import type { VonageStore } from '../vonage-store.js';
 import type { WorkflowStepClaim } from '../workflow-store.js';
 import { firstBatches, MemoryRateLimits } from './memory-limits.js';
+import { MemoryFactorStore } from './memory-factor-store.js';
 import {
   compare, key, MemoryAuditStore, MemoryEventStore, MemoryIdempotencyStore, MemoryRiskStore, MemorySecurityStore, MemoryTestNumberStore, MemoryWorkflowStore,
   NotKeptInMemory,
@@ -97,6 +98,7 @@ export class MemoryStore implements Store {
   readonly audit = new MemoryAuditStore();
   readonly idempotency = new MemoryIdempotencyStore();
   readonly testNumbers = new MemoryTestNumberStore();
+  readonly factors = new MemoryFactorStore();
   readonly workflows = new MemoryWorkflowStore(
     (accountId, applicationId, steps, now) => this.setApplicationWorkflow(accountId, applicationId, steps, now),
     (pinId) => this.pins.has(pinId),

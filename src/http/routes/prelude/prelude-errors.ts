@@ -67,6 +67,16 @@ export const PRELUDE_CODE_BY_FAILURE: Record<FailureName, string> = {
   PSD2_CALL: BAD_REQUEST,
   WEBHOOK_EVENT_TYPES_INVALID: BAD_REQUEST,
   SERVICE_WEBHOOKS_FULL: BAD_REQUEST,
+  FACTOR_REQUEST_INVALID: BAD_REQUEST,
+  ENTITY_NOT_FOUND: 'not_found',
+  FACTOR_NOT_FOUND: 'not_found',
+  CHALLENGE_NOT_FOUND: 'not_found',
+  FACTOR_UNVERIFIED: 'forbidden',
+  CHALLENGE_EXPIRED: 'forbidden',
+  CHALLENGE_ENDED: 'forbidden',
+  FACTOR_ATTEMPTS_EXHAUSTED: 'too_many_requests',
+  CHALLENGE_ATTEMPTS_EXHAUSTED: 'too_many_requests',
+  FACTOR_CODE_LIMIT: 'too_many_requests',
 };
 
 /** Prelude's `type`: the class of the status, as its errors carry it beside the code. */
