@@ -79,6 +79,13 @@ const OPERATIONS = {
   'workflows.set': { method: 'PUT', path: '/api/v1/applications/{appId}/workflow' },
   'workflows.delete': { method: 'DELETE', path: '/api/v1/applications/{appId}/workflow' },
 
+  'passkeys.getSettings': { method: 'GET', path: '/api/v1/applications/{appId}/passkeys/settings' },
+  'passkeys.updateSettings': { method: 'PUT', path: '/api/v1/applications/{appId}/passkeys/settings' },
+  'passkeys.create': { method: 'POST', path: '/api/v1/applications/{appId}/passkeys' },
+  'passkeys.verify': { method: 'POST', path: '/api/v1/applications/{appId}/passkeys/verify' },
+  'passkeys.createChallenge': { method: 'POST', path: '/api/v1/applications/{appId}/passkey-challenges' },
+  'passkeys.approveChallenge': { method: 'POST', path: '/api/v1/applications/{appId}/passkey-challenges/approve' },
+
   'health.ready': { method: 'GET', path: '/readyz' },
 } as const satisfies Record<string, { method: HttpMethod; path: string }>;
 

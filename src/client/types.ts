@@ -21,6 +21,9 @@ import type {
   StartEmailAuthenticationRequestSchema, StartEmailAuthenticationResponseSchema, VerificationResponseSchema,
   VerifyPinRequestSchema, VerifyPinResponseSchema,
 } from '../http/schemas/infobip.js';
+import type {
+  NewPasskeyBodySchema, NewPasskeyChallengeBodySchema, PasskeyChallengeSchema, PasskeyCredentialBodySchema, PasskeyFactorSchema, PasskeySettingsBodySchema, PasskeySettingsSchema,
+} from '../http/schemas/passkeys.js';
 
 // --- Infobip 2FA v2 (/2fa/2) ---
 
@@ -197,3 +200,17 @@ export interface AuditQuery {
 export type MessageAutofill = Static<typeof AutofillResponseSchema>;
 /** What PUT .../autofill takes: a field left out is off. */
 export type MessageAutofillRequest = Static<typeof AutofillRequestSchema>;
+
+// --- Passkeys (/api/v1/applications/{appId}/passkeys..., docs/factors.md) ---
+
+/** The relying party an application's passkeys are made for. */
+export type PasskeySettings = Static<typeof PasskeySettingsSchema>;
+export type PasskeySettingsRequest = Static<typeof PasskeySettingsBodySchema>;
+/** A passkey factor; `options` (for navigator.credentials.create()) only when it is created. */
+export type PasskeyFactor = Static<typeof PasskeyFactorSchema>;
+export type NewPasskeyRequest = Static<typeof NewPasskeyBodySchema>;
+/** A passkey challenge; `options` (for navigator.credentials.get()) only when it is created. */
+export type PasskeyChallenge = Static<typeof PasskeyChallengeSchema>;
+export type NewPasskeyChallengeRequest = Static<typeof NewPasskeyChallengeBodySchema>;
+/** What navigator.credentials.create()/get() made, as its toJSON() writes it (e.g. @simplewebauthn/browser's answer). */
+export type PasskeyCredentialJson = Static<typeof PasskeyCredentialBodySchema>;

@@ -127,7 +127,7 @@ function credentialShape<R>(body: unknown, responseFields: readonly string[]): C
 function refusalOfError(err: unknown): { ok: false; reason: CeremonyRefusal; detail: string } {
   const message = err instanceof Error ? err.message : String(err);
   if (/RP ?ID/i.test(message)) return refuse('rp_id', 'the authenticator data is for another relying party id');
-  if (/counter/i.test(message)) return refuse('counter', message);
+  if (/counter/i.test(message)) return refuse('counter', `the authenticator's sign counter did not move forward (a cloned authenticator, or a replayed assertion): ${message}`);
   if (/user verification/i.test(message)) return refuse('user_verification', 'the relying party requires user verification, and the authenticator did not verify the user');
   if (/user presence|not present/i.test(message)) return refuse('user_presence', 'the authenticator did not confirm the user\'s presence');
   if (/alg/i.test(message)) return refuse('algorithm', message);

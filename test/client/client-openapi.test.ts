@@ -87,6 +87,12 @@ const SAMPLE_CALLS: Record<OperationName, (client: TwofaClient) => Promise<unkno
   'workflows.get': (c) => c.workflows.get('APP'),
   'workflows.set': (c) => c.workflows.set('APP', { steps: [{ channel: 'whatsapp' }, { channel: 'sms', after: '30s' }] }),
   'workflows.delete': (c) => c.workflows.delete('APP'),
+  'passkeys.getSettings': (c) => c.passkeys.getSettings('APP'),
+  'passkeys.updateSettings': (c) => c.passkeys.updateSettings('APP', { relyingParty: { id: 'example.com', origins: ['https://example.com'] }, userVerification: 'preferred' }),
+  'passkeys.create': (c) => c.passkeys.create('APP', { identity: 'user-0001', friendlyName: 'Laptop', config: { authenticatorAttachment: 'any' } }),
+  'passkeys.verify': (c) => c.passkeys.verify('APP', { id: 'abc', response: { clientDataJSON: 'e30' } }),
+  'passkeys.createChallenge': (c) => c.passkeys.createChallenge('APP', { identity: 'user-0001' }),
+  'passkeys.approveChallenge': (c) => c.passkeys.approveChallenge('APP', { id: 'abc', response: { clientDataJSON: 'e30' } }),
   'health.ready': (c) => c.health.ready(),
 };
 

@@ -69,6 +69,12 @@ import getVonageApplication from './api-v1/get-vonage-application.js';
 import updateVonageApplication from './api-v1/update-vonage-application.js';
 import deleteVonageApplication from './api-v1/delete-vonage-application.js';
 
+import getPasskeySettings from './api-v1/get-passkey-settings.js';
+import updatePasskeySettings from './api-v1/update-passkey-settings.js';
+import createPasskey from './api-v1/create-passkey.js';
+import verifyPasskey from './api-v1/verify-passkey.js';
+import createPasskeyChallenge from './api-v1/create-passkey-challenge.js';
+import approvePasskeyChallenge from './api-v1/approve-passkey-challenge.js';
 export const ALL_ROUTES: RegisterRoute[] = [
   // Infobip 2FA API v2: the 18 operations
   listApplications, createApplication, getApplication, updateApplication,
@@ -98,4 +104,6 @@ export const ALL_ROUTES: RegisterRoute[] = [
   createTestNumber, listTestNumbers, deleteTestNumber,
   // fallback workflows across channels
   getApplicationWorkflow, updateApplicationWorkflow, deleteApplicationWorkflow,
+  // passkeys (WebAuthn) of an application's users, beside Twilio's /Passkeys routes
+  getPasskeySettings, updatePasskeySettings, createPasskey, verifyPasskey, createPasskeyChallenge, approvePasskeyChallenge,
 ];

@@ -38,6 +38,10 @@ import deleteWebhook from './delete-webhook.js';
 import fetchWebhook from './fetch-webhook.js';
 import listWebhooks from './list-webhooks.js';
 import updateWebhook from './update-webhook.js';
+import createPasskeysFactor from './create-passkeys-factor.js';
+import verifyPasskeysFactor from './verify-passkeys-factor.js';
+import createPasskeysChallenge from './create-passkeys-challenge.js';
+import approvePasskeysChallenge from './approve-passkeys-challenge.js';
 
 const TWILIO_ROUTES: RegisterRoute[] = [
   createService, listServices, fetchService, updateService, deleteService,
@@ -48,6 +52,7 @@ const TWILIO_ROUTES: RegisterRoute[] = [
   createSafeListNumber, fetchSafeListNumber, deleteSafeListNumber,
   createMessagingConfiguration, listMessagingConfigurations, fetchMessagingConfiguration, updateMessagingConfiguration, deleteMessagingConfiguration,
   createWebhook, listWebhooks, fetchWebhook, updateWebhook, deleteWebhook,
+  createPasskeysFactor, verifyPasskeysFactor, createPasskeysChallenge, approvePasskeysChallenge,
 ];
 
 /** Form bodies as the SDKs send them: a repeated key becomes an array of its values. */
