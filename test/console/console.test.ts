@@ -4,28 +4,21 @@
 // PIN is verified through the API; the verification and the dashboard counts change. Every page is
 // saved as a screenshot in test/console/.artifacts/ (and the dashboard in docs/ when asked to).
 //
-// No browser is downloaded: the test uses /usr/bin/chromium (`apt-get install chromium`). Without it
+// No browser is downloaded (test/support/chromium.ts): the test uses /usr/bin/chromium. Without it
 // the test skips, unless TWOFA_REQUIRE_BROWSER=1 (CI), which makes it fail.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { buildWeb, webBuildIsStale } from '../../scripts/build-web.mjs';
 import { createTwofaClient, type TwofaClient } from '../../src/client/index.js';
+import { closeBrowserAndServer, launchChromium, requireBrowser, skipWithoutBrowser } from '../support/chromium.js';
 import { PROJECT_ROOT, startServerProcess, type ServerProcess } from '../support/server-process.js';
 
-const CHROMIUM = process.env['TWOFA_CHROMIUM'] ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'];
 const ARTIFACTS = path.join(PROJECT_ROOT, 'test', 'console', '.artifacts');
 const DOCS_SCREENSHOT = path.join(PROJECT_ROOT, 'docs', 'console-dashboard.png');
-const browserMissing = !fs.existsSync(CHROMIUM);
-const required = process.env['TWOFA_REQUIRE_BROWSER'] === '1';
-const skip = browserMissing && !required
-  ? `Chromium not found at ${CHROMIUM}: skipping the console's browser test (apt-get install chromium; TWOFA_REQUIRE_BROWSER=1 makes this a failure)`
-  : false;
-if (skip) process.stderr.write(`\n*** ${skip} ***\n\n`);
+const skip = skipWithoutBrowser('the console\'s browser test');
 
 describe('the console in Chromium', { skip, timeout: 90_000 }, () => {
   let server: ServerProcess;
@@ -55,22 +48,16 @@ describe('the console in Chromium', { skip, timeout: 90_000 }, () => {
   });
 
   before(async () => {
-    if (browserMissing) throw new Error(`Chromium not found at ${CHROMIUM} and TWOFA_REQUIRE_BROWSER=1: install it (apt-get install chromium)`);
+    requireBrowser();
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     // The server serves the built app: build it when web/ changed since the last build.
     if (webBuildIsStale()) await buildWeb();
     const [started, launched] = await Promise.all([
       startServerProcess({ TWOFA_LOG_LEVEL: 'warn' }),
-      (async () => {
-        userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'twofa-chromium-'));
-        return chromium.launchPersistentContext(userDataDir, {
-          executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 860 },
-          locale: 'en-GB', timezoneId: 'UTC',
-        });
-      })(),
+      launchChromium({ width: 1280, height: 860 }),
     ]);
     server = started;
-    context = launched;
+    ({ context, userDataDir } = launched);
     context.setDefaultTimeout(10_000);
     api = createTwofaClient({ baseUrl: server.url, apiKey: server.key });
     page = context.pages()[0] ?? await context.newPage();
@@ -82,14 +69,7 @@ describe('the console in Chromium', { skip, timeout: 90_000 }, () => {
     page.on('dialog', (dialog) => { void dialog.accept(); });
   });
 
-  after(async () => {
-    await context?.close().catch(() => undefined);
-    if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
-    if (server) {
-      await server.stop();
-      fs.rmSync(server.dataDir, { recursive: true, force: true });
-    }
-  });
+  after(() => closeBrowserAndServer({ context, userDataDir }, server));
 
   it('signs in only with a key that has 2fa:manage, and shows the dashboard', async () => {
     await page.goto(`${server.url}/console/`);
