@@ -8,6 +8,7 @@ import { registerAuditCommand } from './audit-command.js';
 import { EXIT_FAILURE, EXIT_USAGE, OperationFailedError, ServerUnreachableError, SilentExit, UsageError } from './cli-errors.js';
 import { registerDoctorCommand } from './doctor-command.js';
 import { registerEmailTemplatesCommands } from './email-templates-commands.js';
+import { registerFactorsCommands } from './factors-commands.js';
 import { registerInboxCommand } from './inbox-command.js';
 import { registerKeysCommands } from './keys-commands.js';
 import { registerMigrateCommand } from './migrate-command.js';
@@ -46,6 +47,7 @@ Example: a verified PIN (server started with TWOFA_BOOTSTRAP_API_KEY=$TWOFA_API_
   registerPinCommands(program);
   registerInboxCommand(program);
   registerTestNumbersCommands(program);
+  registerFactorsCommands(program);
   registerVonageCommands(program);
   registerDoctorCommand(program);
   registerAuditCommand(program);

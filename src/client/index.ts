@@ -10,6 +10,7 @@ import type {
 } from './types.js';
 import type { ApiKey, ApiKeyRequest, CreatedApiKey, Me, PinListQuery, PinPage, Stats, StatsQuery } from './types.js';
 import type { NewPasskeyChallengeRequest, NewPasskeyRequest, PasskeyChallenge, PasskeyCredentialJson, PasskeyFactor, PasskeySettings, PasskeySettingsRequest } from './types.js';
+import type { Challenge, ChallengeRequest, Factor, FactorEntity, FactorRequest, NewFactor } from './types.js';
 import type { ApplicationRisk, ApplicationRiskRequest, ApplicationSecurity, ApplicationSecurityRequest, AuditPage, AuditQuery, RiskDecisionPage, RiskDecisionQuery, SafeListEntry, Workflow } from './types.js';
 
 export { TwofaApiError, parseRetryAfter, type TwofaApiErrorDetails } from './errors.js';
@@ -90,6 +91,24 @@ export interface TwofaClient {
     update(webhookId: string, body: WebhookUpdateRequest): Promise<Webhook>;
     /** Events not yet delivered to it are dropped. */
     delete(webhookId: string): Promise<void>;
+  };
+  factors: {
+    /** The application's entities (users with factors), oldest first (scope 2fa:manage). */
+    listEntities(appId: string, query?: { limit?: number; offset?: number }): Promise<FactorEntity[]>;
+    /** Deletes a user's entity with all its factors and challenges. */
+    deleteEntity(appId: string, identity: string): Promise<void>;
+    /** A user's factors (never their secrets). */
+    list(appId: string, identity: string): Promise<Factor[]>;
+    /** Makes a TOTP factor (and the user's entity if new): its `secret` and `uri` are answered this once. */
+    create(appId: string, identity: string, body: FactorRequest): Promise<NewFactor>;
+    /** Verifies a new factor with the first code its app shows: `status` verified, or still unverified when wrong (429 after five). */
+    verify(appId: string, identity: string, factorSid: string, code: string): Promise<Factor>;
+    delete(appId: string, identity: string, factorSid: string): Promise<void>;
+    /** Challenges a verified factor; with `code` it is answered at once (approved, or pending when wrong). */
+    challenge(appId: string, identity: string, body: ChallengeRequest): Promise<Challenge>;
+    getChallenge(appId: string, identity: string, challengeSid: string): Promise<Challenge>;
+    /** Answers a pending challenge: approved, or pending when wrong; the fifth wrong code denies it. */
+    answerChallenge(appId: string, identity: string, challengeSid: string, code: string): Promise<Challenge>;
   };
   testNumbers: {
     /** The account's test numbers (never their codes). */
@@ -302,6 +321,17 @@ export function createTwofaClient(options: TwofaClientOptions): TwofaClient {
       get: (webhookId) => call('webhooks.get', { webhookId }),
       update: (webhookId, body) => call('webhooks.update', { webhookId }, { body }),
       delete: async (webhookId) => { await call<undefined>('webhooks.delete', { webhookId }); },
+    },
+    factors: {
+      listEntities: async (appId, query = {}) => (await call<{ entities: FactorEntity[] }>('factors.listEntities', { appId }, { query: { limit: query.limit, offset: query.offset } })).entities,
+      deleteEntity: async (appId, identity) => { await call<undefined>('factors.deleteEntity', { appId, identity }); },
+      list: async (appId, identity) => (await call<{ factors: Factor[] }>('factors.list', { appId, identity })).factors,
+      create: (appId, identity, body) => call('factors.create', { appId, identity }, { body }),
+      verify: (appId, identity, factorSid, code) => call('factors.verify', { appId, identity, factorSid }, { body: { code } }),
+      delete: async (appId, identity, factorSid) => { await call<undefined>('factors.delete', { appId, identity, factorSid }); },
+      challenge: (appId, identity, body) => call('factors.challenge', { appId, identity }, { body }),
+      getChallenge: (appId, identity, challengeSid) => call('factors.getChallenge', { appId, identity, challengeSid }),
+      answerChallenge: (appId, identity, challengeSid, code) => call('factors.answerChallenge', { appId, identity, challengeSid }, { body: { code } }),
     },
     testNumbers: {
       list: () => call('testNumbers.list', none),

@@ -85,6 +85,15 @@ const OPERATIONS = {
   'passkeys.verify': { method: 'POST', path: '/api/v1/applications/{appId}/passkeys/verify' },
   'passkeys.createChallenge': { method: 'POST', path: '/api/v1/applications/{appId}/passkey-challenges' },
   'passkeys.approveChallenge': { method: 'POST', path: '/api/v1/applications/{appId}/passkey-challenges/approve' },
+  'factors.listEntities': { method: 'GET', path: '/api/v1/applications/{appId}/entities' },
+  'factors.deleteEntity': { method: 'DELETE', path: '/api/v1/applications/{appId}/entities/{identity}' },
+  'factors.list': { method: 'GET', path: '/api/v1/applications/{appId}/entities/{identity}/factors' },
+  'factors.create': { method: 'POST', path: '/api/v1/applications/{appId}/entities/{identity}/factors' },
+  'factors.verify': { method: 'POST', path: '/api/v1/applications/{appId}/entities/{identity}/factors/{factorSid}/verification' },
+  'factors.delete': { method: 'DELETE', path: '/api/v1/applications/{appId}/entities/{identity}/factors/{factorSid}' },
+  'factors.challenge': { method: 'POST', path: '/api/v1/applications/{appId}/entities/{identity}/challenges' },
+  'factors.getChallenge': { method: 'GET', path: '/api/v1/applications/{appId}/entities/{identity}/challenges/{challengeSid}' },
+  'factors.answerChallenge': { method: 'POST', path: '/api/v1/applications/{appId}/entities/{identity}/challenges/{challengeSid}' },
 
   'health.ready': { method: 'GET', path: '/readyz' },
 } as const satisfies Record<string, { method: HttpMethod; path: string }>;

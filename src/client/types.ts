@@ -24,6 +24,9 @@ import type {
 import type {
   NewPasskeyBodySchema, NewPasskeyChallengeBodySchema, PasskeyChallengeSchema, PasskeyCredentialBodySchema, PasskeyFactorSchema, PasskeySettingsBodySchema, PasskeySettingsSchema,
 } from '../http/schemas/passkeys.js';
+import type {
+  ChallengeSchema, CreateChallengeRequestSchema, CreateFactorRequestSchema, EntitySchema, FactorSchema, NewFactorSchema,
+} from '../http/schemas/api-v1-factors.js';
 
 // --- Infobip 2FA v2 (/2fa/2) ---
 
@@ -214,3 +217,16 @@ export type PasskeyChallenge = Static<typeof PasskeyChallengeSchema>;
 export type NewPasskeyChallengeRequest = Static<typeof NewPasskeyChallengeBodySchema>;
 /** What navigator.credentials.create()/get() made, as its toJSON() writes it (e.g. @simplewebauthn/browser's answer). */
 export type PasskeyCredentialJson = Static<typeof PasskeyCredentialBodySchema>;
+
+// --- factors (/api/v1/applications/{appId}/entities/...) ---
+
+/** A user of an application, by your id of them (`identity`). */
+export type FactorEntity = Static<typeof EntitySchema>;
+/** An authenticator of the user (a TOTP factor); never its secret. */
+export type Factor = Static<typeof FactorSchema>;
+/** A TOTP factor as made: with its Base32 `secret` and `otpauth://` `uri`, answered this once. */
+export type NewFactor = Static<typeof NewFactorSchema>;
+export type FactorRequest = Static<typeof CreateFactorRequestSchema>;
+/** One sign-in asking a verified factor for a code. */
+export type Challenge = Static<typeof ChallengeSchema>;
+export type ChallengeRequest = Static<typeof CreateChallengeRequestSchema>;

@@ -22,10 +22,31 @@ export const CHALLENGE_ATTEMPTS = 5;
  * Brute force across challenges: each challenge takes 5 codes, but a caller could open challenge
  * after challenge. Every code checked against one factor counts against this sliding window, however
  * many challenges it spreads over; beyond it the factor answers 429 until the window frees a slot.
- * At 10 codes per 15 minutes a 6-digit TOTP factor (3 codes valid with skew 1) falls to a guesser
- * with a chance of about 0.3% a day.
+ * At 10 codes an hour a 6-digit TOTP factor (3 codes valid with skew 1) falls to a guesser with a
+ * chance of about 0.07% a day (totpBruteForceBudget).
  */
-export const FACTOR_CODE_CHECKS = { limit: 10, windowMs: 15 * 60_000 };
+export const FACTOR_CODE_CHECKS = { limit: 10, windowMs: 60 * 60_000 };
+
+export interface TotpBruteForceBudget {
+  codesPerWindow: number;
+  windowMinutes: number;
+  codesPerChallenge: number;
+  codesPerVerification: number;
+  /** Worst-case codes a guesser gets checked against one factor in a day. */
+  guessesPerFactorPerDay: number;
+  /** min(1, guesses × codes valid at once / 10^digits): a union bound over the day's guesses. */
+  successProbabilityPerFactorPerDay: number;
+}
+
+/** The guesser's odds against one TOTP factor of `codeLength` digits accepting `skew` steps each side. */
+export function totpBruteForceBudget(codeLength: number, skew: number): TotpBruteForceBudget {
+  const guesses = FACTOR_CODE_CHECKS.limit * Math.ceil(86_400_000 / FACTOR_CODE_CHECKS.windowMs);
+  return {
+    codesPerWindow: FACTOR_CODE_CHECKS.limit, windowMinutes: FACTOR_CODE_CHECKS.windowMs / 60_000,
+    codesPerChallenge: CHALLENGE_ATTEMPTS, codesPerVerification: FACTOR_VERIFICATION_ATTEMPTS,
+    guessesPerFactorPerDay: guesses, successProbabilityPerFactorPerDay: Math.min(1, (guesses * (2 * skew + 1)) / 10 ** codeLength),
+  };
+}
 
 /** Challenge lifetime: Twilio's default (5 minutes) and the most an ExpirationDate may ask (60). */
 export const CHALLENGE_DEFAULT_TTL_MS = 5 * 60_000;

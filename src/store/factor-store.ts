@@ -150,6 +150,17 @@ export interface FactorStore {
   approveChallenge(accountId: string, sid: string, factor: Pick<FactorRow, 'sid' | 'entitySid'>, use: FactorUse, now: number, metadata?: Record<string, string> | null): Promise<'approved' | 'replayed' | 'ended'>;
   /** Moves a pending challenge to denied; false when it was no longer pending. */
   denyChallenge(accountId: string, sid: string, now: number): Promise<boolean>;
+  /** What the security panel shows of guessing against the application's factors since `since`. */
+  guessingSince(accountId: string, applicationId: string, since: number, maxVerificationAttempts: number): Promise<FactorGuessing>;
+}
+
+export interface FactorGuessing {
+  /** Codes that did not approve the challenge they answered (wrong or replayed), in challenges made since. */
+  wrongChallengeCodes: number;
+  /** Challenges denied since (five wrong codes). */
+  deniedChallenges: number;
+  /** Unverified factors out of verification attempts (locked out), whenever made. */
+  lockedFactors: number;
 }
 
 const json = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
@@ -377,6 +388,19 @@ export class KyselyFactorStore implements FactorStore {
       if (err instanceof UseRefused) return 'replayed';
       throw err;
     }
+  }
+
+  async guessingSince(accountId: string, applicationId: string, since: number, maxVerificationAttempts: number): Promise<FactorGuessing> {
+    const challenges = await this.db.selectFrom('factor_challenges')
+      .select([
+        sql<number | string | null>`sum(attempts - case when status = 'approved' then 1 else 0 end)`.as('wrong'),
+        sql<number | string | null>`sum(case when status = 'denied' then 1 else 0 end)`.as('denied'),
+      ])
+      .where('application_id', '=', applicationId).where('account_id', '=', accountId).where('created_at', '>=', since).executeTakeFirst();
+    const locked = await this.db.selectFrom('factors').select(sql<number | string>`count(*)`.as('n'))
+      .where('application_id', '=', applicationId).where('account_id', '=', accountId).where('status', '=', 'unverified')
+      .where('verification_attempts', '>=', maxVerificationAttempts).executeTakeFirst();
+    return { wrongChallengeCodes: Number(challenges?.wrong ?? 0), deniedChallenges: Number(challenges?.denied ?? 0), lockedFactors: Number(locked?.n ?? 0) };
   }
 
   async denyChallenge(accountId: string, sid: string, now: number): Promise<boolean> {

@@ -93,6 +93,15 @@ const SAMPLE_CALLS: Record<OperationName, (client: TwofaClient) => Promise<unkno
   'passkeys.verify': (c) => c.passkeys.verify('APP', { id: 'abc', response: { clientDataJSON: 'e30' } }),
   'passkeys.createChallenge': (c) => c.passkeys.createChallenge('APP', { identity: 'user-0001' }),
   'passkeys.approveChallenge': (c) => c.passkeys.approveChallenge('APP', { id: 'abc', response: { clientDataJSON: 'e30' } }),
+  'factors.listEntities': (c) => c.factors.listEntities('APP', { limit: 10, offset: 0 }),
+  'factors.deleteEntity': (c) => c.factors.deleteEntity('APP', 'user-0001'),
+  'factors.list': (c) => c.factors.list('APP', 'user-0001'),
+  'factors.create': (c) => c.factors.create('APP', 'user-0001', { type: 'totp', friendlyName: 'phone', config: { codeLength: 6 } }),
+  'factors.verify': (c) => c.factors.verify('APP', 'user-0001', 'YF1', '123456'),
+  'factors.delete': (c) => c.factors.delete('APP', 'user-0001', 'YF1'),
+  'factors.challenge': (c) => c.factors.challenge('APP', 'user-0001', { factorSid: 'YF1', code: '123456' }),
+  'factors.getChallenge': (c) => c.factors.getChallenge('APP', 'user-0001', 'YC1'),
+  'factors.answerChallenge': (c) => c.factors.answerChallenge('APP', 'user-0001', 'YC1', '123456'),
   'health.ready': (c) => c.health.ready(),
 };
 

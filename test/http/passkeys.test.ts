@@ -8,6 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { createHarness, type Harness } from '../support/harness.js';
 import { createCredential, getAssertion, type SoftPasskey } from '../support/soft-authenticator.js';
 import { assertTwilioError } from '../twilio/documented-fields.js';
+import { assertTwilioSchema } from '../twilio/factor-openapi.js';
 
 const ORIGIN = 'https://login.example.com';
 const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
@@ -84,6 +85,15 @@ describe('passkeys through Twilio Verify', () => {
     assert.equal(verified.body.status, 'verified');
     assert.equal(verified.body.sid, factorSid);
     assert.equal(verified.body.identity, identity);
+
+    // Afterwards it is a factor of its Entity like any other, as Twilio's document describes one.
+    const fetchUrl = `/v2/Services/${service}/Entities/${identity}/Factors/${factorSid}`;
+    const fetched = await h.request('GET', fetchUrl);
+    assert.equal(fetched.status, 200);
+    assertTwilioSchema('GET', `http://localhost${fetchUrl}`, 200, fetched.body);
+    assert.equal(fetched.body.factor_type, 'passkeys');
+    assert.equal(fetched.body.status, 'verified');
+    assert.deepEqual(fetched.body.config, factor.config);
 
     // The registration's challenge was single use: the same attestation again is refused.
     const replayed = await post('VerifyFactor', made.credential);

@@ -5,6 +5,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ComponentChildren } from 'preact';
 import { SessionContext } from './context.js';
 import { Link, match, navigate, useLocation } from './router.js';
+import { FactorsPage } from './pages/factors.js';
 import { signIn, signOut, storedKey, type Session } from './session.js';
 import { SignIn } from './pages/sign-in.js';
 import { Dashboard } from './pages/dashboard.js';
@@ -41,6 +42,8 @@ function route(path: string): { title: string; page: ComponentChildren } {
   if (path === '/applications') return { title: 'Applications', page: <Applications /> };
   if ((m = match('/applications/:appId/templates/new', path))) return { title: 'New message template', page: <TemplatePage appId={m['appId']!} /> };
   if ((m = match('/applications/:appId/templates/:msgId', path))) return { title: 'Message template', page: <TemplatePage appId={m['appId']!} msgId={m['msgId']!} /> };
+  if ((m = match('/applications/:appId/factors', path))) return { title: 'Users\' factors', page: <FactorsPage appId={m['appId']!} /> };
+  if ((m = match('/applications/:appId/factors/:identity', path))) return { title: 'Factors', page: <FactorsPage key={m['identity']} appId={m['appId']!} identity={m['identity']!} /> };
   if ((m = match('/applications/:appId', path))) return { title: 'Application', page: <ApplicationPage appId={m['appId']!} /> };
   if (path === '/email-templates') return { title: 'Email templates', page: <EmailTemplates /> };
   if (path === '/email-templates/new') return { title: 'New email template', page: <EmailTemplatePage /> };

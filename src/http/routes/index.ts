@@ -68,6 +68,7 @@ import vonageVerify from './vonage/index.js';
 import getVonageApplication from './api-v1/get-vonage-application.js';
 import updateVonageApplication from './api-v1/update-vonage-application.js';
 import deleteVonageApplication from './api-v1/delete-vonage-application.js';
+import { API_V1_FACTOR_ROUTES } from './api-v1/factors/index.js';
 
 import getPasskeySettings from './api-v1/get-passkey-settings.js';
 import updatePasskeySettings from './api-v1/update-passkey-settings.js';
@@ -106,4 +107,6 @@ export const ALL_ROUTES: RegisterRoute[] = [
   getApplicationWorkflow, updateApplicationWorkflow, deleteApplicationWorkflow,
   // passkeys (WebAuthn) of an application's users, beside Twilio's /Passkeys routes
   getPasskeySettings, updatePasskeySettings, createPasskey, verifyPasskey, createPasskeyChallenge, approvePasskeyChallenge,
+  // a user's own authenticators (TOTP factors) and their challenges
+  ...API_V1_FACTOR_ROUTES,
 ];

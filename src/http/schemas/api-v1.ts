@@ -376,6 +376,19 @@ export const SecurityResponseSchema = Type.Object({
     threshold: Type.Number(),
     warning: Type.Union([Type.String(), Type.Null()]),
   }, { description: 'Worst-case chance that a guesser succeeds, from the alphabet, length, attempts and send and verify limits.' }),
+  totp: Type.Object({
+    codeLength: Type.Integer({ description: 'The Service\'s Totp.CodeLength, else 6.' }),
+    skew: Type.Integer({ description: 'The Service\'s Totp.Skew, else 1.' }),
+    codesPerWindow: Type.Integer(),
+    windowMinutes: Type.Number(),
+    codesPerChallenge: Type.Integer(),
+    codesPerVerification: Type.Integer(),
+    guessesPerFactorPerDay: Type.Integer(),
+    successProbabilityPerFactorPerDay: Type.Number(),
+    wrongChallengeCodes: Type.Integer({ description: 'Wrong or replayed codes in challenges of the last 24 hours.' }),
+    deniedChallenges: Type.Integer({ description: 'Challenges denied (five wrong codes) in the last 24 hours.' }),
+    lockedFactors: Type.Integer({ description: 'Unverified factors locked out after five wrong codes.' }),
+  }, { description: 'Guessing against the application\'s TOTP factors: the bound and what the last 24 hours saw (docs/factors.md).' }),
   updatedAt: Type.Union([Type.Integer(), Type.Null()], { description: 'When the settings were last changed; null: never (all guards off).' }),
 }, { description: 'The application\'s anti-fraud settings, active breaker blocks and brute-force budget.' });
 

@@ -1,7 +1,7 @@
 // Entities, Factors and Challenges in memory (store/factor-store.ts), for the services' unit tests.
 // Each change is made synchronously between two awaits, so the conditional updates are race gates
 // here as the database's conditional UPDATEs are there.
-import type { ChallengeFilter, ChallengeRow, EntityRow, FactorRow, FactorStore, FactorUse, PasskeyCredential } from '../factor-store.js';
+import type { ChallengeFilter, ChallengeRow, EntityRow, FactorGuessing, FactorRow, FactorStore, FactorUse, PasskeyCredential } from '../factor-store.js';
 import { challengeStatusAt } from '../../domain/factors.js';
 
 const copy = <T>(value: T): T => structuredClone(value);
@@ -177,6 +177,15 @@ export class MemoryFactorStore implements FactorStore {
     applyUse(owner, use, now);
     Object.assign(found, { status: 'approved', respondedAt: now, updatedAt: now, factorSid: factor.sid, entitySid: factor.entitySid }, metadata !== undefined ? { metadata: copy(metadata) } : {});
     return 'approved';
+  }
+
+  async guessingSince(accountId: string, applicationId: string, since: number, maxVerificationAttempts: number): Promise<FactorGuessing> {
+    const challenges = [...this.challenges.values()].filter((c) => c.accountId === accountId && c.applicationId === applicationId && c.createdAt >= since);
+    return {
+      wrongChallengeCodes: challenges.reduce((n, c) => n + c.attempts - (c.status === 'approved' ? 1 : 0), 0),
+      deniedChallenges: challenges.filter((c) => c.status === 'denied').length,
+      lockedFactors: [...this.factors.values()].filter((f) => f.accountId === accountId && f.applicationId === applicationId && f.status === 'unverified' && f.verificationAttempts >= maxVerificationAttempts).length,
+    };
   }
 
   async denyChallenge(accountId: string, sid: string, now: number): Promise<boolean> {

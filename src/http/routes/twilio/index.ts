@@ -42,6 +42,7 @@ import createPasskeysFactor from './create-passkeys-factor.js';
 import verifyPasskeysFactor from './verify-passkeys-factor.js';
 import createPasskeysChallenge from './create-passkeys-challenge.js';
 import approvePasskeysChallenge from './approve-passkeys-challenge.js';
+import { FACTOR_ROUTES } from './factors/index.js';
 
 const TWILIO_ROUTES: RegisterRoute[] = [
   createService, listServices, fetchService, updateService, deleteService,
@@ -53,6 +54,7 @@ const TWILIO_ROUTES: RegisterRoute[] = [
   createMessagingConfiguration, listMessagingConfigurations, fetchMessagingConfiguration, updateMessagingConfiguration, deleteMessagingConfiguration,
   createWebhook, listWebhooks, fetchWebhook, updateWebhook, deleteWebhook,
   createPasskeysFactor, verifyPasskeysFactor, createPasskeysChallenge, approvePasskeysChallenge,
+  ...FACTOR_ROUTES,
 ];
 
 /** Form bodies as the SDKs send them: a repeated key becomes an array of its values. */

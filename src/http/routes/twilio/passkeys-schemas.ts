@@ -70,37 +70,6 @@ export const ApprovePasskeysChallengeBody = Type.Object({
   }, { additionalProperties: true }),
 }, { additionalProperties: true, description: 'The PublicKeyCredential of navigator.credentials.get(), as its toJSON() writes it.' });
 
-export const PasskeyConfigSchema = Type.Object({
-  relying_party: Type.Object({ id: Type.String(), name: Type.String(), origins: Type.Array(Type.String()) }),
-  authenticator_attachment: Type.String(),
-  discoverable_credentials: Type.String(),
-  user_verification: Type.String(),
-});
-
-const factorFields = {
-  sid: Type.String(),
-  account_sid: Type.String(),
-  service_sid: Type.String(),
-  entity_sid: Type.String(),
-  identity: Type.String(),
-  date_created: DateTime,
-  date_updated: DateTime,
-  friendly_name: Type.String(),
-  status: Type.Union([Type.Literal('unverified'), Type.Literal('verified')]),
-  factor_type: Type.Literal('passkeys'),
-  config: PasskeyConfigSchema,
-  metadata: nullable(Type.Record(Type.String(), Type.String())),
-  url: Type.String(),
-};
-
-export const NewPasskeysFactorSchema = Type.Object({
-  ...factorFields,
-  binding: Type.Null(),
-  options: Type.Object({ publicKey: Json('WebAuthn PublicKeyCredentialCreationOptions (JSON: base64url challenge and user.id) for navigator.credentials.create().') }),
-}, { title: 'TwilioNewPasskeysFactor', description: 'An unverified passkeys factor, with the options of its registration (answered only here).' });
-
-export const PasskeysFactorSchema = Type.Object(factorFields, { title: 'TwilioPasskeysFactor', description: 'A passkeys factor.' });
-
 export const PasskeysChallengeSchema = Type.Object({
   sid: Type.String(),
   account_sid: Type.String(),
