@@ -215,6 +215,20 @@ describe('passkeys through Twilio Verify', () => {
     assertTwilioError(unknown.body, 404, 60392);
   });
 
+  it('approves a challenge once when two genuine answers race, and takes five refused answers at most', async () => {
+    const raced = await challengeFor({ identity });
+    const first = getAssertion(raced.options, passkey, ORIGIN);
+    const second = getAssertion(raced.options, passkey, ORIGIN);
+    const answers = await Promise.all([post('ApproveChallenge', first), post('ApproveChallenge', second)]);
+    assert.deepEqual(answers.map((a) => a.status).sort(), [200, 403], JSON.stringify(answers.map((a) => a.body)));
+
+    const probed = await challengeFor({ identity });
+    for (let i = 0; i < 5; i++) assert.equal((await post('ApproveChallenge', getAssertion(probed.options, passkey, 'https://evil.example.net'))).status, 403);
+    const sixth = await post('ApproveChallenge', getAssertion(probed.options, passkey, ORIGIN));
+    assert.equal(sixth.status, 429);
+    assertTwilioError(sixth.body, 429, 60308);
+  });
+
   it('keeps each account\'s passkeys to itself', async () => {
     const challenge = await challengeFor({ identity });
     const other = await h.request('POST', `/v2/Services/${service}/Passkeys/ApproveChallenge`, { key: h.keys.b, body: getAssertion(challenge.options, passkey, ORIGIN) });
