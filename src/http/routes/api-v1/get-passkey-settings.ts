@@ -13,7 +13,7 @@ const register: RegisterRoute = (app, { ctx }) => {
     config: { scope: SCOPE_MANAGE },
     schema: {
       operationId: 'get-passkey-settings', tags: ['Passkeys'], summary: 'The relying party an application\'s passkeys are made for',
-      params: AppIdParamsSchema, response: { 200: PasskeySettingsSchema, ...errorResponses(401, 403, 404) },
+      params: AppIdParamsSchema, response: { 200: PasskeySettingsSchema, ...errorResponses(400, 401, 403, 404) },
     },
   }, async (request, reply) => {
     const { appId: applicationId } = request.params;
