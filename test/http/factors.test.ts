@@ -125,6 +125,10 @@ describe('TOTP factors through /api/v1 and the typed client', () => {
     const identity = user();
     const made = await client.factors.create(appId, identity, { type: 'totp', friendlyName: 'x' });
     assert.ok((await client.factors.listEntities(appId)).some((e) => e.identity === identity));
+    const [first, second] = [await client.factors.listEntities(appId, { limit: 1 }), await client.factors.listEntities(appId, { limit: 1, offset: 1 })];
+    assert.equal(first.length, 1);
+    assert.equal(second.length, 1);
+    assert.notEqual(first[0]!.sid, second[0]!.sid, 'pages by offset');
     await client.factors.deleteEntity(appId, identity);
     await rejects(client.factors.list(appId, identity), 404);
     await rejects(client.factors.delete(appId, identity, made.sid), 404);

@@ -16,8 +16,8 @@ export const ChallengeParamsSchema = Type.Object({ ...EntityParamsSchema.propert
 export const ApplicationParamsSchema = Type.Object({ appId: EntityParamsSchema.properties.appId });
 
 export const EntityListQuerySchema = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'Entities per page (default 50).' })),
-  offset: Type.Optional(Type.Integer({ minimum: 0, description: 'Entities to skip.' })),
+  limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: 'Entities per page, 1 to 1000 (default 50).' })),
+  offset: Type.Optional(Type.String({ pattern: '^[0-9]{1,9}$', description: 'Entities to skip (default 0).' })),
 });
 
 export const TotpConfigSchema = Type.Object({

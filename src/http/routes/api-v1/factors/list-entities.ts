@@ -15,7 +15,8 @@ const register: RegisterRoute = (app, { ctx }) => {
     },
   }, async (request, reply) => {
     const { appId } = request.params;
-    const result = await listEntities(ctx, request.principal, serviceOf(appId), request.query.offset ?? 0, request.query.limit ?? 50);
+    const limit = Math.min(1000, Math.max(1, Number(request.query.limit ?? 50)));
+    const result = await listEntities(ctx, request.principal, serviceOf(appId), Number(request.query.offset ?? 0), limit);
     return respond(reply, inApplication(appId, result), ({ service, entities }) => ({ entities: entities.map((entity) => toEntity({ service, entity })) }));
   });
 };
