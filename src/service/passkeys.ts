@@ -130,6 +130,9 @@ export function verifyPasskeyFactor(ctx: ServiceContext, principal: Principal, {
     // Race gate: the attempt is counted before the attestation is checked.
     const counted = await ctx.store.factors.countFactorVerification(principal.accountId, found.sid, FACTOR_VERIFICATION_ATTEMPTS, now);
     if (!counted) {
+      // Not counted: out of attempts, or verified (or deleted) by a concurrent answer meanwhile.
+      const current = await ctx.store.factors.getFactor(principal.accountId, applicationId, found.sid);
+      if (current?.status !== 'unverified') return refused(unit, 'registration', { applicationId, subject: found.sid, reason: 'ended', detail: 'the factor was verified or deleted meanwhile' });
       unit.audit({ event: 'factor.passkey.verify.refused', applicationId, reason: `${found.sid} attempts` });
       return fail('FACTOR_ATTEMPTS_EXHAUSTED', `Factor ${found.sid} took ${FACTOR_VERIFICATION_ATTEMPTS} verification attempts: create a new one`);
     }
@@ -244,7 +247,13 @@ export function approvePasskeyChallenge(ctx: ServiceContext, principal: Principa
     // Race gate: the answer is counted before it is checked.
     const counted = await ctx.store.factors.countChallengeAttempt(principal.accountId, challenge.sid, CHALLENGE_ATTEMPTS, now);
     if (!counted) {
-      unit.audit({ event: 'challenge.passkey.refused', applicationId, reason: `${challenge.sid} attempts` });
+      // Not counted: out of answers, or answered (or expired) meanwhile: a concurrent answer won.
+      const current = await ctx.store.factors.getChallenge(principal.accountId, applicationId, challenge.sid);
+      const status = current ? challengeStatusAt(current.status, current.expiresAt, now) : 'denied';
+      const reason = status === 'pending' ? 'attempts' : status === 'expired' ? 'expired' : 'ended';
+      unit.audit({ event: 'challenge.passkey.refused', applicationId, reason: `${challenge.sid} ${reason}` });
+      if (reason === 'expired') return fail('CHALLENGE_EXPIRED', `Challenge ${challenge.sid} has expired`);
+      if (reason === 'ended') return fail('CHALLENGE_ENDED', `Challenge ${challenge.sid} was answered meanwhile: a challenge is answered once`);
       return fail('CHALLENGE_ATTEMPTS_EXHAUSTED', `Challenge ${challenge.sid} took ${CHALLENGE_ATTEMPTS} answers: create a new one`);
     }
     const credential = { id: factor.credentialId, publicKey: factor.publicKey, signCount: factor.signCount ?? 0, transports: factor.transports ?? [] };

@@ -123,6 +123,14 @@ function credentialShape<R>(body: unknown, responseFields: readonly string[]): C
   };
 }
 
+/** A ceremony's answer of the expected shape whose client data passes twofa's own checks. */
+function checkedAnswer<R extends { response: { clientDataJSON: string } }>(body: unknown, responseFields: readonly string[], expected: Parameters<typeof checkClientData>[1]): CeremonyOutcome<R> {
+  const shaped = credentialShape<R>(body, responseFields);
+  if (!shaped.ok) return shaped;
+  const client = checkClientData(shaped.value.response.clientDataJSON, expected);
+  return client.ok ? shaped : client;
+}
+
 /** What the library's exceptions mean, for the audit log (its messages are its own, matched loosely). */
 function refusalOfError(err: unknown): { ok: false; reason: CeremonyRefusal; detail: string } {
   const message = err instanceof Error ? err.message : String(err);
@@ -142,10 +150,8 @@ export interface RegistrationExpectation {
 
 /** Checks the answer of navigator.credentials.create(): the credential to store, or why not. */
 export async function verifyRegistration(body: unknown, expected: RegistrationExpectation): Promise<CeremonyOutcome<PasskeyCredential & { userVerified: boolean }>> {
-  const shaped = credentialShape<RegistrationResponseJSON>(body, ['clientDataJSON', 'attestationObject']);
+  const shaped = checkedAnswer<RegistrationResponseJSON>(body, ['clientDataJSON', 'attestationObject'], { type: 'webauthn.create', challenge: expected.challenge, origins: expected.config.relying_party.origins });
   if (!shaped.ok) return shaped;
-  const client = checkClientData(shaped.value.response.clientDataJSON, { type: 'webauthn.create', challenge: expected.challenge, origins: expected.config.relying_party.origins });
-  if (!client.ok) return client;
   try {
     const verified = await verifyRegistrationResponse({
       response: shaped.value, expectedChallenge: expected.challenge, expectedOrigin: [...expected.config.relying_party.origins],
@@ -178,11 +184,9 @@ export interface AuthenticationExpectation {
  * authenticator keeps none: 0 and 0), as WebAuthn asks of a relying party that sees a clone.
  */
 export async function verifyAuthentication(body: unknown, expected: AuthenticationExpectation): Promise<CeremonyOutcome<{ signCount: number; userVerified: boolean }>> {
-  const shaped = credentialShape<AuthenticationResponseJSON>(body, ['clientDataJSON', 'authenticatorData', 'signature']);
+  const shaped = checkedAnswer<AuthenticationResponseJSON>(body, ['clientDataJSON', 'authenticatorData', 'signature'], { type: 'webauthn.get', challenge: expected.challenge, origins: expected.config.relying_party.origins });
   if (!shaped.ok) return shaped;
   if (shaped.value.id !== expected.credential.id) return refuse('credential', 'the assertion is not made with this factor\'s passkey');
-  const client = checkClientData(shaped.value.response.clientDataJSON, { type: 'webauthn.get', challenge: expected.challenge, origins: expected.config.relying_party.origins });
-  if (!client.ok) return client;
   try {
     const verified = await verifyAuthenticationResponse({
       response: shaped.value, expectedChallenge: expected.challenge, expectedOrigin: [...expected.config.relying_party.origins],
