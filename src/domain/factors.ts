@@ -48,6 +48,9 @@ export function totpBruteForceBudget(codeLength: number, skew: number): TotpBrut
   };
 }
 
+/** An unverified factor is deleted a day after it was made (Twilio: within 1 to 24 hours), by the purge. */
+export const UNVERIFIED_FACTOR_TTL_MS = 24 * 3_600_000;
+
 /** Challenge lifetime: Twilio's default (5 minutes) and the most an ExpirationDate may ask (60). */
 export const CHALLENGE_DEFAULT_TTL_MS = 5 * 60_000;
 export const CHALLENGE_MAX_TTL_MS = 60 * 60_000;

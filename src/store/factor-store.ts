@@ -5,6 +5,7 @@
 // count), in the transaction that approves the challenge, so a code or an assertion is accepted once.
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { ChallengeStatus, FactorStatus, FactorType, RespondedReason } from '../domain/factors.js';
+import { batchOf, inBatches, type PurgeLimits } from './purge-batches.js';
 import type { Database, FactorChallengesTable, FactorEntitiesTable, FactorsTable } from './schema.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
@@ -150,6 +151,11 @@ export interface FactorStore {
   approveChallenge(accountId: string, sid: string, factor: Pick<FactorRow, 'sid' | 'entitySid'>, use: FactorUse, now: number, metadata?: Record<string, string> | null): Promise<'approved' | 'replayed' | 'ended'>;
   /** Moves a pending challenge to denied; false when it was no longer pending. */
   denyChallenge(accountId: string, sid: string, now: number): Promise<boolean>;
+  /**
+   * Deletes, in batches, challenges that expired at or before `cutoff` and unverified factors made at
+   * or before `unverifiedBefore` (never verified: nobody signs in with them). Answers how many rows.
+   */
+  purge(cutoff: number, unverifiedBefore: number, limits: PurgeLimits): Promise<number>;
   /** What the security panel shows of guessing against the application's factors since `since`. */
   guessingSince(accountId: string, applicationId: string, since: number, maxVerificationAttempts: number): Promise<FactorGuessing>;
 }
@@ -196,7 +202,7 @@ function challengeFromRow(r: Selectable<FactorChallengesTable>): ChallengeRow {
 class UseRefused extends Error {}
 
 export class KyselyFactorStore implements FactorStore {
-  constructor(private readonly db: Kysely<Database>) {}
+  constructor(private readonly db: Kysely<Database>, private readonly dialect: 'sqlite' | 'postgres') {}
 
   async ensureEntity(row: EntityRow): Promise<{ entity: EntityRow; created: boolean }> {
     // The unique (application_id, identity) decides between concurrent first factors of one user.
@@ -388,6 +394,18 @@ export class KyselyFactorStore implements FactorStore {
       if (err instanceof UseRefused) return 'replayed';
       throw err;
     }
+  }
+
+  async purge(cutoff: number, unverifiedBefore: number, limits: PurgeLimits): Promise<number> {
+    const { db, dialect } = this;
+    const challenges = await inBatches(limits, async (batch) => (await db.deleteFrom('factor_challenges')
+      .where('sid', 'in', batchOf(db.selectFrom('factor_challenges').select('sid').where('expires_at', '<=', cutoff).orderBy('expires_at').limit(batch), dialect))
+      .executeTakeFirst()).numDeletedRows);
+    const factors = await inBatches(limits, async (batch) => (await db.deleteFrom('factors')
+      .where('sid', 'in', batchOf(db.selectFrom('factors').select('sid').where('status', '=', 'unverified').where('created_at', '<=', unverifiedBefore)
+        .orderBy('created_at').limit(batch), dialect))
+      .executeTakeFirst()).numDeletedRows);
+    return challenges + factors;
   }
 
   async guessingSince(accountId: string, applicationId: string, since: number, maxVerificationAttempts: number): Promise<FactorGuessing> {

@@ -194,7 +194,7 @@ export class KyselyStore implements Store, RateLimiter {
     this.idempotency = new KyselyIdempotencyStore(db, dialect);
     this.testNumbers = new KyselyTestNumberStore(db, this.config);
     this.workflows = new KyselyWorkflowStore(db, dialect, (work) => this.deferred(work));
-    this.factors = new KyselyFactorStore(db);
+    this.factors = new KyselyFactorStore(db, dialect);
   }
 
   /** The PostgreSQL cache's version function, which starts listening for configuration changes on its first call. */
@@ -925,7 +925,7 @@ export class KyselyStore implements Store, RateLimiter {
 
   /** See purge.ts. */
   purge(now: number, retentionMs: number, limits: PurgeLimits = PURGE_LIMITS): Promise<{ erased: number; deleted: number }> {
-    return purgeEnded(this.db, this.dialect, { events: this.events, twilio: this.twilio, idempotency: this.idempotency }, now, retentionMs, limits);
+    return purgeEnded(this.db, this.dialect, { events: this.events, twilio: this.twilio, idempotency: this.idempotency, factors: this.factors }, now, retentionMs, limits);
   }
 }
 

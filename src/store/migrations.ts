@@ -727,6 +727,8 @@ $$`).execute(db);
         await sql.raw('create index factors_entity on factors (entity_sid, created_at)').execute(db);
         await sql.raw('create unique index factors_credential on factors (application_id, credential_id)').execute(db);
         await sql.raw('create index factors_registration_challenge on factors (registration_challenge)').execute(db);
+        // The purge seeks unverified factors by age (Twilio drops them within a day) and challenges by expiry.
+        await sql.raw('create index factors_unverified on factors (status, created_at)').execute(db);
         await sql.raw(`create table factor_challenges (
   sid text primary key,
   account_id text not null,
@@ -750,6 +752,7 @@ $$`).execute(db);
         await sql.raw('create index factor_challenges_factor on factor_challenges (factor_sid)').execute(db);
         await sql.raw('create index factor_challenges_nonce on factor_challenges (nonce)').execute(db);
         await sql.raw('create index factor_challenges_application on factor_challenges (application_id, created_at)').execute(db);
+        await sql.raw('create index factor_challenges_expiry on factor_challenges (expires_at)').execute(db);
       },
     },
   };

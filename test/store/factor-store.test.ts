@@ -154,6 +154,21 @@ function factorStoreContract(name: string, open: () => Promise<Store>, options: 
       assert.equal(await store.factors.approveChallenge(accountId, z.sid, zero, { kind: 'passkey', signCount: 0 }, T0 + 1), 'approved');
     });
 
+    it('purges challenges past the cutoff and factors never verified by the deadline, through the store\'s purge too', async () => {
+      const e = await entity();
+      const stale = await factor(e.sid, { createdAt: T0 - 2 * 86_400_000 });
+      const fresh = await factor(e.sid, { createdAt: T0 });
+      const kept = await factor(e.sid, { status: 'verified', createdAt: T0 - 2 * 86_400_000 });
+      const old = await challenge(kept, { expiresAt: T0 - 40 * 86_400_000 });
+      const live = await challenge(kept, { expiresAt: T0 + 60_000 });
+      await store.purge(T0, 30 * 86_400_000);
+      assert.equal(await store.factors.getFactor(accountId, APP, stale.sid), undefined, 'unverified for more than a day');
+      assert.ok(await store.factors.getFactor(accountId, APP, fresh.sid));
+      assert.ok(await store.factors.getFactor(accountId, APP, kept.sid), 'a verified factor stays');
+      assert.equal(await store.factors.getChallenge(accountId, APP, old.sid), undefined);
+      assert.ok(await store.factors.getChallenge(accountId, APP, live.sid));
+    });
+
     it('updates and deletes a factor within its account, and re-encrypts a secret only from the ciphertext it replaces', async () => {
       const f = await factor((await entity()).sid);
       assert.equal(await store.factors.updateFactor(otherAccountId, f.sid, { friendlyName: 'x', config: {}, metadata: null }, T0), false);

@@ -179,6 +179,13 @@ export class MemoryFactorStore implements FactorStore {
     return 'approved';
   }
 
+  async purge(cutoff: number, unverifiedBefore: number): Promise<number> {
+    let deleted = 0;
+    for (const c of [...this.challenges.values()]) if (c.expiresAt <= cutoff) deleted += Number(this.challenges.delete(c.sid));
+    for (const f of [...this.factors.values()]) if (f.status === 'unverified' && f.createdAt <= unverifiedBefore) deleted += Number(this.factors.delete(f.sid));
+    return deleted;
+  }
+
   async guessingSince(accountId: string, applicationId: string, since: number, maxVerificationAttempts: number): Promise<FactorGuessing> {
     const challenges = [...this.challenges.values()].filter((c) => c.accountId === accountId && c.applicationId === applicationId && c.createdAt >= since);
     return {

@@ -29,6 +29,7 @@ import type { VonageStore } from '../vonage-store.js';
 import type { WorkflowStepClaim } from '../workflow-store.js';
 import { firstBatches, MemoryRateLimits } from './memory-limits.js';
 import { MemoryFactorStore } from './memory-factor-store.js';
+import { UNVERIFIED_FACTOR_TTL_MS } from '../../domain/factors.js';
 import {
   compare, key, MemoryAuditStore, MemoryEventStore, MemoryIdempotencyStore, MemoryRiskStore, MemorySecurityStore, MemoryTestNumberStore, MemoryWorkflowStore,
   NotKeptInMemory,
@@ -588,6 +589,7 @@ export class MemoryStore implements Store {
     this.removeHistory((h) => oldHistory.has(h));
     this.limits.purge(now, limits);
     await this.idempotency.purge(now, limits);
+    await this.factors.purge(cutoff, now - UNVERIFIED_FACTOR_TTL_MS);
     return { erased: expired + erasing.length, deleted: deleting.length };
   }
 }
