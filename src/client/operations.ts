@@ -93,6 +93,12 @@ const OPERATIONS = {
   'workflows.set': { method: 'PUT', path: '/api/v1/applications/{appId}/workflow' },
   'workflows.delete': { method: 'DELETE', path: '/api/v1/applications/{appId}/workflow' },
 
+  'passkeys.getSettings': { method: 'GET', path: '/api/v1/applications/{appId}/passkeys/settings' },
+  'passkeys.updateSettings': { method: 'PUT', path: '/api/v1/applications/{appId}/passkeys/settings' },
+  'passkeys.create': { method: 'POST', path: '/api/v1/applications/{appId}/passkeys' },
+  'passkeys.verify': { method: 'POST', path: '/api/v1/applications/{appId}/passkeys/verify' },
+  'passkeys.createChallenge': { method: 'POST', path: '/api/v1/applications/{appId}/passkey-challenges' },
+  'passkeys.approveChallenge': { method: 'POST', path: '/api/v1/applications/{appId}/passkey-challenges/approve' },
   'factors.listEntities': { method: 'GET', path: '/api/v1/applications/{appId}/entities' },
   'factors.deleteEntity': { method: 'DELETE', path: '/api/v1/applications/{appId}/entities/{identity}' },
   'factors.list': { method: 'GET', path: '/api/v1/applications/{appId}/entities/{identity}/factors' },

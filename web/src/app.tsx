@@ -23,6 +23,7 @@ import { Webhooks } from './pages/webhooks.js';
 import { TestNumbers } from './pages/test-numbers.js';
 import { Routes } from './pages/routes.js';
 import { VonageApplications } from './pages/vonage-applications.js';
+import { Passkeys } from './pages/passkeys.js';
 
 const NAV: Array<{ href: string; label: string; section: string }> = [
   { href: '/', label: 'Dashboard', section: '' },
@@ -36,6 +37,7 @@ const NAV: Array<{ href: string; label: string; section: string }> = [
   { href: '/test-numbers', label: 'Test numbers', section: 'test-numbers' },
   { href: '/routes', label: 'Routes', section: 'routes' },
   { href: '/vonage-applications', label: 'Vonage applications', section: 'vonage-applications' },
+  { href: '/passkeys', label: 'Passkeys', section: 'passkeys' },
 ];
 
 function route(path: string): { title: string; page: ComponentChildren } {
@@ -59,6 +61,7 @@ function route(path: string): { title: string; page: ComponentChildren } {
   if (path === '/test-numbers') return { title: 'Test numbers', page: <TestNumbers /> };
   if (path === '/routes') return { title: 'Routes', page: <Routes /> };
   if (path === '/vonage-applications') return { title: 'Vonage applications', page: <VonageApplications /> };
+  if (path === '/passkeys') return { title: 'Passkeys', page: <Passkeys /> };
   return { title: 'Not found', page: <section><h1 tabIndex={-1}>Page not found</h1><p>There is no console page at this address. <Link href="/">Go to the dashboard</Link>.</p></section> };
 }
 
