@@ -12,13 +12,13 @@ import {
   DEFAULT_RISK_SETTINGS, RISK_MODES, RISK_WINDOWS, conversionClass, decideRisk, decidingSignals, scoreRisk,
   type RiskAssessment, type RiskMode, type RiskReadings, type RiskSettings, type RiskWindow,
 } from '../domain/risk-score.js';
-import type { RiskCounterHit, RiskCounterRead, RiskDecisionRecord, RiskSettingsRow } from '../store/risk-store.js';
+import type { RiskCounterHit, RiskCounterRead, RiskDecisionRecord, RiskSettingsRow, RiskWrite } from '../store/risk-store.js';
 import type { ApplicationRecord, Channel } from '../store/store.js';
 import { applicationNotFound } from './applications.js';
 import type { Principal, ServiceContext } from './context.js';
 import { profileOf } from './effective-records.js';
 import { phoneNumberType } from './security.js';
-import { inUnitOfWork, type UnitOfWork } from './unit-of-work.js';
+import { inUnitOfWork } from './unit-of-work.js';
 
 /** One allowed decision in this many is recorded (blocks and shadow blocks always are). */
 export const ALLOWED_DECISION_SAMPLE = 20;
@@ -67,7 +67,6 @@ function countersOf(to: string, country: string | undefined, numberType: string 
     // Over a day: a slow drip into one country adds up.
     countrySends: { counter: `cs:${destinationClass}`, window: 'baseline' },
     countryVerifies: { counter: `cv:${destinationClass}`, window: 'baseline' },
-    prefixSends: { counter: `ps:${to.slice(0, -4)}`, window: 'recent' },
     prefixVerifies: { counter: `pv:${to.slice(0, -4)}`, window: 'recent' },
     baselineSends: { counter: 'as', window: 'baseline' },
     baselineVerifies: { counter: 'av', window: 'baseline' },
@@ -97,7 +96,8 @@ export async function assessSend(ctx: ServiceContext, principal: Principal, app:
   const readings: RiskReadings = {
     numberType, country,
     countrySends: count(counters.countrySends), countryVerifies: count(counters.countryVerifies),
-    prefixSends: count(counters.prefixSends), prefixVerifies: count(counters.prefixVerifies),
+    // The prefix's sends are the distinct numbers asked for in its 10 000-block (blocked ones too).
+    prefixSends: count(counters.block10000), prefixVerifies: count(counters.prefixVerifies),
     baselineSends: count(counters.baselineSends), baselineVerifies: count(counters.baselineVerifies),
     // This number's own earlier send is among the block's: the signals count the others.
     distinctInBlock10: count(counters.block10) - (seenNumber ? 1 : 0),
@@ -116,7 +116,7 @@ export async function assessSend(ctx: ServiceContext, principal: Principal, app:
   const counted = kind === 'send' && !safeListed;
   // The prefix's conversion is of the distinct numbers asked for in it, blocked ones too: a run that is
   // blocked does not look better for it.
-  const attempt = seenNumber ? [] : [counters.number, counters.block10, counters.block100, counters.block1000, counters.block10000, counters.prefixSends, ...(counters.address ? [counters.address] : [])];
+  const attempt = seenNumber ? [] : [counters.number, counters.block10, counters.block100, counters.block1000, counters.block10000, ...(counters.address ? [counters.address] : [])];
   return {
     assessment, country,
     attemptHits: counted ? hitsOf(attempt) : [],
@@ -131,23 +131,26 @@ export function riskRefusal(assessment: RiskAssessment): Failure {
 }
 
 /**
- * Records a decision: every block and shadow block, one allowed send in ALLOWED_DECISION_SAMPLE.
- * `pinId`: the PIN sent (none for a block).
+ * What a send's assessment writes to the score's state: its hits (`counted`: an accepted send's, only
+ * its attempt's when it was blocked, none for a test number's, which nobody ever verifies) and its
+ * decision when it is recorded (every block and shadow block, one allowed send in
+ * ALLOWED_DECISION_SAMPLE). An accepted send's goes with its PIN (NewPin's `risk`: no write of its
+ * own), a block's and a resend's through RiskStore.write. `pinId`: the PIN sent (none for a block).
  */
-export async function recordRiskDecision(unit: UnitOfWork, app: ApplicationRecord, kind: 'send' | 'resend', to: string, check: RiskCheck, pinId: string | undefined, now: number): Promise<void> {
-  const { ctx, principal } = unit;
+export function riskWriteOf(principal: Principal, app: ApplicationRecord, kind: 'send' | 'resend', to: string, check: RiskCheck, pinId: string | undefined, now: number, counted: 'send' | 'attempt' | 'none'): RiskWrite {
   const { assessment } = check;
-  if (assessment.decision === 'allow' && randomInt(ALLOWED_DECISION_SAMPLE) !== 0) return;
-  await ctx.store.risk.recordDecision({
-    id: `${now.toString(36).padStart(10, '0')}${randomBytes(8).toString('hex')}`, accountId: principal.accountId, applicationId: app.id, pinId: pinId ?? null, kind, createdAt: now,
-    destination: to, country: check.country ?? null, score: assessment.score, threshold: assessment.threshold, decision: assessment.decision, mode: assessment.mode,
-    safeListed: assessment.safeListed, signals: JSON.stringify(assessment.signals),
-  });
-}
-
-/** Counts an accepted send (or, `blocked`, only its attempt) in the score's counters. Never throws: a lost count errs towards allowing. */
-export async function countRiskSend(ctx: ServiceContext, applicationId: string, check: RiskCheck, blocked = false): Promise<void> {
-  await ctx.store.risk.countHits(applicationId, blocked ? check.attemptHits : [...check.attemptHits, ...check.sendHits]).catch(() => undefined);
+  const hits = counted === 'none' ? [] : counted === 'attempt' ? check.attemptHits : [...check.attemptHits, ...check.sendHits];
+  const recorded = assessment.decision !== 'allow' || randomInt(ALLOWED_DECISION_SAMPLE) === 0;
+  return {
+    applicationId: app.id, hits,
+    ...(recorded ? {
+      decision: {
+        id: `${now.toString(36).padStart(10, '0')}${randomBytes(8).toString('hex')}`, accountId: principal.accountId, applicationId: app.id, pinId: pinId ?? null, kind, createdAt: now,
+        destination: to, country: check.country ?? null, score: assessment.score, threshold: assessment.threshold, decision: assessment.decision, mode: assessment.mode,
+        safeListed: assessment.safeListed, signals: JSON.stringify(assessment.signals),
+      },
+    } : {}),
+  };
 }
 
 /** Counts a successful verification towards the conversion signals. Never throws. */
@@ -157,8 +160,8 @@ export async function countRiskVerify(ctx: ServiceContext, applicationId: string
     const settings = await loadRiskSettings(ctx, applicationId);
     if (settings.mode === 'off') return;
     const counters = countersOf(destination, phoneCountry(destination), phoneNumberType(destination), undefined);
-    await ctx.store.risk.countHits(applicationId, [counters.countryVerifies, counters.prefixVerifies, counters.baselineVerifies]
-      .map((c) => ({ counter: c.counter, bucketStart: bucketOf(c.window, now) })));
+    await ctx.store.risk.write({ applicationId, hits: [counters.countryVerifies, counters.prefixVerifies, counters.baselineVerifies]
+      .map((c) => ({ counter: c.counter, bucketStart: bucketOf(c.window, now) })) });
   } catch {
     // A lost verification errs towards a lower conversion, never towards a failed verification.
   }

@@ -16,7 +16,7 @@ import type { Principal, ServiceContext } from './context.js';
 import { readApplication, readMessageTemplate } from './effective-records.js';
 import { refusingLimit, tooManyRequests, type NamedLimit } from './limit-refusals.js';
 import { checkSendGuards, countBreakerSend, type GuardPass } from './security.js';
-import { assessSend, countRiskSend, recordRiskDecision, riskRefusal, type RiskCheck } from './risk.js';
+import { assessSend, riskRefusal, riskWriteOf, type RiskCheck } from './risk.js';
 import type { RiskAssessment } from '../domain/risk-score.js';
 import { appHashTooLong } from './template-autofill.js';
 import { testNumberAuditReason, testNumberCode } from './test-numbers.js';
@@ -195,8 +195,8 @@ async function admit(
   const now = ctx.clock();
   const risk = await assessSend(ctx, unit.principal, app, channel, to, kind, now, clientAddress);
   if (risk?.assessment.decision === 'block') {
-    await countRiskSend(ctx, app.id, risk, true);
-    await recordRiskDecision(unit, app, kind, to, risk, attempt.pinId, now);
+    // Counted as an attempt: velocity measures what is asked for, so a blocked run keeps its count.
+    await ctx.store.risk.write(riskWriteOf(unit.principal, app, kind, to, risk, attempt.pinId, now, 'attempt'));
     ctx.metrics.securityRefusal('risk_score');
     unit.audit({ event: `pin.${kind}.refused`, applicationId: app.id, ...(attempt.pinId !== undefined ? { pinId: attempt.pinId } : {}), destination: to, reason: `risk_score:${risk.assessment.score}` });
     return { ok: false, failure: riskRefusal(risk.assessment) };
@@ -239,10 +239,8 @@ async function settle(unit: UnitOfWork, admission: Admission, outcome: RateLimit
   if (queued) ctx.messageQueued();
   // A test number's sends are never verified by a real person: counted, they would trip the conversion breaker.
   if (!testNumber && guard.breakerCountry !== undefined && guard.settings) await countBreakerSend(ctx, app, guard.breakerCountry, guard.settings, now);
-  if (risk) {
-    if (!testNumber) await countRiskSend(ctx, app.id, risk);
-    await recordRiskDecision(unit, app, kind, to, risk, pinId, now);
-  }
+  // A send's assessment was written with its PIN (queuePin); a resend's is written here.
+  if (risk && kind === 'resend') await ctx.store.risk.write(riskWriteOf(unit.principal, app, kind, to, risk, pinId, now, message.testNumber ? 'none' : 'send'));
   // From the write that consumed the limits: no query of its own.
   const destinationLimit = admission.limits.find((l) => l.reason === 'SEND_LIMIT_DESTINATION');
   const nextResendAt = (destinationLimit && outcome.nextAllowedAt?.[destinationLimit.key]) ?? now;
@@ -300,10 +298,13 @@ async function queuePin(unit: UnitOfWork, requested: Channel, input: SendPinInpu
     createdAt: now, expiresAt: now + ttl, deliveryStatus: queued ? 'queued' : 'not_sent',
     country: isPhoneChannel(channel) ? phoneCountry(to) ?? null : null, testNumber,
   };
+  const { risk } = admission.value;
   const outcome = await unit.write((result: RateLimitOutcome) => outcomeAuditEvent(admission.value, result, message), (audit) => ctx.store.createPin({
     pin: newPin,
     ...(deliveryId ? { outbox: { id: deliveryId, request } } : {}),
     ...(input.dialect ? { dialect: input.dialect(newPin, deliveryId) } : {}),
+    // Its hits and decision, in the PIN's own write (a test number's sends count in no baseline).
+    ...(risk ? { risk: riskWriteOf(principal, app, 'send', to, risk, pinId, now, testNumber ? 'none' : 'send') } : {}),
   }, admission.value.limits, now, audit));
   if (workflow && !outcome.allowed) await ctx.store.workflows.discard(pinId);
   return settle(unit, admission.value, outcome, message, now);

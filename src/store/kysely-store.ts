@@ -19,7 +19,7 @@ import { KyselyIdempotencyStore } from './idempotency-store.js';
 import { KyselyTestNumberStore } from './test-number-store.js';
 import { KyselyAuditStore } from './audit-store.js';
 import { KyselySecurityStore } from './security-store.js';
-import { KyselyRiskStore } from './risk-store.js';
+import { KyselyRiskStore, riskWriteParameters } from './risk-store.js';
 import { KyselyConsoleStore } from './console-store.js';
 import { KyselyTwilioStore } from './twilio-store.js';
 import { KyselyPreludeStore } from './prelude-store.js';
@@ -35,6 +35,7 @@ import { SqliteLimitStatements } from './sqlite/limit-statements.js';
 import { SqlitePinStatements, type AttemptRows } from './sqlite/pin-statements.js';
 import { SqliteEventStatements } from './sqlite/event-statements.js';
 import { SqliteTwilioStatements } from './sqlite/twilio-statements.js';
+import { SqliteRiskStatements } from './sqlite/risk-statements.js';
 import { SqliteOutboxStatements, type OutboxOutcome } from './sqlite/outbox-statements.js';
 import { ConfigCache, UNCACHED, type ConfigReader, type ConfigVersion } from './config-cache.js';
 import type { PostgresConfigVersion } from './postgres/config-version.js';
@@ -128,6 +129,7 @@ interface SqliteStatements {
   pins: SqlitePinStatements;
   audit: SqliteAuditStatements;
   outbox: SqliteOutboxStatements;
+  risk: SqliteRiskStatements;
 }
 
 export class KyselyStore implements Store, RateLimiter {
@@ -169,8 +171,9 @@ export class KyselyStore implements Store, RateLimiter {
     const limits = new SqliteLimitStatements(hot);
     const audit = new SqliteAuditStatements(hot.connection);
     const events = new SqliteEventStatements(hot.connection, this.options.configVersion);
-    const pins = new SqlitePinStatements(hot, limits, audit, events, new SqliteTwilioStatements(hot.connection, events));
-    return (this.sqliteStatements = { limits, pins, audit, outbox: new SqliteOutboxStatements(hot, events, audit) });
+    const risk = new SqliteRiskStatements(hot);
+    const pins = new SqlitePinStatements(hot, limits, audit, events, new SqliteTwilioStatements(hot.connection, events), risk);
+    return (this.sqliteStatements = { limits, pins, audit, outbox: new SqliteOutboxStatements(hot, events, audit), risk });
   }
 
   constructor(readonly db: Kysely<Database>, readonly dialect: 'sqlite' | 'postgres', private readonly onClose: () => Promise<void>, private readonly options: KyselyStoreOptions = {}) {
@@ -181,7 +184,7 @@ export class KyselyStore implements Store, RateLimiter {
     // how soon a subscription made on another node is announced to this one.
     this.events = new KyselyEventStore(db, dialect, dialect === 'sqlite' ? this.config : UNCACHED);
     this.security = new KyselySecurityStore(db, this.config);
-    this.risk = new KyselyRiskStore(db, this.config);
+    this.risk = new KyselyRiskStore(db, this.config, dialect === 'sqlite' ? () => this.sqlite.risk : undefined);
     this.flushes = dialect === 'postgres' ? new DeferredFlushes(() => db.executeQuery(CompiledQuery.raw(COMMIT_BARRIER, [Date.now()]))) : undefined;
     // Its commits are synchronous: each makes the hot statements' commits before it durable.
     this.audit = new KyselyAuditStore(db, dialect, (work) => this.deferred(work), (commit) => this.flushes ? this.flushes.synchronous(commit) : commit());
@@ -384,7 +387,7 @@ export class KyselyStore implements Store, RateLimiter {
         id: p.id, accountId: p.accountId, applicationId: p.applicationId, messageId: p.messageId, channel: p.channel, destination: p.destination,
         pinHash: p.pinHash, pinCiphertext: p.pinCiphertext, attemptsLeft: p.attemptsLeft, allowMultipleVerifications: p.allowMultipleVerifications,
         createdAt: p.createdAt, expiresAt: p.expiresAt, deliveryStatus: p.deliveryStatus, country: p.country ?? null, testNumber: p.testNumber === true,
-      }, input.outbox && { id: input.outbox.id, request: JSON.stringify(input.outbox.request) }, OUTBOX_CHANNEL, deferFlush);
+      }, input.outbox && { id: input.outbox.id, request: JSON.stringify(input.outbox.request) }, OUTBOX_CHANNEL, deferFlush, riskWriteParameters(input.risk));
       const { dialect } = input;
       return this.limits.refusable(limits, now, async () => {
         // A PIN that starts a dialect verification is one transaction with its row (a Twilio start
@@ -417,7 +420,7 @@ export class KyselyStore implements Store, RateLimiter {
       verified_at: null, locked_at: null, delivery_status: p.deliveryStatus, delivery_error: null, sent_at: null, send_count: 1,
       delivery_transport: null, provider_message_id: null, delivered_at: null, country: p.country ?? null, test_number: p.testNumber ? 1 : 0,
       ...ownMessageColumns(input.outbox, now),
-    }, this.externalLimiter ? [] : limits, now, audit, input.dialect);
+    }, this.externalLimiter ? [] : limits, now, audit, input.dialect, input.risk);
     // With an external limiter the store counted no limit: the outcome (and its windows) is the limiter's.
     return this.externalLimiter ? { ...external, ...created } : created;
   }

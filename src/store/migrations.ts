@@ -687,6 +687,26 @@ $$`).execute(db);
   for each statement execute function twofa_config_changed()`).execute(db);
       },
     },
+    '0033_risk_counters_without_rowid': {
+      async up(db: Kysely<unknown>) {
+        // Every send reads and upserts a dozen counters: on SQLite a table keyed by its primary key
+        // alone (WITHOUT ROWID) finds a counter's row in one B-tree instead of its index and then its
+        // row, and adds one entry per new row instead of two (the score's cost, BENCHMARKS.md).
+        // PostgreSQL's tables have no rowid: nothing to do there.
+        if (dialect === 'postgres') return;
+        await sql.raw(`create table risk_counters_keyed (
+  application_id text not null,
+  counter text not null,
+  bucket_start bigint not null,
+  hits integer not null,
+  primary key (application_id, counter, bucket_start)
+) without rowid`).execute(db);
+        await sql.raw('insert into risk_counters_keyed (application_id, counter, bucket_start, hits) select application_id, counter, bucket_start, hits from risk_counters').execute(db);
+        await sql.raw('drop table risk_counters').execute(db);
+        await sql.raw('alter table risk_counters_keyed rename to risk_counters').execute(db);
+        await sql.raw('create index risk_counters_bucket on risk_counters (bucket_start)').execute(db);
+      },
+    },
   };
 }
 

@@ -7,7 +7,7 @@ import type { PinType } from '../domain/pin-generation.js';
 import type { AuditAppend, AuditStore } from './audit-store.js';
 import type { PurgeLimits } from './purge-batches.js';
 import type { SecurityStore } from './security-store.js';
-import type { RiskStore } from './risk-store.js';
+import type { RiskStore, RiskWrite } from './risk-store.js';
 import type { EventStore } from './event-store.js';
 import type { ConsoleStore } from './console-store.js';
 import type { TwilioEventDraft, TwilioStore, TwilioVerificationRow } from './twilio-store.js';
@@ -252,6 +252,8 @@ export interface NewPin {
   outbox?: { id: string; request: DeliveryRequest };
   /** The dialect verification the PIN starts (the in-memory store keeps no dialect rows). */
   dialect?: DialectStart;
+  /** The risk score's hits and decision of this send, written with the PIN or, if a limit refuses it, not at all. */
+  risk?: RiskWrite;
 }
 
 export interface VerificationRow {

@@ -16,7 +16,7 @@ import {
 import type { IdempotencyClaim, IdempotencyClaimRequest, IdempotencyStore } from '../idempotency-store.js';
 import type { PurgeLimits } from '../purge-batches.js';
 import type { ActiveBlock, SecuritySettingsRow, SecurityStore } from '../security-store.js';
-import type { RiskCounterHit, RiskCounterRead, RiskDecisionQuery, RiskDecisionRecord, RiskSettingsRow, RiskStore } from '../risk-store.js';
+import type { RiskCounterRead, RiskDecisionQuery, RiskDecisionRecord, RiskSettingsRow, RiskStore, RiskWrite } from '../risk-store.js';
 import type { DeliveryRequest, PinRecord } from '../store.js';
 import type { TestNumberRecord, TestNumberStore } from '../test-number-store.js';
 import type { NewWorkflowStep, WorkflowStepClaim, WorkflowStepRecord, WorkflowStepState, WorkflowStore } from '../workflow-store.js';
@@ -274,17 +274,19 @@ export class MemoryRiskStore implements RiskStore {
     return counts;
   }
 
-  async countHits(applicationId: string, hits: readonly RiskCounterHit[]): Promise<void> {
+  async write(write: RiskWrite): Promise<void> {
+    this.apply(write);
+  }
+
+  /** `write` at once: Store.createPin's part of a send, in the same turn as its PIN. */
+  apply({ applicationId, hits, decision }: RiskWrite): void {
     for (const h of hits) {
       const k = key(applicationId, h.counter, String(h.bucketStart));
       const row = this.counters.get(k) ?? { applicationId, counter: h.counter, bucketStart: h.bucketStart, hits: 0 };
       row.hits += 1;
       this.counters.set(k, row);
     }
-  }
-
-  async recordDecision(decision: RiskDecisionRecord): Promise<void> {
-    this.decisions.push({ ...decision });
+    if (decision) this.decisions.push({ ...decision });
   }
 
   async listDecisions(accountId: string, q: RiskDecisionQuery): Promise<RiskDecisionRecord[]> {

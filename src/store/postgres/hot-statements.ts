@@ -12,6 +12,7 @@ import { PIN_RECORD_COLUMNS, type Database, type PinRecordRow } from '../schema.
 import type { RateLimitCheck } from '../store.js';
 import { commitModeColumn } from './deferred-flushes.js';
 import { named } from './named-statements.js';
+import { RISK_WRITE_OUTPUT, riskWriteCtes } from './risk-statements.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -104,6 +105,9 @@ export interface PinInsert {
   deliveryStatus: string; country: string | null; testNumber: boolean;
 }
 
+/** risk-store.ts's riskWriteParameters of the send (the four of risk-statements.ts's CTEs). */
+export type RiskWriteParameters = readonly [string | null, string[], number[], string | null];
+
 export interface OutboxInsert {
   id: string;
   request: string;
@@ -115,6 +119,8 @@ export interface OutboxInsert {
 // are counted, so the application's bucket, which every send locks, is held only from its upsert to
 // the commit (a refusal still undoes the insert with everything else). The kysely-store commits it
 // asynchronously (`commit_mode`, deferred-flushes.ts), so that hold does not include the WAL flush.
+// The risk score's hits and decision of the send ($26..$29, risk-statements.ts) are written by the
+// same statement: undone with it when a limit refuses it, and no round trip of their own.
 const CREATE_PIN = named(`with ${LIMITS_CTE},
   pin as (
     insert into pins (id, account_id, application_id, message_id, channel, destination, pin_hash, pin_ciphertext, attempts_left,
@@ -126,19 +132,20 @@ const CREATE_PIN = named(`with ${LIMITS_CTE},
       case when $21::text is null then null else $6::bigint end, 0, case when $21::text is null then null else $6::bigint end)
     returning id
   ),
-  woken as (select pg_notify($23, '') from pin where $21::text is not null)
-select (select count(*) from woken) as woken, ${REFUSAL_CHECK} as refused, ${WINDOW_OUTPUT}, ${commitModeColumn(25)}`);
+  woken as (select pg_notify($23, '') from pin where $21::text is not null),
+  ${riskWriteCtes(26)}
+select (select count(*) from woken) as woken, ${REFUSAL_CHECK} as refused, ${WINDOW_OUTPUT}, ${commitModeColumn(25)}, ${RISK_WRITE_OUTPUT}`);
 
 /**
  * Inserts a PIN and its message within its limits, in one statement; throws RateLimitRefusal. Returns
  * each limit's window after the hit. `deferFlush`: commits without waiting for the WAL flush (deferred-flushes.ts).
  */
-export async function createPin(db: Db, limits: RateLimitCheck[], now: number, pin: PinInsert, outbox: OutboxInsert | undefined, channel: string, deferFlush: boolean): Promise<WindowBuckets> {
+export async function createPin(db: Db, limits: RateLimitCheck[], now: number, pin: PinInsert, outbox: OutboxInsert | undefined, channel: string, deferFlush: boolean, risk: RiskWriteParameters): Promise<WindowBuckets> {
   const rows = await run<{ buckets: [string, number, number][] | null }>(db, CREATE_PIN, [
     ...limitParameters(limits, now),
     pin.id, pin.accountId, pin.applicationId, pin.messageId, pin.channel, pin.destination, pin.pinHash, pin.pinCiphertext, pin.attemptsLeft,
     pin.allowMultipleVerifications ? 1 : 0, pin.createdAt, pin.expiresAt, pin.deliveryStatus, pin.country,
-    outbox?.id ?? null, outbox?.request ?? null, channel, pin.testNumber ? 1 : 0, deferFlush,
+    outbox?.id ?? null, outbox?.request ?? null, channel, pin.testNumber ? 1 : 0, deferFlush, ...risk,
   ]);
   return windowBucketsOf(rows[0]?.buckets);
 }

@@ -13,6 +13,8 @@ import type { SqliteAuditStatements } from './audit-statements.js';
 import type { SqliteEventStatements } from './event-statements.js';
 import type { SqliteHotPath } from './hot-path.js';
 import type { SqliteLimitStatements } from './limit-statements.js';
+import type { RiskWrite } from '../risk-store.js';
+import type { SqliteRiskStatements } from './risk-statements.js';
 import type { SqliteTwilioStatements } from './twilio-statements.js';
 
 type PinRow = Selectable<PinsTable>;
@@ -45,7 +47,7 @@ export class SqlitePinStatements {
 
   constructor(
     private readonly hot: SqliteHotPath, private readonly limits: SqliteLimitStatements, private readonly audit: SqliteAuditStatements,
-    private readonly events: SqliteEventStatements, private readonly twilio: SqliteTwilioStatements,
+    private readonly events: SqliteEventStatements, private readonly twilio: SqliteTwilioStatements, private readonly risk: SqliteRiskStatements,
   ) {
     const c = hot.connection;
     this.insertPin = c.prepare(`insert into pins (${NEW_PIN_COLUMNS.join(', ')}) values (${NEW_PIN_COLUMNS.map((column) => `:${column}`).join(', ')})`);
@@ -62,15 +64,16 @@ export class SqlitePinStatements {
 
   /**
    * One unit: the limits (`limits`: empty when an external limiter counted them), then, if they
-   * admit it, the PIN with the dialect verification it starts; last, the audit entry `audit` makes of
-   * the outcome (none without `audit`).
+   * admit it, the PIN with the dialect verification it starts and the risk score's hits and decision;
+   * last, the audit entry `audit` makes of the outcome (none without `audit`).
    */
-  create(row: NewPinRow, limits: RateLimitCheck[], now: number, audit: ((outcome: RateLimitOutcome) => AuditAppend) | undefined, dialect?: DialectStart): (RateLimitOutcome & { audited?: true }) | Promise<RateLimitOutcome & { audited?: true }> {
+  create(row: NewPinRow, limits: RateLimitCheck[], now: number, audit: ((outcome: RateLimitOutcome) => AuditAppend) | undefined, dialect?: DialectStart, risk?: RiskWrite): (RateLimitOutcome & { audited?: true }) | Promise<RateLimitOutcome & { audited?: true }> {
     return this.hot.write(() => {
       const outcome = this.limits.consume(limits, now);
       if (outcome.allowed) {
         this.insertPin.run(row);
         if (dialect) this.twilio.start(dialect);
+        if (risk) this.risk.apply(risk);
       }
       if (!audit) return outcome;
       this.audit.append(audit(outcome));
