@@ -143,7 +143,9 @@ if (riskAb) {
     process.stdout.write(`pair ${r + 1}: off ${cpu['off']!.toFixed(1)} µs, shadow ${cpu['shadow']!.toFixed(1)} µs, ratio ${(cpu['shadow']! / cpu['off']!).toFixed(3)}\n`);
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  process.stdout.write(`risk score ${scattered ? 'scattered' : 'sequential'} traffic: median off ${median(pairs.map((p) => p.off)).toFixed(1)} µs, shadow ${median(pairs.map((p) => p.on)).toFixed(1)} µs, median ratio ${median(pairs.map((p) => p.on / p.off)).toFixed(3)}\n`);
+  const total = (side: 'off' | 'on') => pairs.reduce((sum, p) => sum + p[side], 0);
+  process.stdout.write(`risk score, ${scattered ? 'scattered' : 'sequential'} traffic, ${pairs.length} pairs of ${requests} sends: median off ${median(pairs.map((p) => p.off)).toFixed(1)} µs, shadow ${median(pairs.map((p) => p.on)).toFixed(1)} µs;`
+    + ` median ratio ${median(pairs.map((p) => p.on / p.off)).toFixed(3)}, ratio of the totals ${(total('on') / total('off')).toFixed(3)}\n`);
 }
 const rounds = [];
 for (let r = 0; r < (riskAb ? 0 : 3); r++) rounds.push(await run(requests));

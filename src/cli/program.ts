@@ -15,6 +15,7 @@ import { registerPinCommands } from './pin-commands.js';
 import { registerServeCommand } from './serve-command.js';
 import { registerTemplatesCommands } from './templates-commands.js';
 import { registerTestNumbersCommands } from './test-numbers-commands.js';
+import { registerSafeListCommands } from './safe-list-commands.js';
 import { registerVonageCommands } from './vonage-commands.js';
 
 export function buildProgram(): Command {
@@ -46,6 +47,7 @@ Example: a verified PIN (server started with TWOFA_BOOTSTRAP_API_KEY=$TWOFA_API_
   registerPinCommands(program);
   registerInboxCommand(program);
   registerTestNumbersCommands(program);
+  registerSafeListCommands(program);
   registerVonageCommands(program);
   registerDoctorCommand(program);
   registerAuditCommand(program);

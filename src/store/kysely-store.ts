@@ -189,7 +189,7 @@ export class KyselyStore implements Store, RateLimiter {
     // Its commits are synchronous: each makes the hot statements' commits before it durable.
     this.audit = new KyselyAuditStore(db, dialect, (work) => this.deferred(work), (commit) => this.flushes ? this.flushes.synchronous(commit) : commit());
     this.console = new KyselyConsoleStore(db);
-    this.twilio = new KyselyTwilioStore(db, dialect, this.events);
+    this.twilio = new KyselyTwilioStore(db, dialect, this.events, this.config);
     this.prelude = new KyselyPreludeStore(db);
     this.vonage = new KyselyVonageStore(db);
     this.idempotency = new KyselyIdempotencyStore(db, dialect);

@@ -687,13 +687,18 @@ $$`).execute(db);
   for each statement execute function twofa_config_changed()`).execute(db);
       },
     },
-    '0033_risk_counters_without_rowid': {
+    '0033_risk_cost': {
       async up(db: Kysely<unknown>) {
-        // Every send reads and upserts a dozen counters: on SQLite a table keyed by its primary key
-        // alone (WITHOUT ROWID) finds a counter's row in one B-tree instead of its index and then its
-        // row, and adds one entry per new row instead of two (the score's cost, BENCHMARKS.md).
-        // PostgreSQL's tables have no rowid: nothing to do there.
-        if (dialect === 'postgres') return;
+        // The risk score's cost on every send (BENCHMARKS.md). The Safe List (numbers and prefixes) is
+        // consulted by every scored send, from the configuration cache: its changes bump the version.
+        // On SQLite, the counters a send reads and upserts by the dozen are kept in a table keyed by its
+        // primary key alone (WITHOUT ROWID): a counter's row is found in one B-tree instead of its index
+        // and then its row, and a new row adds one entry instead of two. (PostgreSQL has no rowid.)
+        if (dialect === 'postgres') {
+          await sql.raw(`create trigger safe_list_numbers_config_version after insert or update or delete or truncate on safe_list_numbers
+  for each statement execute function twofa_config_changed()`).execute(db);
+          return;
+        }
         await sql.raw(`create table risk_counters_keyed (
   application_id text not null,
   counter text not null,

@@ -85,7 +85,7 @@ describe('help', () => {
     const commands = leaves(buildProgram());
     assert.deepEqual(commands.map(fullName).sort(), [
       'apps create', 'apps list', 'apps risk decisions', 'apps risk get', 'apps risk set', 'apps show', 'apps update', 'apps workflow delete', 'apps workflow get', 'apps workflow set', 'audit head', 'audit verify', 'doctor', 'email-templates create', 'email-templates delete',
-      'email-templates list', 'email-templates show', 'inbox', 'keys auth-token', 'keys create', 'keys list', 'keys revoke', 'migrate', 'resend', 'send', 'serve',
+      'email-templates list', 'email-templates show', 'inbox', 'keys auth-token', 'keys create', 'keys list', 'keys revoke', 'migrate', 'resend', 'safe-list add', 'safe-list list', 'safe-list remove', 'send', 'serve',
       'templates create', 'templates create-email', 'templates list', 'templates show', 'templates update', 'templates update-email',
       'test-numbers add', 'test-numbers list', 'test-numbers remove', 'verify', 'vonage-apps remove', 'vonage-apps set-key', 'vonage-apps show',
     ].map((n) => `twofa ${n}`));

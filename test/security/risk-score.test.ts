@@ -116,6 +116,31 @@ function describeOn(label: string, open: () => Promise<{ h: Harness; database?: 
       assert.equal((await h.request('POST', '/2fa/2/pin', { body: { ...app, to: listedNumber } })).status, 403);
     });
 
+    it('a prefix on the Safe List lets every number it starts through, and its sends train no counter of the score', async (t) => {
+      if (skip) return t.skip(skip);
+      const app = await appInMode(h);
+      const prefix = `+${sequential(8000).slice(0, -2)}`; // the 100 numbers sequential(8000) to sequential(8099)
+      const added = await h.request('POST', '/api/v1/safe-list', { body: { prefix } });
+      assert.equal(added.status, 200, JSON.stringify(added.body));
+      assert.equal(added.body.prefix, prefix);
+      const list = await h.request('GET', '/api/v1/safe-list');
+      assert.ok(list.body.entries.some((e: any) => e.prefix === prefix), JSON.stringify(list.body));
+      assert.equal((await h.request('GET', `/api/v1/safe-list/${encodeURIComponent(prefix)}*`)).status, 200);
+      assert.equal((await h.request('POST', '/api/v1/safe-list', { body: { prefix: '4474' } })).status, 400);
+      assert.equal((await h.request('POST', '/api/v1/safe-list', { body: { prefix, phoneNumber: '+447400100000' } })).status, 400);
+
+      const listed = await pump(h, app, 40, 8000);
+      assert.deepEqual(listed.filter((a) => a.status !== 200).map((a) => a.body), [], 'a run that would be blocked goes out under a listed prefix');
+      // Had those 40 sends been counted, the next number of their 1000-block would start blocked
+      // (prefix velocity and the prefix's conversion, 70 points); uncounted, it is a first send.
+      const neighbour = await h.request('POST', '/2fa/2/pin', { body: { ...app, to: sequential(8100) } });
+      assert.equal(neighbour.status, 200, JSON.stringify(neighbour.body));
+
+      assert.equal((await h.request('DELETE', `/api/v1/safe-list/${encodeURIComponent(prefix)}*`)).status, 204);
+      const after = await pump(h, app, 30, 8040);
+      assert.ok(after.some((a) => a.status === 403), 'off the list, the same numbers are scored like any');
+    });
+
     it('Twilio answers a blocked start with its Fraud Guard code 60410, and starts nothing', async (t) => {
       if (skip) return t.skip(skip);
       const form = { 'content-type': 'application/x-www-form-urlencoded' };
