@@ -19,6 +19,7 @@ import type { Channel, PinRecord } from '../store/store.js';
 import type { Principal, ServiceContext } from './context.js';
 import { profileOf, readMessageTemplate } from './effective-records.js';
 import { preludeApplication } from './prelude-settings.js';
+import type { ClientSignals } from './risk.js';
 import { resendPin, sendPin, type SendOutcome } from './send-pin.js';
 import { getService, serviceMessageId } from './twilio-services.js';
 // A custom code is taken as Twilio's CustomCode is, and a create holds its target under the lock Twilio's starts take.
@@ -41,8 +42,8 @@ export interface CreateInput {
     preferredChannel?: string;
     callbackUrl?: string;
   };
-  /** Prelude's `signals.ip`: the end user's address, a signal of the risk score. */
-  clientAddress?: string;
+  /** The end user's address and device (Prelude's signals.ip and signals.device_id): signals of the risk score. */
+  client?: ClientSignals;
 }
 
 export type CreateOutcome =
@@ -177,7 +178,7 @@ export async function createVerification(ctx: ServiceContext, principal: Princip
   }
   const now = ctx.clock();
   try {
-    return await createLocked(ctx, principal, { applicationId: application.id, applicationName: application.name, destination: destination.value, channel, locale: locale.value, code: code.value, options, clientAddress: input.clientAddress, now });
+    return await createLocked(ctx, principal, { applicationId: application.id, applicationName: application.name, destination: destination.value, channel, locale: locale.value, code: code.value, options, client: input.client ?? {}, now });
   } finally {
     await ctx.store.twilio.unlockStart(lockKey, lockedUntil);
   }
@@ -206,7 +207,7 @@ interface CreatePlan {
   locale: string;
   code: string | undefined;
   options: NonNullable<CreateInput['options']>;
-  clientAddress: string | undefined;
+  client: ClientSignals;
   now: number;
 }
 
@@ -237,7 +238,7 @@ async function createLocked(ctx: ServiceContext, principal: Principal, plan: Cre
   if (!messageId.ok) return messageId;
   const sent = await sendPin(ctx, principal, plan.channel, {
     applicationId: plan.applicationId, messageId: messageId.value, to: plan.destination, placeholders,
-    ...(plan.code !== undefined ? { pin: plan.code } : {}), ...(plan.clientAddress !== undefined ? { clientAddress: plan.clientAddress } : {}),
+    ...(plan.code !== undefined ? { pin: plan.code } : {}), client: plan.client,
   });
   return outcomeOf(ctx, principal, sent, 'success', plan, generatePinId());
 }

@@ -48,13 +48,27 @@ export async function loadRiskSettings(ctx: ServiceContext, applicationId: strin
   return profileOf(ctx) === 'strict' ? { ...stored, mode: 'enforce' } : stored;
 }
 
+function hourOfDay(now: number): number {
+  return new Date(now).getUTCHours();
+}
+
 function bucketOf(window: RiskWindow, now: number): number {
   const { bucketMs } = RISK_WINDOWS[window];
   return Math.floor(now / bucketMs) * bucketMs;
 }
 
+/**
+ * The end user as the caller names them (never the caller itself: a backend sends every user's PIN):
+ * their address (Twilio's DeviceIp, Prelude's signals.ip, X-Client-Ip) and their device, or without
+ * one their session (Prelude's signals.device_id, X-Client-Device-Id, X-Client-Session-Id).
+ */
+export interface ClientSignals {
+  address?: string;
+  device?: string;
+}
+
 /** The counters of a number, each with the window it is read over. */
-function countersOf(to: string, country: string | undefined, numberType: string | undefined, clientAddress: string | undefined) {
+function countersOf(to: string, country: string | undefined, numberType: string | undefined, now: number, client: { address?: string; device?: string } = {}) {
   const cc = country ?? 'unknown';
   const destinationClass = conversionClass(country, numberType);
   return {
@@ -66,7 +80,8 @@ function countersOf(to: string, country: string | undefined, numberType: string 
     block100: { counter: `d:${to.slice(0, -2)}.2`, window: 'recent' },
     block1000: { counter: `d:${to.slice(0, -3)}.3`, window: 'recent' },
     block10000: { counter: `d:${to.slice(0, -4)}.4`, window: 'recent' },
-    ...(clientAddress !== undefined ? { address: { counter: `addr:${clientAddress}`, window: 'recent' } } : {}),
+    ...(client.address !== undefined ? { address: { counter: `addr:${client.address}`, window: 'recent' } } : {}),
+    ...(client.device !== undefined ? { device: { counter: `dev:${client.device}`, window: 'recent' } } : {}),
     // Over a day: a slow drip into one country adds up.
     countrySends: { counter: `cs:${destinationClass}`, window: 'baseline' },
     countryVerifies: { counter: `cv:${destinationClass}`, window: 'baseline' },
@@ -75,22 +90,20 @@ function countersOf(to: string, country: string | undefined, numberType: string 
     baselineVerifies: { counter: 'av', window: 'baseline' },
     historySends: { counter: 'h', window: 'history' },
     historyCountrySends: { counter: `hc:${cc}`, window: 'history' },
+    // The application's sends per hour of the day (UTC): its daily pattern.
+    historyHourSends: { counter: `hod:${hourOfDay(now)}`, window: 'history' },
   } satisfies Record<string, { counter: string; window: RiskWindow }>;
 }
 
-/**
- * The assessment of a send or resend to `to`, or undefined when the application scores nothing (mode
- * off, or an email). `clientAddress`: the end user's address when the caller names it (Twilio's
- * DeviceIp, Prelude's signals.ip, the X-Client-Ip header), never the caller's own: a backend sends every user's PIN.
- */
-export async function assessSend(ctx: ServiceContext, principal: Principal, app: ApplicationRecord, channel: Channel, to: string, kind: 'send' | 'resend', now: number, clientAddress?: string): Promise<RiskCheck | undefined> {
+/** The assessment of a send or resend to `to`, or undefined when the application scores nothing (mode off, or an email). */
+export async function assessSend(ctx: ServiceContext, principal: Principal, app: ApplicationRecord, channel: Channel, to: string, kind: 'send' | 'resend', now: number, client: ClientSignals = {}): Promise<RiskCheck | undefined> {
   if (channel === 'email') return undefined;
   const settings = await loadRiskSettings(ctx, app.id);
   if (settings.mode === 'off') return undefined;
   const country = phoneCountry(to);
-  const address = clientAddress !== undefined ? ipRateKey(clientAddress) ?? `raw:${clientAddress}` : undefined;
+  const address = client.address !== undefined ? ipRateKey(client.address) ?? `raw:${client.address}` : undefined;
   const numberType = phoneNumberType(to);
-  const counters = countersOf(to, country, numberType, address);
+  const counters = countersOf(to, country, numberType, now, { ...(address !== undefined ? { address } : {}), ...(client.device !== undefined ? { device: client.device } : {}) });
   const reads: RiskCounterRead[] = Object.values(counters).map((c) => ({ counter: c.counter, since: now - RISK_WINDOWS[c.window].windowMs }));
   const counts = await ctx.store.risk.readCounters(app.id, reads);
   const count = (c: { counter: string }) => counts.get(c.counter) ?? 0;
@@ -107,8 +120,10 @@ export async function assessSend(ctx: ServiceContext, principal: Principal, app:
     distinctInBlock100: count(counters.block100) - (seenNumber ? 1 : 0),
     distinctInBlock1000: count(counters.block1000) - (seenNumber ? 1 : 0),
     distinctInBlock10000: count(counters.block10000) - (seenNumber ? 1 : 0),
-    distinctFromClientAddress: counters.address ? count(counters.address) - (seenNumber ? 1 : 0) : undefined,
+    distinctFromClientAddress: counters.address ? Math.max(0, count(counters.address) - (seenNumber ? 1 : 0)) : undefined,
+    distinctFromClientDevice: counters.device ? Math.max(0, count(counters.device) - (seenNumber ? 1 : 0)) : undefined,
     historySends: count(counters.historySends), historyCountrySends: count(counters.historyCountrySends),
+    hourOfDay: hourOfDay(now), historyHourSends: count(counters.historyHourSends),
   };
   const scored = scoreRisk(settings, readings);
   // From the configuration cache: every send asks, since a listed number must not train the baselines either.
@@ -119,11 +134,11 @@ export async function assessSend(ctx: ServiceContext, principal: Principal, app:
   const counted = kind === 'send' && !safeListed;
   // The prefix's conversion is of the distinct numbers asked for in it, blocked ones too: a run that is
   // blocked does not look better for it.
-  const attempt = seenNumber ? [] : [counters.number, counters.block10, counters.block100, counters.block1000, counters.block10000, ...(counters.address ? [counters.address] : [])];
+  const attempt = seenNumber ? [] : [counters.number, counters.block10, counters.block100, counters.block1000, counters.block10000, ...(counters.address ? [counters.address] : []), ...(counters.device ? [counters.device] : [])];
   return {
     assessment, country,
     attemptHits: counted ? hitsOf(attempt) : [],
-    sendHits: counted ? hitsOf([counters.countrySends, counters.baselineSends, counters.historySends, counters.historyCountrySends]) : [],
+    sendHits: counted ? hitsOf([counters.countrySends, counters.baselineSends, counters.historySends, counters.historyCountrySends, counters.historyHourSends]) : [],
   };
 }
 
@@ -162,7 +177,7 @@ export async function countRiskVerify(ctx: ServiceContext, applicationId: string
     if (!/^[0-9]+$/.test(destination)) return;
     const settings = await loadRiskSettings(ctx, applicationId);
     if (settings.mode === 'off') return;
-    const counters = countersOf(destination, phoneCountry(destination), phoneNumberType(destination), undefined);
+    const counters = countersOf(destination, phoneCountry(destination), phoneNumberType(destination), now);
     await ctx.store.risk.write({ applicationId, hits: [counters.countryVerifies, counters.prefixVerifies, counters.baselineVerifies]
       .map((c) => ({ counter: c.counter, bucketStart: bucketOf(c.window, now) })) });
   } catch {

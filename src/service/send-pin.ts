@@ -16,7 +16,7 @@ import type { Principal, ServiceContext } from './context.js';
 import { readApplication, readMessageTemplate } from './effective-records.js';
 import { refusingLimit, tooManyRequests, type NamedLimit } from './limit-refusals.js';
 import { checkSendGuards, countBreakerSend, type GuardPass } from './security.js';
-import { assessSend, riskRefusal, riskWriteOf, type RiskCheck } from './risk.js';
+import { assessSend, riskRefusal, riskWriteOf, type ClientSignals, type RiskCheck } from './risk.js';
 import type { RiskAssessment } from '../domain/risk-score.js';
 import { appHashTooLong } from './template-autofill.js';
 import { testNumberAuditReason, testNumberCode } from './test-numbers.js';
@@ -40,11 +40,8 @@ export interface SendPinInput {
   dialectLimits?: readonly NamedLimit[];
   /** The dialect verification the PIN starts (a Twilio start), written with the PIN or not at all. */
   dialect?: (pin: NewPin['pin'], deliveryId: string | undefined) => DialectStart;
-  /**
-   * The end user's address, when the caller names it (Twilio's DeviceIp, Prelude's signals.ip, the X-Client-Ip header):
-   * a signal of the risk score. Never the caller's own address, which is its backend's.
-   */
-  clientAddress?: string;
+  /** The end user's address and device or session, when the caller names them: signals of the risk score (risk.ts). */
+  client?: ClientSignals;
 }
 
 export interface ResendPinInput {
@@ -174,7 +171,7 @@ interface Admission {
  */
 async function admit(
   unit: UnitOfWork, attempt: Pick<Admission, 'kind' | 'app' | 'channel' | 'to' | 'pinId'>,
-  template: MessageTemplateRecord | undefined, placeholders: Record<string, string>, errors: FieldErrors, dialectLimits: readonly NamedLimit[] = [], clientAddress?: string,
+  template: MessageTemplateRecord | undefined, placeholders: Record<string, string>, errors: FieldErrors, dialectLimits: readonly NamedLimit[] = [], client: ClientSignals = {},
 ): Promise<Result<Admission>> {
   const { ctx } = unit;
   const { kind, app, channel, to } = attempt;
@@ -193,7 +190,7 @@ async function admit(
   }
   // The risk score, after the operator's own rules: a block refuses before anything is queued or counted.
   const now = ctx.clock();
-  const risk = await assessSend(ctx, unit.principal, app, channel, to, kind, now, clientAddress);
+  const risk = await assessSend(ctx, unit.principal, app, channel, to, kind, now, client);
   if (risk?.assessment.decision === 'block') {
     // Counted as an attempt: velocity measures what is asked for, so a blocked run keeps its count.
     await ctx.store.risk.write(riskWriteOf(unit.principal, app, kind, to, risk, attempt.pinId, now, 'attempt'));
@@ -275,7 +272,7 @@ async function queuePin(unit: UnitOfWork, requested: Channel, input: SendPinInpu
   // Under a workflow the PIN goes out on its first step's channel, whichever dialect asked.
   const workflow = planSend(ctx, app, requested);
   const channel = workflow?.channel ?? requested;
-  const admission = await admit(unit, { kind: 'send', app, channel, to }, template?.kind === wanted ? template : undefined, input.placeholders ?? {}, errors, input.dialectLimits, input.clientAddress);
+  const admission = await admit(unit, { kind: 'send', app, channel, to }, template?.kind === wanted ? template : undefined, input.placeholders ?? {}, errors, input.dialectLimits, input.client);
   if (!admission.ok) return admission;
 
   const now = ctx.clock();

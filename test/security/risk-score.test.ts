@@ -141,6 +141,41 @@ function describeOn(label: string, open: () => Promise<{ h: Harness; database?: 
       assert.ok(after.some((a) => a.status === 403), 'off the list, the same numbers are scored like any');
     });
 
+    it('a device or session named by the caller (X-Client-Device-Id, X-Client-Session-Id, Prelude signals.device_id) moves the score once it asks for many numbers', async (t) => {
+      if (skip) return t.skip(skip);
+      const app = await appInMode(h, 'shadow');
+      // A low threshold records every decision the device signal reaches alone.
+      assert.equal((await h.request('PUT', `/api/v1/applications/${app.applicationId}/risk`, { body: { blockScore: 20 } })).status, 200);
+      // Numbers spread over the country (no block shares two), so that only the device's count grows.
+      const spread = (i: number) => `4477${String(i * 1_234_567 % 100_000_000).padStart(8, '0')}`;
+      const deviceSignal = async (headers: Record<string, string>, from: number) => {
+        for (let i = from; i < from + 9; i += 1) {
+          const sent = await h.request('POST', '/2fa/2/pin', { body: { ...app, to: spread(i) }, headers });
+          assert.equal(sent.status, 200, JSON.stringify(sent.body));
+        }
+        const listed = await h.request('GET', `/api/v1/risk/decisions?applicationId=${app.applicationId}&limit=1000`);
+        const decision = listed.body.decisions.find((d: any) => d.destination === spread(from + 8));
+        return decision?.signals.find((x: any) => x.name === 'client_device_velocity');
+      };
+      const device = await deviceSignal({ 'x-client-device-id': 'android-4f1c9a' }, 1);
+      assert.ok(device?.points > 0, JSON.stringify(device));
+      assert.match(device.value, /8 distinct numbers from this device or session/);
+      const session = await deviceSignal({ 'x-client-session-id': 'sess-77' }, 100);
+      assert.ok(session?.points > 0, JSON.stringify(session));
+
+      const set = await h.request('PUT', '/api/v1/prelude/settings', { body: { applicationId: app.applicationId } });
+      assert.equal(set.status, 200, JSON.stringify(set.body));
+      let last: any;
+      for (let i = 200; i < 209; i += 1) {
+        last = await h.request('POST', '/v2/verification', { key: null, headers: { authorization: `Bearer ${h.keys.a}` }, body: { target: { type: 'phone_number', value: `+${spread(i)}` }, signals: { device_id: 'ios-77aa' } } });
+        assert.equal(last.status, 200, JSON.stringify(last.body));
+      }
+      assert.equal(last.body.status, 'shadow_blocked', JSON.stringify(last.body));
+      const listed = await h.request('GET', `/api/v1/risk/decisions?applicationId=${app.applicationId}&limit=1000`);
+      const prelude = listed.body.decisions.find((d: any) => d.destination === spread(208));
+      assert.ok(prelude.signals.find((x: any) => x.name === 'client_device_velocity').points > 0, JSON.stringify(prelude.signals));
+    });
+
     it('Twilio answers a blocked start with its Fraud Guard code 60410, and starts nothing', async (t) => {
       if (skip) return t.skip(skip);
       const form = { 'content-type': 'application/x-www-form-urlencoded' };

@@ -23,7 +23,7 @@ const register: RegisterRoute = (app, { ctx }) => {
           customCode: options.custom_code, method: options.method, preferredChannel: options.preferred_channel, callbackUrl: options.callback_url,
         }),
       } : {}),
-      ...(signals?.ip !== undefined ? { clientAddress: signals.ip } : {}),
+      ...(signals !== undefined ? { client: definedFields({ address: signals.ip, device: signals.device_id }) } : {}),
     });
     return respond(reply, result, (outcome) => toCreatedVerification(outcome, metadata, request.id));
   });
