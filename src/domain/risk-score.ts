@@ -197,6 +197,21 @@ export function decideRisk(mode: Exclude<RiskMode, 'off'>, scored: { score: numb
   return { ...scored, decision, mode, safeListed };
 }
 
+/** What travels with a PIN (its webhook events, its row): the score, the decision and the signals that made it. */
+export interface RiskSummary {
+  score: number;
+  threshold: number;
+  decision: RiskDecision;
+  mode: Exclude<RiskMode, 'off'>;
+  /** The signals that added points, strongest first. */
+  signals: Pick<RiskSignal, 'name' | 'points' | 'value'>[];
+}
+
+export function riskSummary(assessment: RiskAssessment): RiskSummary {
+  const { score, threshold, decision, mode } = assessment;
+  return { score, threshold, decision, mode, signals: decidingSignals(assessment).map(({ name, points, value }) => ({ name, points, value })) };
+}
+
 /** The signals that made a score, strongest first: what a refusal names. */
 export function decidingSignals(assessment: RiskAssessment): RiskSignal[] {
   return assessment.signals.filter((s) => s.points > 0).sort((a, b) => b.points - a.points);

@@ -17,7 +17,7 @@ import { readApplication, readMessageTemplate } from './effective-records.js';
 import { refusingLimit, tooManyRequests, type NamedLimit } from './limit-refusals.js';
 import { checkSendGuards, countBreakerSend, type GuardPass } from './security.js';
 import { assessSend, riskRefusal, riskWriteOf, type ClientSignals, type RiskCheck } from './risk.js';
-import type { RiskAssessment } from '../domain/risk-score.js';
+import { riskSummary, type RiskAssessment } from '../domain/risk-score.js';
 import { appHashTooLong } from './template-autofill.js';
 import { testNumberAuditReason, testNumberCode } from './test-numbers.js';
 import { inUnitOfWork, type UnitOfWork } from './unit-of-work.js';
@@ -294,6 +294,7 @@ async function queuePin(unit: UnitOfWork, requested: Channel, input: SendPinInpu
     attemptsLeft: app.configuration.pinAttempts, allowMultipleVerifications: app.configuration.allowMultiplePinVerifications,
     createdAt: now, expiresAt: now + ttl, deliveryStatus: queued ? 'queued' : 'not_sent',
     country: isPhoneChannel(channel) ? phoneCountry(to) ?? null : null, testNumber,
+    ...(admission.value.risk ? { risk: JSON.stringify(riskSummary(admission.value.risk.assessment)) } : {}),
   };
   const { risk } = admission.value;
   const outcome = await unit.write((result: RateLimitOutcome) => outcomeAuditEvent(admission.value, result, message), (audit) => ctx.store.createPin({

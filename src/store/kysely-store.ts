@@ -386,7 +386,7 @@ export class KyselyStore implements Store, RateLimiter {
       const create = (db: Db, deferFlush: boolean) => pgHot.createPin(db, this.externalLimiter ? [] : limits, now, {
         id: p.id, accountId: p.accountId, applicationId: p.applicationId, messageId: p.messageId, channel: p.channel, destination: p.destination,
         pinHash: p.pinHash, pinCiphertext: p.pinCiphertext, attemptsLeft: p.attemptsLeft, allowMultipleVerifications: p.allowMultipleVerifications,
-        createdAt: p.createdAt, expiresAt: p.expiresAt, deliveryStatus: p.deliveryStatus, country: p.country ?? null, testNumber: p.testNumber === true,
+        createdAt: p.createdAt, expiresAt: p.expiresAt, deliveryStatus: p.deliveryStatus, country: p.country ?? null, testNumber: p.testNumber === true, risk: p.risk ?? null,
       }, input.outbox && { id: input.outbox.id, request: JSON.stringify(input.outbox.request) }, OUTBOX_CHANNEL, deferFlush, riskWriteParameters(input.risk));
       const { dialect } = input;
       return this.limits.refusable(limits, now, async () => {
@@ -419,7 +419,7 @@ export class KyselyStore implements Store, RateLimiter {
       allow_multiple_verifications: p.allowMultipleVerifications ? 1 : 0, created_at: p.createdAt, expires_at: p.expiresAt,
       verified_at: null, locked_at: null, delivery_status: p.deliveryStatus, delivery_error: null, sent_at: null, send_count: 1,
       delivery_transport: null, provider_message_id: null, delivered_at: null, country: p.country ?? null, test_number: p.testNumber ? 1 : 0,
-      ...ownMessageColumns(input.outbox, now),
+      risk: p.risk ?? null, ...ownMessageColumns(input.outbox, now),
     }, this.externalLimiter ? [] : limits, now, audit, input.dialect, input.risk);
     // With an external limiter the store counted no limit: the outcome (and its windows) is the limiter's.
     return this.externalLimiter ? { ...external, ...created } : created;

@@ -694,6 +694,8 @@ $$`).execute(db);
         // On SQLite, the counters a send reads and upserts by the dozen are kept in a table keyed by its
         // primary key alone (WITHOUT ROWID): a counter's row is found in one B-tree instead of its index
         // and then its row, and a new row adds one entry instead of two. (PostgreSQL has no rowid.)
+        // A PIN keeps the summary of the assessment it was sent under, which its webhook events carry.
+        await sql.raw('alter table pins add column risk text').execute(db);
         if (dialect === 'postgres') {
           await sql.raw(`create trigger safe_list_numbers_config_version after insert or update or delete or truncate on safe_list_numbers
   for each statement execute function twofa_config_changed()`).execute(db);

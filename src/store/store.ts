@@ -247,6 +247,8 @@ export interface NewPin {
     country?: string | null;
     /** A PIN to one of the account's test numbers (no outbox row comes with it). */
     testNumber?: boolean;
+    /** The summary of the risk assessment it is sent under (JSON of domain/risk-score.ts's RiskSummary), which its events carry. */
+    risk?: string;
   };
   /** Absent when the channel has no transport: the PIN is stored, nothing is queued. */
   outbox?: { id: string; request: DeliveryRequest };

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createAppAndTemplate, createHarness, type Harness } from '../support/harness.js';
 import { createTestDatabase, skipUnlessPostgres, type TestDatabase } from '../support/postgres.js';
+import type { KyselyStore } from '../../src/store/kysely-store.js';
 
 /** UK mobile numbers 447400 100 000 + i: sequential, in one prefix. */
 const sequential = (i: number) => `447400${String(100000 + i).padStart(6, '0')}`;
@@ -88,6 +89,28 @@ function describeOn(label: string, open: () => Promise<{ h: Harness; database?: 
       assert.equal(pin.status, 200);
       assert.equal(pin.body.risk.decision, 'shadow_block');
       assert.ok(pin.body.risk.signals.length > 0);
+    });
+
+    it('webhook events of a scored PIN carry its assessment: score, decision and the signals that made it', async (t) => {
+      if (skip) return t.skip(skip);
+      const hook = await h.request('POST', '/api/v1/webhooks', { body: { url: 'https://hooks.example.com/risk', events: ['pin.sent'] } });
+      assert.equal(hook.status, 200, JSON.stringify(hook.body));
+      try {
+        const app = await appInMode(h, 'shadow');
+        const answers = await pump(h, app, 30, 9000);
+        await h.node.worker.drain();
+        const pinIds = answers.map((a) => a.body.pinId as string);
+        const events = await (h.node.store as KyselyStore).db.selectFrom('event_outbox').select(['pin_id', 'payload']).where('event_type', '=', 'pin.sent').where('pin_id', 'in', pinIds).execute();
+        assert.equal(events.length, 30);
+        const risks = events.map((e) => JSON.parse(e.payload).data.risk);
+        assert.ok(risks.every((r) => typeof r.score === 'number' && r.threshold === 70 && r.mode === 'shadow'), JSON.stringify(risks[0]));
+        const shadowBlocked = risks.filter((r) => r.decision === 'shadow_block');
+        assert.ok(shadowBlocked.length >= 15, `${shadowBlocked.length} shadow blocks`);
+        assert.ok(shadowBlocked.every((r) => r.signals.length > 0 && r.signals.every((x: any) => x.points > 0 && typeof x.value === 'string')), JSON.stringify(shadowBlocked[0]));
+        assert.equal(risks.find((r) => r.decision === 'allow')?.signals.some((x: any) => x.points === 0), false, 'only the signals that added points');
+      } finally {
+        await h.request('DELETE', `/api/v1/webhooks/${hook.body.id}`);
+      }
     });
 
     it('off scores nothing and records nothing', async (t) => {

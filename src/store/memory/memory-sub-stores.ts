@@ -105,6 +105,8 @@ export class MemoryEventStore implements EventStore {
     const subscribers = [...this.subscriptions.values()].filter((s) => s.enabled && s.accountId === pin.accountId).map((s) => ({
       subscription_id: s.id, events: s.events.join(' '), account_id: pin.accountId, application_id: pin.applicationId, message_id: pin.messageId,
       channel: pin.channel, destination: pin.destination, attempts_left: pin.attemptsLeft, test_number: pin.testNumber ? 1 : 0,
+      // The in-memory store scores nothing (service tests keep the risk score off): no summary to carry.
+      risk: null,
     }));
     const rows = pinEventRows(type, pinId, now, details, subscribers);
     for (const r of rows) {

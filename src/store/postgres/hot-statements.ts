@@ -102,7 +102,7 @@ export async function consumeLimits(db: Db, limits: RateLimitCheck[], now: numbe
 export interface PinInsert {
   id: string; accountId: string; applicationId: string; messageId: string; channel: string; destination: string; pinHash: string;
   pinCiphertext: string | null; attemptsLeft: number; allowMultipleVerifications: boolean; createdAt: number; expiresAt: number;
-  deliveryStatus: string; country: string | null; testNumber: boolean;
+  deliveryStatus: string; country: string | null; testNumber: boolean; risk: string | null;
 }
 
 /** risk-store.ts's riskWriteParameters of the send (the four of risk-statements.ts's CTEs). */
@@ -125,9 +125,9 @@ const CREATE_PIN = named(`with ${LIMITS_CTE},
   pin as (
     insert into pins (id, account_id, application_id, message_id, channel, destination, pin_hash, pin_ciphertext, attempts_left,
       allow_multiple_verifications, created_at, expires_at, verified_at, locked_at, delivery_status, delivery_error, sent_at, send_count,
-      delivery_transport, provider_message_id, delivered_at, country, test_number,
+      delivery_transport, provider_message_id, delivered_at, country, test_number, risk,
       delivery_id, message_state, message_request, message_attempts, message_due_at, message_lease_until, message_queued_at)
-    values ($7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, null, null, $19, null, null, 1, null, null, null, $20, $24,
+    values ($7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, null, null, $19, null, null, 1, null, null, null, $20, $24, $30,
       $21::text, case when $21::text is null then null else 'pending' end, $22, 0,
       case when $21::text is null then null else $6::bigint end, 0, case when $21::text is null then null else $6::bigint end)
     returning id
@@ -145,7 +145,7 @@ export async function createPin(db: Db, limits: RateLimitCheck[], now: number, p
     ...limitParameters(limits, now),
     pin.id, pin.accountId, pin.applicationId, pin.messageId, pin.channel, pin.destination, pin.pinHash, pin.pinCiphertext, pin.attemptsLeft,
     pin.allowMultipleVerifications ? 1 : 0, pin.createdAt, pin.expiresAt, pin.deliveryStatus, pin.country,
-    outbox?.id ?? null, outbox?.request ?? null, channel, pin.testNumber ? 1 : 0, deferFlush, ...risk,
+    outbox?.id ?? null, outbox?.request ?? null, channel, pin.testNumber ? 1 : 0, deferFlush, ...risk, pin.risk,
   ]);
   return windowBucketsOf(rows[0]?.buckets);
 }

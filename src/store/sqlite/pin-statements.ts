@@ -26,7 +26,7 @@ const NEW_PIN_COLUMNS = ['id', 'account_id', 'application_id', 'message_id', 'ch
   'allow_multiple_verifications', 'created_at', 'expires_at', 'verified_at', 'locked_at', 'delivery_status', 'delivery_error', 'sent_at', 'send_count',
   'delivery_transport', 'provider_message_id', 'delivered_at', 'country', 'test_number', 'delivery_id', 'message_state', 'message_request',
   'message_attempts', 'message_due_at', 'message_lease_until', 'message_error', 'message_queued_at', 'message_sent_at', 'message_transport',
-  'message_provider_id', 'message_sent_event'] as const satisfies readonly (keyof NewPinRow)[];
+  'message_provider_id', 'message_sent_event', 'risk'] as const satisfies readonly (keyof NewPinRow)[];
 
 /** An attempt as the rows tell it (kysely-store.ts maps them to a VerifyAttempt). */
 export type AttemptRows =
