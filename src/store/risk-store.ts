@@ -76,6 +76,8 @@ export interface RiskStore {
   write(write: RiskWrite): Promise<void>;
   /** An account's decisions, newest first. */
   listDecisions(accountId: string, query: RiskDecisionQuery): Promise<RiskDecisionRecord[]>;
+  /** The summary of the assessment a PIN was sent under (JSON, pins.risk), if it was scored. */
+  summaryOfPin(accountId: string, pinId: string): Promise<string | undefined>;
   /** The newest decision recorded for a PIN, if any. */
   decisionOfPin(accountId: string, pinId: string): Promise<RiskDecisionRecord | undefined>;
   /** Deletes counters in buckets that started before `countersBefore` and decisions made before `decisionsBefore`. */
@@ -165,6 +167,11 @@ export class KyselyRiskStore implements RiskStore {
     }
     const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).execute();
     return rows.map(decisionOfRow);
+  }
+
+  async summaryOfPin(accountId: string, pinId: string): Promise<string | undefined> {
+    const row = await this.db.selectFrom('pins').select('risk').where('id', '=', pinId).where('account_id', '=', accountId).executeTakeFirst();
+    return row?.risk ?? undefined;
   }
 
   async decisionOfPin(accountId: string, pinId: string): Promise<RiskDecisionRecord | undefined> {

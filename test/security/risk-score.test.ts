@@ -108,6 +108,10 @@ function describeOn(label: string, open: () => Promise<{ h: Harness; database?: 
         assert.ok(shadowBlocked.length >= 15, `${shadowBlocked.length} shadow blocks`);
         assert.ok(shadowBlocked.every((r) => r.signals.length > 0 && r.signals.every((x: any) => x.points > 0 && typeof x.value === 'string')), JSON.stringify(shadowBlocked[0]));
         assert.equal(risks.find((r) => r.decision === 'allow')?.signals.some((x: any) => x.points === 0), false, 'only the signals that added points');
+        // Every scored PIN's detail shows the same assessment, recorded decision or not.
+        const allowed = events.find((e) => JSON.parse(e.payload).data.risk.decision === 'allow') ?? events[0]!;
+        const detail = await h.request('GET', `/api/v1/pins/${allowed.pin_id}`);
+        assert.deepEqual(detail.body.assessment, JSON.parse(allowed.payload).data.risk);
       } finally {
         await h.request('DELETE', `/api/v1/webhooks/${hook.body.id}`);
       }

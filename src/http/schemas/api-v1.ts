@@ -129,6 +129,13 @@ export const PinDetailsResponseSchema = Type.Object({
   }),
   history: Type.Array(DeliveryEventSchema),
   risk: Type.Optional(RiskDecisionSchema),
+  assessment: Type.Optional(Type.Object({
+    score: Type.Integer({ description: '0 to 100.' }),
+    threshold: Type.Integer(),
+    decision: Type.String({ description: 'allow or shadow_block (a blocked send has no PIN).' }),
+    mode: Type.String({ description: 'enforce or shadow.' }),
+    signals: Type.Array(Type.Object({ name: Type.String(), points: Type.Number(), value: Type.String() }), { description: 'The signals that added points, strongest first.' }),
+  }, { description: 'The risk assessment the PIN was sent under, as its webhook events carry it: every scored PIN has one, whether or not its decision was recorded (risk).' })),
   nextResendAt: Type.Union([Type.String(), Type.Null()], {
     description: 'When the application\'s sendPinPerPhoneNumberLimit lets the next resend of this PIN through (ISO 8601; now or earlier: at once), '
       + 'for a countdown; null once the PIN can no longer be resent (verified, expired or locked).',

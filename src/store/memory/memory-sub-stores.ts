@@ -303,6 +303,13 @@ export class MemoryRiskStore implements RiskStore {
       .sort((a, b) => b.createdAt - a.createdAt || compare(b.id, a.id)).slice(0, q.limit).map((d) => ({ ...d }));
   }
 
+  async summaryOfPin(accountId: string, pinId: string): Promise<string | undefined> {
+    void accountId;
+    void pinId;
+    // The in-memory store keeps no summary on its PINs (service tests keep the score off).
+    return undefined;
+  }
+
   async decisionOfPin(accountId: string, pinId: string): Promise<RiskDecisionRecord | undefined> {
     const found = this.decisions.filter((d) => d.accountId === accountId && d.pinId === pinId).sort((a, b) => b.createdAt - a.createdAt || compare(b.id, a.id))[0];
     return found && { ...found };
