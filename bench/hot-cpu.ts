@@ -12,6 +12,13 @@
 //   npx tsx bench/hot-cpu.ts [verify-wrong|send] [requests=20000] [inFlight=50] [--pg] [--statements]
 //   BENCH_BUILD_DIR=<dir with src/> npx tsx bench/hot-cpu.ts ...   the same on another checkout's src/
 //   BENCH_RISK_MODE=shadow npx tsx bench/hot-cpu.ts send ...   with the risk score on (off otherwise)
+//   BENCH_RISK_MODE=ab npx tsx bench/hot-cpu.ts send [requests per round] ...   the risk score's cost: one
+//     process alternates rounds with the score off and in shadow mode (the application's mode switched
+//     through PUT /api/v1/applications/{id}/risk between rounds), so that both sides see the same
+//     load of a shared machine; prints each pair's ratio and their median. BENCH_RISK_TRAFFIC=scattered
+//     sends to numbers spread over the whole range, under a threshold of 100 (none of their signals but
+//     the country's conversion, never verified here: allowed, one decision in 20 recorded, as most real
+//     sends) instead of sequential ones (scored high: every send shadow-blocked and recorded, the costliest case).
 //   --pg: on a scratch PostgreSQL database of the local server (bench/lib/pg-fixture.ts), dropped after
 //   --statements (PostgreSQL): every statement sent to the database during one request of the
 //   scenario, in order, and the statements per request over the measured rounds
@@ -48,6 +55,8 @@ pg.Client.prototype.query = function counted(this: pg.Client, ...a: unknown[]) {
   return query.apply(this, a);
 } as typeof pg.Client.prototype.query;
 
+const riskAb = process.env['BENCH_RISK_MODE'] === 'ab';
+const scattered = process.env['BENCH_RISK_TRAFFIC'] === 'scattered';
 const receiverPort = await freePort();
 const receiver = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'receiver-server.ts')], { env: { ...process.env, BENCH_PORT: String(receiverPort) }, stdio: 'ignore' });
 for (let tries = 0; ; tries++) {
@@ -67,7 +76,7 @@ const config = loadConfig({
   TWOFA_SMS_DSN: `webhook+http://127.0.0.1:${receiverPort}/sms?secret=whsec_YmVuY2gtd2ViaG9vay1zZWNyZXQtMDEyMzQ1Njc4OQ==`,
   // Off unless asked: the sends go to sequential numbers never verified, which enforce would block.
   // BENCH_RISK_MODE=shadow scores and records every send (nearly all shadow-blocked: the costliest case).
-  TWOFA_RISK_DEFAULT_MODE: process.env['BENCH_RISK_MODE'] ?? 'off',
+  TWOFA_RISK_DEFAULT_MODE: riskAb ? 'off' : process.env['BENCH_RISK_MODE'] ?? 'off',
 });
 const node = await createNode(config, createLogger(config.logLevel));
 if (scenario === 'send') node.worker.start();
@@ -77,7 +86,7 @@ let next = 0;
 async function one(): Promise<void> {
   const i = next++;
   const response = scenario === 'send'
-    ? await node.app.inject({ method: 'POST', url: '/2fa/2/pin', headers, payload: JSON.stringify({ applicationId: fixture.appId, messageId: fixture.messageId, to: phoneOf(3_000_000 + (i % 1_000_000)) }) })
+    ? await node.app.inject({ method: 'POST', url: '/2fa/2/pin', headers, payload: JSON.stringify({ applicationId: fixture.appId, messageId: fixture.messageId, to: phoneOf(scattered ? (i * 7_919_993) % 10_000_000 : 3_000_000 + (i % 1_000_000)) }) })
     : await node.app.inject({ method: 'POST', url: `/2fa/2/pin/${fixture.wrongPool[i % fixture.wrongPool.length]}/verify`, headers, payload: JSON.stringify({ pin: wrongPinOf(i % fixture.wrongPool.length) }) });
   if (response.statusCode !== 200) throw new Error(`${response.statusCode} ${response.body}`);
 }
@@ -116,10 +125,32 @@ if (process.argv.includes('--statements')) {
   process.stdout.write(`statements of one ${scenario} (its delivery included; the backlog polls of this script are the 'count(*)' ones):\n${trace.map((t, k) => `  ${k + 1}. ${t}`).join('\n')}\n`);
   trace = undefined;
 }
+if (riskAb) {
+  const setMode = async (mode: string) => {
+    const response = await node.app.inject({ method: 'PUT', url: `/api/v1/applications/${fixture.appId}/risk`, headers, payload: JSON.stringify({ mode, blockScore: scattered ? 100 : 70 }) });
+    if (response.statusCode !== 200) throw new Error(`${response.statusCode} ${response.body}`);
+  };
+  const pairs: { off: number; on: number }[] = [];
+  for (let r = 0; r < Number(process.env['BENCH_AB_PAIRS'] ?? 6); r++) {
+    // Which side goes first alternates, so that neither always follows the other's backlog.
+    const order = r % 2 === 0 ? ['off', 'shadow'] : ['shadow', 'off'];
+    const cpu: Record<string, number> = {};
+    for (const mode of order) {
+      await setMode(mode);
+      cpu[mode] = (await run(requests)).cpuUs;
+    }
+    pairs.push({ off: cpu['off']!, on: cpu['shadow']! });
+    process.stdout.write(`pair ${r + 1}: off ${cpu['off']!.toFixed(1)} µs, shadow ${cpu['shadow']!.toFixed(1)} µs, ratio ${(cpu['shadow']! / cpu['off']!).toFixed(3)}\n`);
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  const total = (side: 'off' | 'on') => pairs.reduce((sum, p) => sum + p[side], 0);
+  process.stdout.write(`risk score, ${scattered ? 'scattered' : 'sequential'} traffic, ${pairs.length} pairs of ${requests} sends: median off ${median(pairs.map((p) => p.off)).toFixed(1)} µs, shadow ${median(pairs.map((p) => p.on)).toFixed(1)} µs;`
+    + ` median ratio ${median(pairs.map((p) => p.on / p.off)).toFixed(3)}, ratio of the totals ${(total('on') / total('off')).toFixed(3)}\n`);
+}
 const rounds = [];
-for (let r = 0; r < 3; r++) rounds.push(await run(requests));
-const best = rounds.reduce((a, b) => (a.cpuUs < b.cpuUs ? a : b));
-process.stdout.write(`${scenario} in process${onPostgres ? ' (PostgreSQL)' : ''}: ${rounds.map((r) => r.cpuUs.toFixed(1)).join(' / ')} µs CPU per request (best ${best.cpuUs.toFixed(1)}; ${Math.round(requests / (best.wallMs / 1000))} req/s`
+for (let r = 0; r < (riskAb ? 0 : 3); r++) rounds.push(await run(requests));
+const best = rounds.reduce((a, b) => (a.cpuUs < b.cpuUs ? a : b), { cpuUs: Infinity, wallMs: 0, statements: 0 });
+if (rounds.length > 0) process.stdout.write(`${scenario} in process${onPostgres ? ' (PostgreSQL)' : ''}: ${rounds.map((r) => r.cpuUs.toFixed(1)).join(' / ')} µs CPU per request (best ${best.cpuUs.toFixed(1)}; ${Math.round(requests / (best.wallMs / 1000))} req/s`
   + `${onPostgres ? `; ${rounds.map((r) => r.statements.toFixed(2)).join(' / ')} statements per request` : ''})\n`);
 await node.stop();
 receiver.kill();

@@ -17,6 +17,7 @@ import { registerRoutesCommands } from './routes-commands.js';
 import { registerServeCommand } from './serve-command.js';
 import { registerTemplatesCommands } from './templates-commands.js';
 import { registerTestNumbersCommands } from './test-numbers-commands.js';
+import { registerSafeListCommands } from './safe-list-commands.js';
 import { registerVonageCommands } from './vonage-commands.js';
 
 export function buildProgram(): Command {
@@ -49,6 +50,7 @@ Example: a verified PIN (server started with TWOFA_BOOTSTRAP_API_KEY=$TWOFA_API_
   registerInboxCommand(program);
   registerTestNumbersCommands(program);
   registerFactorsCommands(program);
+  registerSafeListCommands(program);
   registerVonageCommands(program);
   registerRoutesCommands(program);
   registerDoctorCommand(program);

@@ -13,7 +13,7 @@ import type { ApplicationSender, ApplicationSenderRequest, RouteExplainQuery, Ro
 import type { MessageText, MessageTextRequest, MessageTextUpdate } from './types.js';
 import type { NewPasskeyChallengeRequest, NewPasskeyRequest, PasskeyChallenge, PasskeyCredentialJson, PasskeyFactor, PasskeySettings, PasskeySettingsRequest } from './types.js';
 import type { Challenge, ChallengeRequest, Factor, FactorEntity, FactorRequest, NewFactor } from './types.js';
-import type { ApplicationRisk, ApplicationRiskRequest, ApplicationSecurity, ApplicationSecurityRequest, AuditPage, AuditQuery, RiskDecisionPage, RiskDecisionQuery, SafeListEntry, Workflow } from './types.js';
+import type { ApplicationRisk, ApplicationRiskRequest, ApplicationSecurity, ApplicationSecurityRequest, AuditPage, AuditQuery, RiskDecisionPage, RiskDecisionQuery, SafeList, SafeListEntry, Workflow } from './types.js';
 
 export { TwofaApiError, parseRetryAfter, type TwofaApiErrorDetails } from './errors.js';
 export { CLIENT_OPERATIONS, resolveOperation, type ClientOperation, type HttpMethod, type OperationName } from './operations.js';
@@ -225,11 +225,17 @@ export interface TwofaClient {
     decisions(query?: RiskDecisionQuery): Promise<RiskDecisionPage>;
   };
   safeList: {
-    /** Puts an E.164 number (with +) on the account's Safe List: never blocked by the guards or the risk score. */
-    add(phoneNumber: string): Promise<SafeListEntry>;
-    /** The entry of a listed number (404 when it is not listed). */
-    get(phoneNumber: string): Promise<SafeListEntry>;
-    remove(phoneNumber: string): Promise<void>;
+    /** Every number and prefix of the account's Safe List. */
+    list(): Promise<SafeList>;
+    /**
+     * Puts an E.164 number (+447911123456) or a prefix followed by * (+4479*: every number it starts) on
+     * the account's Safe List: never blocked by the guards or the risk score, nor counted in the score's baselines.
+     */
+    add(entry: string): Promise<SafeListEntry>;
+    /** The entry of a listed number (+447911123456) or prefix (+4479*); 404 when it is not listed. */
+    get(entry: string): Promise<SafeListEntry>;
+    /** Takes a number (+447911123456) or a prefix (+4479*) off the list. */
+    remove(entry: string): Promise<void>;
   };
   health: {
     /** True when the node can serve (database reachable, not shutting down); false otherwise or unreachable. */
@@ -435,9 +441,10 @@ export function createTwofaClient(options: TwofaClientOptions): TwofaClient {
       }),
     },
     safeList: {
-      add: (phoneNumber) => call('safeList.add', none, { body: { phoneNumber } }),
-      get: (phoneNumber) => call('safeList.get', { phoneNumber }),
-      remove: async (phoneNumber) => { await call<undefined>('safeList.remove', { phoneNumber }); },
+      list: () => call('safeList.list', none),
+      add: (entry) => call('safeList.add', none, { body: entry.endsWith('*') ? { prefix: entry.slice(0, -1) } : { phoneNumber: entry } }),
+      get: (entry) => call('safeList.get', { entry }),
+      remove: async (entry) => { await call<undefined>('safeList.remove', { entry }); },
     },
     audit: {
       list: (query = {}) => call('audit.list', none, {

@@ -85,9 +85,10 @@ const OPERATIONS = {
   'risk.get': { method: 'GET', path: '/api/v1/applications/{appId}/risk' },
   'risk.update': { method: 'PUT', path: '/api/v1/applications/{appId}/risk' },
   'risk.decisions': { method: 'GET', path: '/api/v1/risk/decisions' },
+  'safeList.list': { method: 'GET', path: '/api/v1/safe-list' },
   'safeList.add': { method: 'POST', path: '/api/v1/safe-list' },
-  'safeList.get': { method: 'GET', path: '/api/v1/safe-list/{phoneNumber}' },
-  'safeList.remove': { method: 'DELETE', path: '/api/v1/safe-list/{phoneNumber}' },
+  'safeList.get': { method: 'GET', path: '/api/v1/safe-list/{entry}' },
+  'safeList.remove': { method: 'DELETE', path: '/api/v1/safe-list/{entry}' },
 
   'workflows.get': { method: 'GET', path: '/api/v1/applications/{appId}/workflow' },
   'workflows.set': { method: 'PUT', path: '/api/v1/applications/{appId}/workflow' },

@@ -5,7 +5,7 @@ import type { Static } from 'typebox';
 import type { ApplicationSenderRequestSchema, ApplicationSenderSchema, RouteExplainQuerySchema, RouteExplainResponseSchema, RoutesResponseSchema } from '../http/schemas/routes.js';
 import type {
   AuditEntrySchema, AuditPageSchema, AutofillRequestSchema, AutofillResponseSchema, SecurityResponseSchema, SecuritySettingsRequestSchema, WorkflowSchema, TwilioAuthTokenSchema,
-  RiskSettingsRequestSchema, RiskSettingsResponseSchema, RiskDecisionsResponseSchema, SafeListEntrySchema,
+  RiskSettingsRequestSchema, RiskSettingsResponseSchema, RiskDecisionsResponseSchema, SafeListEntrySchema, SafeListResponseSchema,
   PreludeSettingsSchema, PreludeSettingsBodySchema, VonageApplicationSchema, VonageApplicationBodySchema,
   TemplateTextSchema, CreateTemplateTextRequestSchema, UpdateTemplateTextRequestSchema,
 } from '../http/schemas/api-v1.js';
@@ -179,8 +179,9 @@ export type ApplicationRisk = Static<typeof RiskSettingsResponseSchema>;
 /** Fields to change; left out keep their values; countryBlockScores replaces the whole map. */
 export type ApplicationRiskRequest = Static<typeof RiskSettingsRequestSchema>;
 export type RiskDecisionPage = Static<typeof RiskDecisionsResponseSchema>;
-/** A number of the account's Safe List. */
+/** A number (phoneNumber) or a prefix (prefix) of the account's Safe List. */
 export type SafeListEntry = Static<typeof SafeListEntrySchema>;
+export type SafeList = Static<typeof SafeListResponseSchema>;
 export interface RiskDecisionQuery {
   applicationId?: string;
   /** ISO 3166 alpha-2. */

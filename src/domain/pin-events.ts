@@ -3,6 +3,8 @@
 // the account chose, is logged by its receiver and kept in its queues, none of which should become a
 // second copy of the phone numbers and addresses the PINs went to (see docs/api.md, "Events").
 
+import type { RiskSummary } from './risk-score.js';
+
 export const PIN_EVENT_TYPES = ['pin.sent', 'pin.delivered', 'pin.failed', 'pin.verified', 'pin.expired', 'pin.locked'] as const;
 export type PinEventType = (typeof PIN_EVENT_TYPES)[number];
 /** Subscribes to every event type, also those added later. */
@@ -40,6 +42,8 @@ export interface PinEventData {
   transport?: string;
   /** Present (true) only for a PIN sent to one of the account's test numbers, so receivers can leave it out of conversion figures. */
   testNumber?: true;
+  /** The risk assessment the PIN was sent under (absent when its application scores nothing): score, decision and the signals that made it. */
+  risk?: RiskSummary;
 }
 
 /** `{type, timestamp, data}`: the Standard Webhooks payload shape. */

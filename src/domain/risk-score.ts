@@ -30,7 +30,9 @@ export const RISK_WEIGHTS = Object.freeze({
   prefix_velocity: 30,
   sequential_numbers: 35,
   client_address_velocity: 25,
+  client_device_velocity: 30,
   new_country: 15,
+  hour_of_day: 15,
 });
 
 export type RiskSignalName = keyof typeof RISK_WEIGHTS;
@@ -83,9 +85,14 @@ export interface RiskReadings {
   distinctInBlock10000: number;
   /** Distinct numbers sent to from the end user's client address in the recent window; undefined when the caller named none. */
   distinctFromClientAddress: number | undefined;
+  /** Distinct numbers sent to from the end user's device (or, without one, session) in the recent window; undefined when the caller named none. */
+  distinctFromClientDevice: number | undefined;
   /** Sends of the application over 30 days, and to this country. */
   historySends: number;
   historyCountrySends: number;
+  /** The hour of the day (UTC, 0-23) of this send, and the application's sends in that hour of the day over 30 days. */
+  hourOfDay: number;
+  historyHourSends: number;
 }
 
 /** libphonenumber types that cost the operator more than a mobile number, and how suspicious each is. */
@@ -113,6 +120,8 @@ const PRIOR_CONVERSION = 0.6;
 const BASELINE_FLOOR = 0.25;
 /** The first sends to a country count as a signal only once the application has this history elsewhere. */
 const NEW_COUNTRY_MIN_HISTORY = 20;
+/** The hour of the day is judged once the application has this many sends over 30 days: a pattern of its own. */
+const HOUR_OF_DAY_MIN_HISTORY = 500;
 
 /** 0 at or below `floor`, 1 at or above `ceiling`, linear between. */
 function ramp(value: number, floor: number, ceiling: number): number {
@@ -149,9 +158,25 @@ export function riskSignals(r: RiskReadings): RiskSignal[] {
     signal('sequential_numbers', ramp(r.distinctInBlock10, 0, 2), `${r.distinctInBlock10} other numbers of its block of 10 in the last hour`),
     signal('client_address_velocity', r.distinctFromClientAddress === undefined ? 0 : ramp(r.distinctFromClientAddress, 3, 15),
       r.distinctFromClientAddress === undefined ? 'no client address given' : `${r.distinctFromClientAddress} distinct numbers from this address in the last hour`),
+    signal('client_device_velocity', r.distinctFromClientDevice === undefined ? 0 : ramp(r.distinctFromClientDevice, 2, 8),
+      r.distinctFromClientDevice === undefined ? 'no device or session id given' : `${r.distinctFromClientDevice} distinct numbers from this device or session in the last hour`),
     signal('new_country', r.historySends >= NEW_COUNTRY_MIN_HISTORY && r.historyCountrySends === 0 ? 1 : 0,
       `${r.historyCountrySends} sends to ${r.country ?? 'unknown'} of ${r.historySends} in 30 days`),
+    hourOfDaySignal(r),
   ];
+}
+
+/**
+ * How unusual this hour of the day is for the application: the share of its 30 days' sends made in
+ * this hour, against the 1/24 of a flat day. An hour with a quarter of the average share or more is
+ * ordinary; one with a twentieth or less (a shop that sends nothing at 3 a.m., being pumped at 3 a.m.)
+ * counts in full. Never alone a block: it only adds to other signs.
+ */
+function hourOfDaySignal(r: RiskReadings): RiskSignal {
+  const hour = `${String(r.hourOfDay).padStart(2, '0')}:00 UTC`;
+  if (r.historySends < HOUR_OF_DAY_MIN_HISTORY) return signal('hour_of_day', 0, `${hour}: ${r.historySends} sends in 30 days, too few for a pattern`);
+  const relative = (r.historyHourSends / r.historySends) * 24;
+  return signal('hour_of_day', ramp(-relative, -0.25, -0.05), `${hour}: ${r.historyHourSends} of ${r.historySends} sends in 30 days (${relative.toFixed(2)} times an average hour's share)`);
 }
 
 export function thresholdOf(settings: RiskSettings, country: string | undefined): number {
@@ -170,6 +195,21 @@ export function decideRisk(mode: Exclude<RiskMode, 'off'>, scored: { score: numb
   const over = scored.score >= scored.threshold && !safeListed;
   const decision: RiskDecision = !over ? 'allow' : mode === 'enforce' ? 'block' : 'shadow_block';
   return { ...scored, decision, mode, safeListed };
+}
+
+/** What travels with a PIN (its webhook events, its row): the score, the decision and the signals that made it. */
+export interface RiskSummary {
+  score: number;
+  threshold: number;
+  decision: RiskDecision;
+  mode: Exclude<RiskMode, 'off'>;
+  /** The signals that added points, strongest first. */
+  signals: Pick<RiskSignal, 'name' | 'points' | 'value'>[];
+}
+
+export function riskSummary(assessment: RiskAssessment): RiskSummary {
+  const { score, threshold, decision, mode } = assessment;
+  return { score, threshold, decision, mode, signals: decidingSignals(assessment).map(({ name, points, value }) => ({ name, points, value })) };
 }
 
 /** The signals that made a score, strongest first: what a refusal names. */

@@ -47,7 +47,7 @@ interface DocumentedOperation {
   operationId?: string;
   security?: unknown[];
   parameters?: Record<string, unknown>[];
-  requestBody?: { required?: boolean; content?: Record<string, { schema?: { required?: string[] } }> };
+  requestBody?: { required?: boolean; content?: Record<string, { schema?: BodySchema }> };
   responses?: Record<string, unknown>;
 }
 type DocumentedPaths = Record<string, Record<string, DocumentedOperation>>;
@@ -134,6 +134,14 @@ function uniqueOperationIds(paths: DocumentedPaths) {
   }
 }
 
+interface BodySchema { required?: string[]; anyOf?: BodySchema[] }
+
+/** Whether `{}` fails the schema: it requires a member, or each of its alternatives does. */
+function requiresMember(schema: BodySchema | undefined): boolean {
+  if (schema?.anyOf) return schema.anyOf.every(requiresMember);
+  return (schema?.required ?? []).length > 0;
+}
+
 /**
  * A missing POST/PUT body is validated as `{}` (app.ts), so a body is required exactly when its schema
  * requires a member: the resend and partial-update bodies may be left out. (@fastify/swagger marks
@@ -145,7 +153,7 @@ function markOptionalBodies(paths: DocumentedPaths) {
       const body = operation.requestBody;
       if (!body) continue;
       const schema = Object.values(body.content ?? {})[0]?.schema;
-      body.required = (schema?.required ?? []).length > 0;
+      body.required = requiresMember(schema);
     }
   }
 }

@@ -9,15 +9,24 @@ export function definedFields<T extends Record<string, unknown>>(fields: T): { [
   return out as { [K in keyof T]?: Exclude<T[K], undefined> };
 }
 
-/**
- * The end user's address a backend names in `X-Client-Ip` (the caller's own address is its backend's):
- * a signal of the risk score. Undefined when absent, repeated or too long to be an address.
- */
-export function clientAddressHeader(headers: Record<string, string | string[] | undefined>): string | undefined {
-  const value = headers['x-client-ip'];
+/** One header's value, undefined when absent, repeated, empty or longer than `max`. */
+function singleHeader(headers: Record<string, string | string[] | undefined>, name: string, max: number): string | undefined {
+  const value = headers[name];
   if (typeof value !== 'string') return undefined;
-  const address = value.trim();
-  return address.length > 0 && address.length <= 64 ? address : undefined;
+  const trimmed = value.trim();
+  return trimmed.length > 0 && trimmed.length <= max ? trimmed : undefined;
+}
+
+/**
+ * The end user a backend names in the optional X-Client-* headers (the caller's own address is its
+ * backend's), signals of the risk score (docs/security.md): `X-Client-Ip`, their address;
+ * `X-Client-Device-Id`, their device, or without one `X-Client-Session-Id`, their session. A header
+ * absent, repeated or too long is left out.
+ */
+export function clientSignalHeaders(headers: Record<string, string | string[] | undefined>): { address?: string; device?: string } {
+  const address = singleHeader(headers, 'x-client-ip', 64);
+  const device = singleHeader(headers, 'x-client-device-id', 128) ?? singleHeader(headers, 'x-client-session-id', 128);
+  return definedFields({ address, device });
 }
 
 /** A numeric parameter (its schema checks the digits), undefined when absent. */

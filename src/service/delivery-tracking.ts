@@ -2,6 +2,7 @@
 // message again through the next member of a failover route), and an account reads a PIN's state and
 // delivery history (never the PIN itself).
 import { riskDecisionOfPin, type RiskDecisionView } from './risk.js';
+import type { RiskSummary } from '../domain/risk-score.js';
 import type { Logger } from 'pino';
 import type { FailoverRoutes } from '../delivery/routing/routed-transport.js';
 import type { DeliveryReceipt } from '../delivery/transport.js';
@@ -182,6 +183,8 @@ export interface PinDetails {
   workflow: WorkflowStepRecord[];
   /** Its send's risk assessment, when recorded (every shadow block, one allowed send in 20). */
   risk: RiskDecisionView | null;
+  /** The summary of the assessment it was sent under (every scored PIN), as its webhook events carry it. */
+  assessment: RiskSummary | null;
 }
 
 
@@ -193,7 +196,8 @@ export async function getPinDetails(ctx: ServiceContext, principal: Principal, p
   const state = pinState(pin, now);
   const workflow = await listPinWorkflow(ctx, principal.accountId, pinId);
   const risk = await riskDecisionOfPin(ctx, principal.accountId, pinId);
-  return ok({ pin, state, history, workflow, risk, nextResendAt: state === 'pending' && pin.pinCiphertext !== null ? await nextResendOf(ctx, pin, now) : null });
+  const assessment = await ctx.store.risk.summaryOfPin(principal.accountId, pinId);
+  return ok({ pin, state, history, workflow, risk, assessment: assessment === undefined ? null : JSON.parse(assessment) as RiskSummary, nextResendAt: state === 'pending' && pin.pinCiphertext !== null ? await nextResendOf(ctx, pin, now) : null });
 }
 
 /** A peek at the destination's send limit: counts nothing, so reading a PIN never spends a resend. */

@@ -20,6 +20,7 @@ import type { Channel, PinRecord } from '../store/store.js';
 import type { Principal, ServiceContext } from './context.js';
 import { profileOf, readMessageTemplate } from './effective-records.js';
 import { preludeApplication } from './prelude-settings.js';
+import type { ClientSignals } from './risk.js';
 import { resendPin, sendPin, type SendOutcome } from './send-pin.js';
 import { getService, serviceMessageId } from './twilio-services.js';
 // A custom code is taken as Twilio's CustomCode is, and a create holds its target under the lock Twilio's starts take.
@@ -30,19 +31,6 @@ import { checkWebhookUrl } from './webhooks.js';
 export type PreludeTarget = { type: 'phone_number' | 'email_address'; value: string };
 export type PreludeMethod = 'email' | 'message' | 'voice';
 export type BlockedReason = 'in_block_list' | 'repeated_attempts' | 'suspicious';
-
-/** Prelude's `signals`: what the client knows of its user's device, for the risk score. */
-export interface PreludeSignals {
-  ip?: string;
-  deviceId?: string;
-  devicePlatform?: string;
-  deviceModel?: string;
-  osVersion?: string;
-  appVersion?: string;
-  userAgent?: string;
-  isTrustedUser?: boolean;
-  ja4Fingerprint?: string;
-}
 
 export interface CreateInput {
   target: PreludeTarget;
@@ -58,10 +46,8 @@ export interface CreateInput {
     preferredChannel?: string;
     callbackUrl?: string;
   };
-  /** Prelude's `signals.ip`: the end user's address, a signal of the risk score. */
-  clientAddress?: string;
-  /** Every signal the create carried (the address among them is `clientAddress`). */
-  signals?: PreludeSignals;
+  /** The end user's address and device (Prelude's signals.ip and signals.device_id): signals of the risk score. */
+  client?: ClientSignals;
 }
 
 export type CreateOutcome =
@@ -197,7 +183,7 @@ export async function createVerification(ctx: ServiceContext, principal: Princip
   try {
     return await createLocked(ctx, principal, {
       applicationId: application.id, applicationName: application.name, destination: destination.value, channel, locale: locale.value, code: code.value, options,
-      clientAddress: input.clientAddress, now, correlationId: input.metadata?.correlationId ?? null, callbackUrl: callback.value,
+      client: input.client ?? {}, now, correlationId: input.metadata?.correlationId ?? null, callbackUrl: callback.value,
     });
   } finally {
     await ctx.store.twilio.unlockStart(lockKey, lockedUntil);
@@ -227,7 +213,7 @@ interface CreatePlan {
   locale: string;
   code: string | undefined;
   options: NonNullable<CreateInput['options']>;
-  clientAddress: string | undefined;
+  client: ClientSignals;
   now: number;
   correlationId: string | null;
   callbackUrl: string | null;
@@ -269,7 +255,7 @@ async function createLocked(ctx: ServiceContext, principal: Principal, plan: Cre
   if (!messageId.ok) return messageId;
   const sent = await sendPin(ctx, principal, plan.channel, {
     applicationId: plan.applicationId, messageId: messageId.value, to: plan.destination, placeholders, ...locale,
-    ...(plan.code !== undefined ? { pin: plan.code } : {}), ...(plan.clientAddress !== undefined ? { clientAddress: plan.clientAddress } : {}),
+    ...(plan.code !== undefined ? { pin: plan.code } : {}), client: plan.client,
   });
   return outcomeOf(ctx, principal, sent, 'success', plan, generatePinId());
 }

@@ -12,13 +12,13 @@ import {
   DEFAULT_RISK_SETTINGS, RISK_MODES, RISK_WINDOWS, conversionClass, decideRisk, decidingSignals, scoreRisk,
   type RiskAssessment, type RiskMode, type RiskReadings, type RiskSettings, type RiskWindow,
 } from '../domain/risk-score.js';
-import type { RiskCounterHit, RiskCounterRead, RiskDecisionRecord, RiskSettingsRow } from '../store/risk-store.js';
+import type { RiskCounterHit, RiskCounterRead, RiskDecisionRecord, RiskSettingsRow, RiskWrite } from '../store/risk-store.js';
 import type { ApplicationRecord, Channel } from '../store/store.js';
 import { applicationNotFound } from './applications.js';
 import type { Principal, ServiceContext } from './context.js';
 import { profileOf } from './effective-records.js';
 import { phoneNumberType } from './security.js';
-import { inUnitOfWork, type UnitOfWork } from './unit-of-work.js';
+import { inUnitOfWork } from './unit-of-work.js';
 
 /** One allowed decision in this many is recorded (blocks and shadow blocks always are). */
 export const ALLOWED_DECISION_SAMPLE = 20;
@@ -48,47 +48,62 @@ export async function loadRiskSettings(ctx: ServiceContext, applicationId: strin
   return profileOf(ctx) === 'strict' ? { ...stored, mode: 'enforce' } : stored;
 }
 
+function hourOfDay(now: number): number {
+  return new Date(now).getUTCHours();
+}
+
 function bucketOf(window: RiskWindow, now: number): number {
   const { bucketMs } = RISK_WINDOWS[window];
   return Math.floor(now / bucketMs) * bucketMs;
 }
 
+/**
+ * The end user as the caller names them (never the caller itself: a backend sends every user's PIN):
+ * their address (Twilio's DeviceIp, Prelude's signals.ip, X-Client-Ip) and their device, or without
+ * one their session (Prelude's signals.device_id, X-Client-Device-Id, X-Client-Session-Id).
+ */
+export interface ClientSignals {
+  address?: string;
+  device?: string;
+}
+
 /** The counters of a number, each with the window it is read over. */
-function countersOf(to: string, country: string | undefined, numberType: string | undefined, clientAddress: string | undefined) {
+function countersOf(to: string, country: string | undefined, numberType: string | undefined, now: number, client: { address?: string; device?: string } = {}) {
   const cc = country ?? 'unknown';
   const destinationClass = conversionClass(country, numberType);
   return {
-    number: { counter: `n:${to}`, window: 'recent' },
-    block10: { counter: `b10:${to.slice(0, -1)}`, window: 'recent' },
-    block100: { counter: `b100:${to.slice(0, -2)}`, window: 'recent' },
-    block1000: { counter: `b1000:${to.slice(0, -3)}`, window: 'recent' },
-    block10000: { counter: `b10000:${to.slice(0, -4)}`, window: 'recent' },
-    ...(clientAddress !== undefined ? { address: { counter: `addr:${clientAddress}`, window: 'recent' } } : {}),
+    // The distinct numbers of the number's blocks, named by their digits and the digits dropped
+    // (`.0`: the number itself): a number's five counters sort next to one another, so that a send
+    // to a number of a sparse block writes one page of the table, not five.
+    number: { counter: `d:${to}.0`, window: 'recent' },
+    block10: { counter: `d:${to.slice(0, -1)}.1`, window: 'recent' },
+    block100: { counter: `d:${to.slice(0, -2)}.2`, window: 'recent' },
+    block1000: { counter: `d:${to.slice(0, -3)}.3`, window: 'recent' },
+    block10000: { counter: `d:${to.slice(0, -4)}.4`, window: 'recent' },
+    ...(client.address !== undefined ? { address: { counter: `addr:${client.address}`, window: 'recent' } } : {}),
+    ...(client.device !== undefined ? { device: { counter: `dev:${client.device}`, window: 'recent' } } : {}),
     // Over a day: a slow drip into one country adds up.
     countrySends: { counter: `cs:${destinationClass}`, window: 'baseline' },
     countryVerifies: { counter: `cv:${destinationClass}`, window: 'baseline' },
-    prefixSends: { counter: `ps:${to.slice(0, -4)}`, window: 'recent' },
     prefixVerifies: { counter: `pv:${to.slice(0, -4)}`, window: 'recent' },
     baselineSends: { counter: 'as', window: 'baseline' },
     baselineVerifies: { counter: 'av', window: 'baseline' },
     historySends: { counter: 'h', window: 'history' },
     historyCountrySends: { counter: `hc:${cc}`, window: 'history' },
+    // The application's sends per hour of the day (UTC): its daily pattern.
+    historyHourSends: { counter: `hod:${hourOfDay(now)}`, window: 'history' },
   } satisfies Record<string, { counter: string; window: RiskWindow }>;
 }
 
-/**
- * The assessment of a send or resend to `to`, or undefined when the application scores nothing (mode
- * off, or an email). `clientAddress`: the end user's address when the caller names it (Twilio's
- * DeviceIp, Prelude's signals.ip, the X-Client-Ip header), never the caller's own: a backend sends every user's PIN.
- */
-export async function assessSend(ctx: ServiceContext, principal: Principal, app: ApplicationRecord, channel: Channel, to: string, kind: 'send' | 'resend', now: number, clientAddress?: string): Promise<RiskCheck | undefined> {
+/** The assessment of a send or resend to `to`, or undefined when the application scores nothing (mode off, or an email). */
+export async function assessSend(ctx: ServiceContext, principal: Principal, app: ApplicationRecord, channel: Channel, to: string, kind: 'send' | 'resend', now: number, client: ClientSignals = {}): Promise<RiskCheck | undefined> {
   if (channel === 'email') return undefined;
   const settings = await loadRiskSettings(ctx, app.id);
   if (settings.mode === 'off') return undefined;
   const country = phoneCountry(to);
-  const address = clientAddress !== undefined ? ipRateKey(clientAddress) ?? `raw:${clientAddress}` : undefined;
+  const address = client.address !== undefined ? ipRateKey(client.address) ?? `raw:${client.address}` : undefined;
   const numberType = phoneNumberType(to);
-  const counters = countersOf(to, country, numberType, address);
+  const counters = countersOf(to, country, numberType, now, { ...(address !== undefined ? { address } : {}), ...(client.device !== undefined ? { device: client.device } : {}) });
   const reads: RiskCounterRead[] = Object.values(counters).map((c) => ({ counter: c.counter, since: now - RISK_WINDOWS[c.window].windowMs }));
   const counts = await ctx.store.risk.readCounters(app.id, reads);
   const count = (c: { counter: string }) => counts.get(c.counter) ?? 0;
@@ -97,30 +112,33 @@ export async function assessSend(ctx: ServiceContext, principal: Principal, app:
   const readings: RiskReadings = {
     numberType, country,
     countrySends: count(counters.countrySends), countryVerifies: count(counters.countryVerifies),
-    prefixSends: count(counters.prefixSends), prefixVerifies: count(counters.prefixVerifies),
+    // The prefix's sends are the distinct numbers asked for in its 10 000-block (blocked ones too).
+    prefixSends: count(counters.block10000), prefixVerifies: count(counters.prefixVerifies),
     baselineSends: count(counters.baselineSends), baselineVerifies: count(counters.baselineVerifies),
     // This number's own earlier send is among the block's: the signals count the others.
     distinctInBlock10: count(counters.block10) - (seenNumber ? 1 : 0),
     distinctInBlock100: count(counters.block100) - (seenNumber ? 1 : 0),
     distinctInBlock1000: count(counters.block1000) - (seenNumber ? 1 : 0),
     distinctInBlock10000: count(counters.block10000) - (seenNumber ? 1 : 0),
-    distinctFromClientAddress: counters.address ? count(counters.address) - (seenNumber ? 1 : 0) : undefined,
+    distinctFromClientAddress: counters.address ? Math.max(0, count(counters.address) - (seenNumber ? 1 : 0)) : undefined,
+    distinctFromClientDevice: counters.device ? Math.max(0, count(counters.device) - (seenNumber ? 1 : 0)) : undefined,
     historySends: count(counters.historySends), historyCountrySends: count(counters.historyCountrySends),
+    hourOfDay: hourOfDay(now), historyHourSends: count(counters.historyHourSends),
   };
   const scored = scoreRisk(settings, readings);
-  // Looked up only for a score that would block: most sends never need it.
-  const safeListed = scored.score >= scored.threshold && await ctx.store.twilio.isSafeListed(principal.accountId, to);
+  // From the configuration cache: every send asks, since a listed number must not train the baselines either.
+  const safeListed = await ctx.store.twilio.isSafeListed(principal.accountId, to);
   const assessment = decideRisk(settings.mode, scored, safeListed);
   const hitsOf = (list: { counter: string; window: RiskWindow }[]) => list.map((c) => ({ counter: c.counter, bucketStart: bucketOf(c.window, now) }));
   // A Safe List number's traffic does not train the counters the score compares against.
   const counted = kind === 'send' && !safeListed;
   // The prefix's conversion is of the distinct numbers asked for in it, blocked ones too: a run that is
   // blocked does not look better for it.
-  const attempt = seenNumber ? [] : [counters.number, counters.block10, counters.block100, counters.block1000, counters.block10000, counters.prefixSends, ...(counters.address ? [counters.address] : [])];
+  const attempt = seenNumber ? [] : [counters.number, counters.block10, counters.block100, counters.block1000, counters.block10000, ...(counters.address ? [counters.address] : []), ...(counters.device ? [counters.device] : [])];
   return {
     assessment, country,
     attemptHits: counted ? hitsOf(attempt) : [],
-    sendHits: counted ? hitsOf([counters.countrySends, counters.baselineSends, counters.historySends, counters.historyCountrySends]) : [],
+    sendHits: counted ? hitsOf([counters.countrySends, counters.baselineSends, counters.historySends, counters.historyCountrySends, counters.historyHourSends]) : [],
   };
 }
 
@@ -131,23 +149,26 @@ export function riskRefusal(assessment: RiskAssessment): Failure {
 }
 
 /**
- * Records a decision: every block and shadow block, one allowed send in ALLOWED_DECISION_SAMPLE.
- * `pinId`: the PIN sent (none for a block).
+ * What a send's assessment writes to the score's state: its hits (`counted`: an accepted send's, only
+ * its attempt's when it was blocked, none for a test number's, which nobody ever verifies) and its
+ * decision when it is recorded (every block and shadow block, one allowed send in
+ * ALLOWED_DECISION_SAMPLE). An accepted send's goes with its PIN (NewPin's `risk`: no write of its
+ * own), a block's and a resend's through RiskStore.write. `pinId`: the PIN sent (none for a block).
  */
-export async function recordRiskDecision(unit: UnitOfWork, app: ApplicationRecord, kind: 'send' | 'resend', to: string, check: RiskCheck, pinId: string | undefined, now: number): Promise<void> {
-  const { ctx, principal } = unit;
+export function riskWriteOf(principal: Principal, app: ApplicationRecord, kind: 'send' | 'resend', to: string, check: RiskCheck, pinId: string | undefined, now: number, counted: 'send' | 'attempt' | 'none'): RiskWrite {
   const { assessment } = check;
-  if (assessment.decision === 'allow' && randomInt(ALLOWED_DECISION_SAMPLE) !== 0) return;
-  await ctx.store.risk.recordDecision({
-    id: `${now.toString(36).padStart(10, '0')}${randomBytes(8).toString('hex')}`, accountId: principal.accountId, applicationId: app.id, pinId: pinId ?? null, kind, createdAt: now,
-    destination: to, country: check.country ?? null, score: assessment.score, threshold: assessment.threshold, decision: assessment.decision, mode: assessment.mode,
-    safeListed: assessment.safeListed, signals: JSON.stringify(assessment.signals),
-  });
-}
-
-/** Counts an accepted send (or, `blocked`, only its attempt) in the score's counters. Never throws: a lost count errs towards allowing. */
-export async function countRiskSend(ctx: ServiceContext, applicationId: string, check: RiskCheck, blocked = false): Promise<void> {
-  await ctx.store.risk.countHits(applicationId, blocked ? check.attemptHits : [...check.attemptHits, ...check.sendHits]).catch(() => undefined);
+  const hits = counted === 'none' ? [] : counted === 'attempt' ? check.attemptHits : [...check.attemptHits, ...check.sendHits];
+  const recorded = assessment.decision !== 'allow' || randomInt(ALLOWED_DECISION_SAMPLE) === 0;
+  return {
+    applicationId: app.id, hits,
+    ...(recorded ? {
+      decision: {
+        id: `${now.toString(36).padStart(10, '0')}${randomBytes(8).toString('hex')}`, accountId: principal.accountId, applicationId: app.id, pinId: pinId ?? null, kind, createdAt: now,
+        destination: to, country: check.country ?? null, score: assessment.score, threshold: assessment.threshold, decision: assessment.decision, mode: assessment.mode,
+        safeListed: assessment.safeListed, signals: JSON.stringify(assessment.signals),
+      },
+    } : {}),
+  };
 }
 
 /** Counts a successful verification towards the conversion signals. Never throws. */
@@ -156,9 +177,9 @@ export async function countRiskVerify(ctx: ServiceContext, applicationId: string
     if (!/^[0-9]+$/.test(destination)) return;
     const settings = await loadRiskSettings(ctx, applicationId);
     if (settings.mode === 'off') return;
-    const counters = countersOf(destination, phoneCountry(destination), phoneNumberType(destination), undefined);
-    await ctx.store.risk.countHits(applicationId, [counters.countryVerifies, counters.prefixVerifies, counters.baselineVerifies]
-      .map((c) => ({ counter: c.counter, bucketStart: bucketOf(c.window, now) })));
+    const counters = countersOf(destination, phoneCountry(destination), phoneNumberType(destination), now);
+    await ctx.store.risk.write({ applicationId, hits: [counters.countryVerifies, counters.prefixVerifies, counters.baselineVerifies]
+      .map((c) => ({ counter: c.counter, bucketStart: bucketOf(c.window, now) })) });
   } catch {
     // A lost verification errs towards a lower conversion, never towards a failed verification.
   }

@@ -16,8 +16,8 @@ import type { Principal, ServiceContext } from './context.js';
 import { readApplication, readMessageTemplate } from './effective-records.js';
 import { refusingLimit, tooManyRequests, type NamedLimit } from './limit-refusals.js';
 import { checkSendGuards, countBreakerSend, type GuardPass } from './security.js';
-import { assessSend, countRiskSend, recordRiskDecision, riskRefusal, type RiskCheck } from './risk.js';
-import type { RiskAssessment } from '../domain/risk-score.js';
+import { assessSend, riskRefusal, riskWriteOf, type ClientSignals, type RiskCheck } from './risk.js';
+import { riskSummary, type RiskAssessment } from '../domain/risk-score.js';
 import { isLocaleTag } from '../domain/template-locales.js';
 import { appHashTooLong } from './template-autofill.js';
 import { testNumberAuditReason, testNumberCode } from './test-numbers.js';
@@ -43,11 +43,8 @@ export interface SendPinInput {
   dialectLimits?: readonly NamedLimit[];
   /** The dialect verification the PIN starts (a Twilio start), written with the PIN or not at all. */
   dialect?: (pin: NewPin['pin'], deliveryId: string | undefined) => DialectStart;
-  /**
-   * The end user's address, when the caller names it (Twilio's DeviceIp, Prelude's signals.ip, the X-Client-Ip header):
-   * a signal of the risk score. Never the caller's own address, which is its backend's.
-   */
-  clientAddress?: string;
+  /** The end user's address and device or session, when the caller names them: signals of the risk score (risk.ts). */
+  client?: ClientSignals;
 }
 
 export interface ResendPinInput {
@@ -184,7 +181,7 @@ interface Admission {
  */
 async function admit(
   unit: UnitOfWork, attempt: Pick<Admission, 'kind' | 'app' | 'channel' | 'to' | 'pinId'>,
-  template: MessageTemplateRecord | undefined, placeholders: Record<string, string>, errors: FieldErrors, dialectLimits: readonly NamedLimit[] = [], clientAddress?: string,
+  template: MessageTemplateRecord | undefined, placeholders: Record<string, string>, errors: FieldErrors, dialectLimits: readonly NamedLimit[] = [], client: ClientSignals = {},
 ): Promise<Result<Admission>> {
   const { ctx } = unit;
   const { kind, app, channel, to } = attempt;
@@ -203,10 +200,10 @@ async function admit(
   }
   // The risk score, after the operator's own rules: a block refuses before anything is queued or counted.
   const now = ctx.clock();
-  const risk = await assessSend(ctx, unit.principal, app, channel, to, kind, now, clientAddress);
+  const risk = await assessSend(ctx, unit.principal, app, channel, to, kind, now, client);
   if (risk?.assessment.decision === 'block') {
-    await countRiskSend(ctx, app.id, risk, true);
-    await recordRiskDecision(unit, app, kind, to, risk, attempt.pinId, now);
+    // Counted as an attempt: velocity measures what is asked for, so a blocked run keeps its count.
+    await ctx.store.risk.write(riskWriteOf(unit.principal, app, kind, to, risk, attempt.pinId, now, 'attempt'));
     ctx.metrics.securityRefusal('risk_score');
     unit.audit({ event: `pin.${kind}.refused`, applicationId: app.id, ...(attempt.pinId !== undefined ? { pinId: attempt.pinId } : {}), destination: to, reason: `risk_score:${risk.assessment.score}` });
     return { ok: false, failure: riskRefusal(risk.assessment) };
@@ -249,10 +246,8 @@ async function settle(unit: UnitOfWork, admission: Admission, outcome: RateLimit
   if (queued) ctx.messageQueued();
   // A test number's sends are never verified by a real person: counted, they would trip the conversion breaker.
   if (!testNumber && guard.breakerCountry !== undefined && guard.settings) await countBreakerSend(ctx, app, guard.breakerCountry, guard.settings, now);
-  if (risk) {
-    if (!testNumber) await countRiskSend(ctx, app.id, risk);
-    await recordRiskDecision(unit, app, kind, to, risk, pinId, now);
-  }
+  // A send's assessment was written with its PIN (queuePin); a resend's is written here.
+  if (risk && kind === 'resend') await ctx.store.risk.write(riskWriteOf(unit.principal, app, kind, to, risk, pinId, now, message.testNumber ? 'none' : 'send'));
   // From the write that consumed the limits: no query of its own.
   const destinationLimit = admission.limits.find((l) => l.reason === 'SEND_LIMIT_DESTINATION');
   const nextResendAt = (destinationLimit && outcome.nextAllowedAt?.[destinationLimit.key]) ?? now;
@@ -287,7 +282,7 @@ async function queuePin(unit: UnitOfWork, requested: Channel, input: SendPinInpu
   // Under a workflow the PIN goes out on its first step's channel, whichever dialect asked.
   const workflow = planSend(ctx, app, requested);
   const channel = workflow?.channel ?? requested;
-  const admission = await admit(unit, { kind: 'send', app, channel, to }, template?.kind === wanted ? template : undefined, input.placeholders ?? {}, errors, input.dialectLimits, input.clientAddress);
+  const admission = await admit(unit, { kind: 'send', app, channel, to }, template?.kind === wanted ? template : undefined, input.placeholders ?? {}, errors, input.dialectLimits, input.client);
   if (!admission.ok) return admission;
 
   const now = ctx.clock();
@@ -309,11 +304,15 @@ async function queuePin(unit: UnitOfWork, requested: Channel, input: SendPinInpu
     attemptsLeft: app.configuration.pinAttempts, allowMultipleVerifications: app.configuration.allowMultiplePinVerifications,
     createdAt: now, expiresAt: now + ttl, deliveryStatus: queued ? 'queued' : 'not_sent',
     country: isPhoneChannel(channel) ? phoneCountry(to) ?? null : null, testNumber,
+    ...(admission.value.risk ? { risk: JSON.stringify(riskSummary(admission.value.risk.assessment)) } : {}),
   };
+  const { risk } = admission.value;
   const outcome = await unit.write((result: RateLimitOutcome) => outcomeAuditEvent(admission.value, result, message), (audit) => ctx.store.createPin({
     pin: newPin,
     ...(deliveryId ? { outbox: { id: deliveryId, request } } : {}),
     ...(input.dialect ? { dialect: input.dialect(newPin, deliveryId) } : {}),
+    // Its hits and decision, in the PIN's own write (a test number's sends count in no baseline).
+    ...(risk ? { risk: riskWriteOf(principal, app, 'send', to, risk, pinId, now, testNumber ? 'none' : 'send') } : {}),
   }, admission.value.limits, now, audit));
   if (workflow && !outcome.allowed) await ctx.store.workflows.discard(pinId);
   return settle(unit, admission.value, outcome, message, now);

@@ -292,7 +292,7 @@ async function startLocked(unit: UnitOfWork, service: TwilioService, plan: Start
   const sent = await sendPin(ctx, principal, channel, {
     applicationId: service.application.id, messageId, to: destination.value, placeholders, dialectLimits: plan.serviceLimits,
     ...(plan.customCode !== undefined ? { pin: plan.customCode } : {}), ...(plan.sender !== undefined ? { from: plan.sender } : {}),
-    ...(input.deviceIp !== undefined ? { clientAddress: input.deviceIp } : {}), ...(plan.requestedLocale !== undefined ? { locale: plan.requestedLocale } : {}),
+    ...(input.deviceIp !== undefined ? { client: { address: input.deviceIp } } : {}), ...(plan.requestedLocale !== undefined ? { locale: plan.requestedLocale } : {}),
     // The verification (its PSD2 Amount and Payee among it) and verification.started are written in
     // the PIN's own transaction: no PIN of a start is ever without them.
     dialect: (pin, deliveryId) => ({

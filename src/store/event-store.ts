@@ -9,6 +9,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { maskDestination } from '../domain/destinations.js';
 import { ALL_PIN_EVENTS, pinEventBody, subscribesTo, type PinEventData, type PinEventType } from '../domain/pin-events.js';
+import type { RiskSummary } from '../domain/risk-score.js';
 import type { TwilioVerificationEvent } from '../domain/twilio-events.js';
 import type { PreludeWebhookType } from '../domain/prelude-webhooks.js';
 import type { VonageCallbackType } from '../domain/vonage-callbacks.js';
@@ -128,6 +129,8 @@ export interface PinSubscriberRow {
   destination: string;
   attempts_left: number;
   test_number: number;
+  /** JSON of the risk assessment's summary, or null (pins.risk). */
+  risk: string | null;
 }
 
 /** The event_outbox rows of `type` about a PIN, one per subscriber that receives it. */
@@ -142,6 +145,7 @@ export function pinEventRows(type: PinEventType, pinId: string, now: number, det
     ...(type === 'pin.verified' || type === 'pin.expired' || type === 'pin.locked' ? { attemptsRemaining: first.attempts_left } : {}),
     ...(details.transport !== undefined && details.transport !== null && { transport: details.transport }),
     ...(Number(first.test_number) === 1 && { testNumber: true as const }),
+    ...(first.risk !== null && first.risk !== undefined && { risk: JSON.parse(first.risk) as RiskSummary }),
   };
   const payload = pinEventBody(type, now, data);
   return targets.map((t) => ({
@@ -155,7 +159,7 @@ export class KyselyEventStore implements EventStore {
   private readonly subscribersOfPin = new PreparedQuery((db: Kysely<Database>, p: ParamOf<{ pinId: string }>) => db.selectFrom('pins')
     .innerJoin('webhook_subscriptions', 'webhook_subscriptions.account_id', 'pins.account_id')
     .select(['webhook_subscriptions.id as subscription_id', 'webhook_subscriptions.events', 'pins.account_id', 'pins.application_id',
-      'pins.message_id', 'pins.channel', 'pins.destination', 'pins.attempts_left', 'pins.test_number'])
+      'pins.message_id', 'pins.channel', 'pins.destination', 'pins.attempts_left', 'pins.test_number', 'pins.risk'])
     .where('pins.id', '=', p('pinId')).where('webhook_subscriptions.enabled', '=', 1));
 
   /** Whether any subscription is enabled at all: most deployments have none, and then no PIN needs the join above. */

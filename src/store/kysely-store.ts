@@ -20,7 +20,7 @@ import { KyselyIdempotencyStore } from './idempotency-store.js';
 import { KyselyTestNumberStore } from './test-number-store.js';
 import { KyselyAuditStore } from './audit-store.js';
 import { KyselySecurityStore } from './security-store.js';
-import { KyselyRiskStore } from './risk-store.js';
+import { KyselyRiskStore, riskWriteParameters } from './risk-store.js';
 import { KyselyRouteStore } from './route-store.js';
 import { KyselyConsoleStore } from './console-store.js';
 import { KyselyTwilioStore } from './twilio-store.js';
@@ -38,6 +38,7 @@ import { SqliteLimitStatements } from './sqlite/limit-statements.js';
 import { SqlitePinStatements, type AttemptRows } from './sqlite/pin-statements.js';
 import { SqliteEventStatements } from './sqlite/event-statements.js';
 import { SqliteTwilioStatements } from './sqlite/twilio-statements.js';
+import { SqliteRiskStatements } from './sqlite/risk-statements.js';
 import { SqliteOutboxStatements, type OutboxOutcome } from './sqlite/outbox-statements.js';
 import { ConfigCache, UNCACHED, type ConfigReader, type ConfigVersion } from './config-cache.js';
 import type { PostgresConfigVersion } from './postgres/config-version.js';
@@ -131,6 +132,7 @@ interface SqliteStatements {
   pins: SqlitePinStatements;
   audit: SqliteAuditStatements;
   outbox: SqliteOutboxStatements;
+  risk: SqliteRiskStatements;
 }
 
 export class KyselyStore implements Store, RateLimiter {
@@ -174,8 +176,9 @@ export class KyselyStore implements Store, RateLimiter {
     const limits = new SqliteLimitStatements(hot);
     const audit = new SqliteAuditStatements(hot.connection);
     const events = new SqliteEventStatements(hot.connection, this.options.configVersion);
-    const pins = new SqlitePinStatements(hot, limits, audit, events, new SqliteTwilioStatements(hot.connection, events));
-    return (this.sqliteStatements = { limits, pins, audit, outbox: new SqliteOutboxStatements(hot, events, audit) });
+    const risk = new SqliteRiskStatements(hot);
+    const pins = new SqlitePinStatements(hot, limits, audit, events, new SqliteTwilioStatements(hot.connection, events), risk);
+    return (this.sqliteStatements = { limits, pins, audit, outbox: new SqliteOutboxStatements(hot, events, audit), risk });
   }
 
   constructor(readonly db: Kysely<Database>, readonly dialect: 'sqlite' | 'postgres', private readonly onClose: () => Promise<void>, private readonly options: KyselyStoreOptions = {}) {
@@ -186,13 +189,13 @@ export class KyselyStore implements Store, RateLimiter {
     // how soon a subscription made on another node is announced to this one.
     this.events = new KyselyEventStore(db, dialect, dialect === 'sqlite' ? this.config : UNCACHED);
     this.security = new KyselySecurityStore(db, this.config);
-    this.risk = new KyselyRiskStore(db, this.config);
+    this.risk = new KyselyRiskStore(db, this.config, dialect === 'sqlite' ? () => this.sqlite.risk : undefined);
     this.routes = new KyselyRouteStore(db, this.config);
     this.flushes = dialect === 'postgres' ? new DeferredFlushes(() => db.executeQuery(CompiledQuery.raw(COMMIT_BARRIER, [Date.now()]))) : undefined;
     // Its commits are synchronous: each makes the hot statements' commits before it durable.
     this.audit = new KyselyAuditStore(db, dialect, (work) => this.deferred(work), (commit) => this.flushes ? this.flushes.synchronous(commit) : commit());
     this.console = new KyselyConsoleStore(db);
-    this.twilio = new KyselyTwilioStore(db, dialect, this.events);
+    this.twilio = new KyselyTwilioStore(db, dialect, this.events, this.config);
     this.prelude = new KyselyPreludeStore(db);
     this.vonage = new KyselyVonageStore(db);
     this.idempotency = new KyselyIdempotencyStore(db, dialect);
@@ -409,8 +412,8 @@ export class KyselyStore implements Store, RateLimiter {
       const create = (db: Db, deferFlush: boolean) => pgHot.createPin(db, this.externalLimiter ? [] : limits, now, {
         id: p.id, accountId: p.accountId, applicationId: p.applicationId, messageId: p.messageId, channel: p.channel, destination: p.destination,
         pinHash: p.pinHash, pinCiphertext: p.pinCiphertext, attemptsLeft: p.attemptsLeft, allowMultipleVerifications: p.allowMultipleVerifications,
-        createdAt: p.createdAt, expiresAt: p.expiresAt, deliveryStatus: p.deliveryStatus, country: p.country ?? null, testNumber: p.testNumber === true,
-      }, input.outbox && { id: input.outbox.id, request: JSON.stringify(input.outbox.request) }, OUTBOX_CHANNEL, deferFlush);
+        createdAt: p.createdAt, expiresAt: p.expiresAt, deliveryStatus: p.deliveryStatus, country: p.country ?? null, testNumber: p.testNumber === true, risk: p.risk ?? null,
+      }, input.outbox && { id: input.outbox.id, request: JSON.stringify(input.outbox.request) }, OUTBOX_CHANNEL, deferFlush, riskWriteParameters(input.risk));
       const { dialect } = input;
       return this.limits.refusable(limits, now, async () => {
         // A PIN that starts a dialect verification is one transaction with its row (a Twilio start
@@ -442,8 +445,8 @@ export class KyselyStore implements Store, RateLimiter {
       allow_multiple_verifications: p.allowMultipleVerifications ? 1 : 0, created_at: p.createdAt, expires_at: p.expiresAt,
       verified_at: null, locked_at: null, delivery_status: p.deliveryStatus, delivery_error: null, sent_at: null, send_count: 1,
       delivery_transport: null, provider_message_id: null, delivered_at: null, country: p.country ?? null, test_number: p.testNumber ? 1 : 0,
-      ...ownMessageColumns(input.outbox, now),
-    }, this.externalLimiter ? [] : limits, now, audit, input.dialect);
+      risk: p.risk ?? null, ...ownMessageColumns(input.outbox, now),
+    }, this.externalLimiter ? [] : limits, now, audit, input.dialect, input.risk);
     // With an external limiter the store counted no limit: the outcome (and its windows) is the limiter's.
     return this.externalLimiter ? { ...external, ...created } : created;
   }

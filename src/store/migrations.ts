@@ -723,6 +723,33 @@ $$`).execute(db);
   for each statement execute function twofa_config_changed()`).execute(db);
       },
     },
+    '0033_risk_cost': {
+      async up(db: Kysely<unknown>) {
+        // The risk score's cost on every send (BENCHMARKS.md). The Safe List (numbers and prefixes) is
+        // consulted by every scored send, from the configuration cache: its changes bump the version.
+        // On SQLite, the counters a send reads and upserts by the dozen are kept in a table keyed by its
+        // primary key alone (WITHOUT ROWID): a counter's row is found in one B-tree instead of its index
+        // and then its row, and a new row adds one entry instead of two. (PostgreSQL has no rowid.)
+        // A PIN keeps the summary of the assessment it was sent under, which its webhook events carry.
+        await sql.raw('alter table pins add column risk text').execute(db);
+        if (dialect === 'postgres') {
+          await sql.raw(`create trigger safe_list_numbers_config_version after insert or update or delete or truncate on safe_list_numbers
+  for each statement execute function twofa_config_changed()`).execute(db);
+          return;
+        }
+        await sql.raw(`create table risk_counters_keyed (
+  application_id text not null,
+  counter text not null,
+  bucket_start bigint not null,
+  hits integer not null,
+  primary key (application_id, counter, bucket_start)
+) without rowid`).execute(db);
+        await sql.raw('insert into risk_counters_keyed (application_id, counter, bucket_start, hits) select application_id, counter, bucket_start, hits from risk_counters').execute(db);
+        await sql.raw('drop table risk_counters').execute(db);
+        await sql.raw('alter table risk_counters_keyed rename to risk_counters').execute(db);
+        await sql.raw('create index risk_counters_bucket on risk_counters (bucket_start)').execute(db);
+      },
+    },
     '0034_template_locale_texts': {
       async up(db: Kysely<unknown>) {
         // A message template holds its texts per locale (and per channel) itself, as JSON read with

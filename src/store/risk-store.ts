@@ -1,10 +1,13 @@
 // The risk score's state over the same Kysely database as the rest of the store (shared by every
 // node on PostgreSQL): each application's mode and thresholds (configuration, cached), the counters
 // the score reads (hits per counter and time bucket: one read and one upsert per send, no scan of
-// history), and the decisions recorded with their signals.
-import type { Kysely } from 'kysely';
+// history), and the decisions recorded with their signals. A send's hits and decision are written
+// with its PIN (Store.createPin's `risk`: the PIN's own transaction on SQLite, its one statement on
+// PostgreSQL), so scoring a send costs one read and no write of its own.
+import { CompiledQuery, type Kysely } from 'kysely';
 import type { Database } from './schema.js';
 import { UNCACHED, type ConfigReader } from './config-cache.js';
+import { RISK_WRITE } from './postgres/risk-statements.js';
 
 export interface RiskSettingsRow {
   mode: string;
@@ -22,6 +25,16 @@ export interface RiskCounterRead {
 export interface RiskCounterHit {
   counter: string;
   bucketStart: number;
+}
+
+/**
+ * What one send, block, resend or verification writes to the score's state: one hit on each counter
+ * (distinct counters) and the decision, if it is recorded; all of it or none.
+ */
+export interface RiskWrite {
+  applicationId: string;
+  hits: readonly RiskCounterHit[];
+  decision?: RiskDecisionRecord;
 }
 
 export interface RiskDecisionRecord {
@@ -59,15 +72,22 @@ export interface RiskStore {
   putSettings(accountId: string, applicationId: string, settings: Omit<RiskSettingsRow, 'updatedAt'>, now: number): Promise<void>;
   /** The hits of each counter since its `since` (0 for a counter never counted). */
   readCounters(applicationId: string, reads: readonly RiskCounterRead[]): Promise<Map<string, number>>;
-  /** One hit on each counter (distinct counters), in one statement. */
-  countHits(applicationId: string, hits: readonly RiskCounterHit[]): Promise<void>;
-  recordDecision(decision: RiskDecisionRecord): Promise<void>;
+  /** `write` in one transaction (a send's is written by Store.createPin, with its PIN). */
+  write(write: RiskWrite): Promise<void>;
   /** An account's decisions, newest first. */
   listDecisions(accountId: string, query: RiskDecisionQuery): Promise<RiskDecisionRecord[]>;
+  /** The summary of the assessment a PIN was sent under (JSON, pins.risk), if it was scored. */
+  summaryOfPin(accountId: string, pinId: string): Promise<string | undefined>;
   /** The newest decision recorded for a PIN, if any. */
   decisionOfPin(accountId: string, pinId: string): Promise<RiskDecisionRecord | undefined>;
   /** Deletes counters in buckets that started before `countersBefore` and decisions made before `decisionsBefore`. */
   purge(countersBefore: number, decisionsBefore: number): Promise<void>;
+}
+
+/** SQLite's prepared statements of the score (sqlite/risk-statements.ts), named here by what the store needs of them. */
+export interface RiskHotPath {
+  read(applicationId: string, reads: readonly RiskCounterRead[]): Map<string, number> | Promise<Map<string, number>>;
+  write(write: RiskWrite): void | Promise<void>;
 }
 
 type DecisionRow = Database['risk_decisions'];
@@ -89,7 +109,8 @@ export function rowOfDecision(d: RiskDecisionRecord): DecisionRow {
 }
 
 export class KyselyRiskStore implements RiskStore {
-  constructor(private readonly db: Kysely<Database>, private readonly config: ConfigReader = UNCACHED) {}
+  /** `sqlite`: the hot path's prepared statements, on SQLite (the send path does not go through Kysely there). */
+  constructor(private readonly db: Kysely<Database>, private readonly config: ConfigReader = UNCACHED, private readonly sqlite?: () => RiskHotPath) {}
 
   async getSettings(applicationId: string): Promise<RiskSettingsRow | undefined> {
     return this.config.get(`risk:${applicationId}`, async () => {
@@ -110,6 +131,7 @@ export class KyselyRiskStore implements RiskStore {
   }
 
   async readCounters(applicationId: string, reads: readonly RiskCounterRead[]): Promise<Map<string, number>> {
+    if (this.sqlite) return this.sqlite().read(applicationId, reads);
     const counts = new Map<string, number>(reads.map((r) => [r.counter, 0]));
     if (reads.length === 0) return counts;
     // One select per window, each an IN on the primary key's (application, counter) prefix: an OR of
@@ -125,16 +147,11 @@ export class KyselyRiskStore implements RiskStore {
     return counts;
   }
 
-  async countHits(applicationId: string, hits: readonly RiskCounterHit[]): Promise<void> {
-    if (hits.length === 0) return;
-    await this.db.insertInto('risk_counters')
-      .values(hits.map((h) => ({ application_id: applicationId, counter: h.counter, bucket_start: h.bucketStart, hits: 1 })))
-      .onConflict((oc) => oc.columns(['application_id', 'counter', 'bucket_start']).doUpdateSet((eb) => ({ hits: eb('risk_counters.hits', '+', 1) })))
-      .execute();
-  }
-
-  async recordDecision(decision: RiskDecisionRecord): Promise<void> {
-    await this.db.insertInto('risk_decisions').values(rowOfDecision(decision)).execute();
+  async write(write: RiskWrite): Promise<void> {
+    if (this.sqlite) return this.sqlite().write(write);
+    if (write.hits.length === 0 && !write.decision) return;
+    // One statement (one round trip, one transaction), as the PIN's own (postgres/hot-statements.ts).
+    await this.db.executeQuery(CompiledQuery.raw(RISK_WRITE, [...riskWriteParameters(write)]));
   }
 
   async listDecisions(accountId: string, q: RiskDecisionQuery): Promise<RiskDecisionRecord[]> {
@@ -152,6 +169,11 @@ export class KyselyRiskStore implements RiskStore {
     return rows.map(decisionOfRow);
   }
 
+  async summaryOfPin(accountId: string, pinId: string): Promise<string | undefined> {
+    const row = await this.db.selectFrom('pins').select('risk').where('id', '=', pinId).where('account_id', '=', accountId).executeTakeFirst();
+    return row?.risk ?? undefined;
+  }
+
   async decisionOfPin(accountId: string, pinId: string): Promise<RiskDecisionRecord | undefined> {
     const row = await this.db.selectFrom('risk_decisions').selectAll().where('pin_id', '=', pinId).where('account_id', '=', accountId)
       .orderBy('created_at', 'desc').orderBy('id', 'desc').executeTakeFirst();
@@ -162,4 +184,15 @@ export class KyselyRiskStore implements RiskStore {
     await this.db.deleteFrom('risk_counters').where('bucket_start', '<', countersBefore).execute();
     await this.db.deleteFrom('risk_decisions').where('created_at', '<', decisionsBefore).execute();
   }
+}
+
+/**
+ * The parameters of postgres/risk-statements.ts's CTEs: the application, the counters and their
+ * buckets in one order for every statement (by name: two sends sharing counters never deadlock on
+ * their rows), and the decision's row as JSON (null: none).
+ */
+export function riskWriteParameters(write: RiskWrite | undefined): readonly [string | null, string[], number[], string | null] {
+  if (!write) return [null, [], [], null];
+  const hits = [...write.hits].sort((a, b) => (a.counter < b.counter ? -1 : a.counter > b.counter ? 1 : a.bucketStart - b.bucketStart));
+  return [write.applicationId, hits.map((h) => h.counter), hits.map((h) => h.bucketStart), write.decision ? JSON.stringify(rowOfDecision(write.decision)) : null];
 }

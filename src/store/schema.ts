@@ -146,6 +146,8 @@ export interface PinsTable {
   message_sent_event: string | null;
   /** 1 when the PIN was sent to one of the account's test numbers (nothing delivered, a fixed code). */
   test_number: Generated<number>;
+  /** The risk assessment it was sent under (JSON: domain/risk-score.ts's RiskSummary), for its events and detail; NULL: not scored. */
+  risk: string | null;
 }
 
 export interface OutboxTable {

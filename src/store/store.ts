@@ -8,7 +8,7 @@ import type { PinType } from '../domain/pin-generation.js';
 import type { AuditAppend, AuditStore } from './audit-store.js';
 import type { PurgeLimits } from './purge-batches.js';
 import type { SecurityStore } from './security-store.js';
-import type { RiskStore } from './risk-store.js';
+import type { RiskStore, RiskWrite } from './risk-store.js';
 import type { RouteStore } from './route-store.js';
 import type { EventStore } from './event-store.js';
 import type { ConsoleStore } from './console-store.js';
@@ -256,11 +256,15 @@ export interface NewPin {
     country?: string | null;
     /** A PIN to one of the account's test numbers (no outbox row comes with it). */
     testNumber?: boolean;
+    /** The summary of the risk assessment it is sent under (JSON of domain/risk-score.ts's RiskSummary), which its events carry. */
+    risk?: string;
   };
   /** Absent when the channel has no transport: the PIN is stored, nothing is queued. */
   outbox?: { id: string; request: DeliveryRequest };
   /** The dialect verification the PIN starts (the in-memory store keeps no dialect rows). */
   dialect?: DialectStart;
+  /** The risk score's hits and decision of this send, written with the PIN or, if a limit refuses it, not at all. */
+  risk?: RiskWrite;
 }
 
 export interface VerificationRow {

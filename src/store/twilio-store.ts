@@ -8,6 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { maskDestination } from '../domain/destinations.js';
+import { isOnSafeList, safeListOfKeys } from '../domain/safe-list.js';
+import { UNCACHED, type ConfigReader } from './config-cache.js';
 import { twilioEventBody, twilioSubscribesTo, type TwilioEventParams } from '../domain/twilio-events.js';
 import { accountSid, serviceSid, verificationSid } from '../domain/twilio-sids.js';
 import type { KyselyEventStore } from './event-store.js';
@@ -183,12 +185,15 @@ export interface TwilioStore {
   updateMessagingConfiguration(row: TwilioMessagingConfigurationRow): Promise<boolean>;
   deleteMessagingConfiguration(accountId: string, applicationId: string, country: string): Promise<boolean>;
 
-  // The account's Safe List.
-  /** Adds a number; answers the entry as stored (the earlier one when the number was listed already). */
-  addSafeListed(accountId: string, destination: string, sid: string, now: number): Promise<{ sid: string; createdAt: number }>;
-  getSafeListed(accountId: string, destination: string): Promise<{ sid: string; createdAt: number } | undefined>;
+  // The account's Safe List: numbers and prefixes, each by its key (domain/safe-list.ts: a prefix's ends with `*`).
+  /** Adds an entry; answers it as stored (the earlier one when it was listed already). */
+  addSafeListed(accountId: string, key: string, sid: string, now: number): Promise<{ sid: string; createdAt: number }>;
+  getSafeListed(accountId: string, key: string): Promise<{ sid: string; createdAt: number } | undefined>;
+  /** Whether a number (digits) or one of its prefixes is listed; from the configuration cache, so cheap enough for every send. */
   isSafeListed(accountId: string, destination: string): Promise<boolean>;
-  removeSafeListed(accountId: string, destination: string): Promise<boolean>;
+  removeSafeListed(accountId: string, key: string): Promise<boolean>;
+  /** Every entry of the account, by key. */
+  listSafeListed(accountId: string): Promise<Array<{ key: string; sid: string; createdAt: number }>>;
 
   /** The message template of each locale the service has sent in (English is the service's own). */
   listLocaleMessages(accountId: string, applicationId: string): Promise<Array<{ locale: string; messageId: string }>>;
@@ -316,7 +321,8 @@ function attemptFromRow(row: {
 }
 
 export class KyselyTwilioStore implements TwilioStore {
-  constructor(private readonly db: Kysely<Database>, private readonly dialect: 'sqlite' | 'postgres', private readonly events: KyselyEventStore) {}
+  /** `config`: the configuration cache, which holds each account's Safe List (a configuration table: its changes bump the version). */
+  constructor(private readonly db: Kysely<Database>, private readonly dialect: 'sqlite' | 'postgres', private readonly events: KyselyEventStore, private readonly config: ConfigReader = UNCACHED) {}
 
   async getService(accountId: string, applicationId: string): Promise<TwilioServiceRow | undefined> {
     const row = await this.db.selectFrom('twilio_services').selectAll().where('application_id', '=', applicationId).where('account_id', '=', accountId).executeTakeFirst();
@@ -583,24 +589,30 @@ export class KyselyTwilioStore implements TwilioStore {
     return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
   }
 
-  async addSafeListed(accountId: string, destination: string, sid: string, now: number): Promise<{ sid: string; createdAt: number }> {
-    await this.db.insertInto('safe_list_numbers').values({ account_id: accountId, destination, sid, created_at: now })
+  async addSafeListed(accountId: string, key: string, sid: string, now: number): Promise<{ sid: string; createdAt: number }> {
+    await this.db.insertInto('safe_list_numbers').values({ account_id: accountId, destination: key, sid, created_at: now })
       .onConflict((oc) => oc.columns(['account_id', 'destination']).doNothing()).execute();
-    return (await this.getSafeListed(accountId, destination)) ?? { sid, createdAt: now };
+    return (await this.getSafeListed(accountId, key)) ?? { sid, createdAt: now };
   }
 
-  async getSafeListed(accountId: string, destination: string): Promise<{ sid: string; createdAt: number } | undefined> {
-    const row = await this.db.selectFrom('safe_list_numbers').select(['sid', 'created_at']).where('account_id', '=', accountId).where('destination', '=', destination).executeTakeFirst();
+  async getSafeListed(accountId: string, key: string): Promise<{ sid: string; createdAt: number } | undefined> {
+    const row = await this.db.selectFrom('safe_list_numbers').select(['sid', 'created_at']).where('account_id', '=', accountId).where('destination', '=', key).executeTakeFirst();
     return row ? { sid: row.sid, createdAt: Number(row.created_at) } : undefined;
   }
 
   async isSafeListed(accountId: string, destination: string): Promise<boolean> {
-    return (await this.getSafeListed(accountId, destination)) !== undefined;
+    const list = await this.config.get(`safe-list:${accountId}`, async () => safeListOfKeys((await this.listSafeListed(accountId)).map((e) => e.key)));
+    return isOnSafeList(list, destination);
   }
 
-  async removeSafeListed(accountId: string, destination: string): Promise<boolean> {
-    const deleted = await this.db.deleteFrom('safe_list_numbers').where('account_id', '=', accountId).where('destination', '=', destination).executeTakeFirst();
+  async removeSafeListed(accountId: string, key: string): Promise<boolean> {
+    const deleted = await this.db.deleteFrom('safe_list_numbers').where('account_id', '=', accountId).where('destination', '=', key).executeTakeFirst();
     return Number(deleted.numDeletedRows) > 0;
+  }
+
+  async listSafeListed(accountId: string): Promise<Array<{ key: string; sid: string; createdAt: number }>> {
+    const rows = await this.db.selectFrom('safe_list_numbers').select(['destination', 'sid', 'created_at']).where('account_id', '=', accountId).orderBy('destination').execute();
+    return rows.map((r) => ({ key: r.destination, sid: r.sid, createdAt: Number(r.created_at) }));
   }
 
   async insertMessagingConfiguration(row: TwilioMessagingConfigurationRow): Promise<boolean> {

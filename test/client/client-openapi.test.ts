@@ -93,6 +93,7 @@ const SAMPLE_CALLS: Record<OperationName, (client: TwofaClient) => Promise<unkno
   'risk.get': (c) => c.risk.get('APP'),
   'risk.update': (c) => c.risk.update('APP', { mode: 'shadow', blockScore: 60 }),
   'risk.decisions': (c) => c.risk.decisions({ applicationId: 'APP', country: 'GB', decision: 'block', since: 1, until: 2, cursor: '1.a', limit: 5 }),
+  'safeList.list': (c) => c.safeList.list(),
   'safeList.add': (c) => c.safeList.add('+447911123456'),
   'safeList.get': (c) => c.safeList.get('+447911123456'),
   'safeList.remove': (c) => c.safeList.remove('+447911123456'),

@@ -321,6 +321,23 @@ describe('the console in Chromium', { skip: skipWithoutBrowser, timeout: 90_000 
     assert.equal(await page.evaluate<string | undefined>('document.activeElement?.textContent'), 'Skip to content');
   });
 
+  it('shows the risk score\'s decisions on the Fraud page and puts a prefix on the Safe List with one button', async () => {
+    const app = await api.applications.create({ name: 'Pumped app', configuration: { sendPinPerApplicationLimit: '100000/1d' } });
+    const message = await api.messages.create(app.applicationId, { pinType: 'NUMERIC', pinLength: 6, messageText: 'Your code is {{pin}}' });
+    await api.risk.update(app.applicationId, { mode: 'shadow' });
+    // Sequential numbers that never verify: pumping, shadow-blocked (sent, and recorded).
+    for (let i = 0; i < 30; i += 1) await api.pins.sendSms({ applicationId: app.applicationId, messageId: message.messageId, to: `4474002000${String(i).padStart(2, '0')}` });
+    await nav('Fraud');
+    await page.getByRole('heading', { name: 'Decisions over time' }).waitFor();
+    await page.getByRole('rowheader', { name: 'sequential_numbers' }).waitFor();
+    await page.getByRole('rowheader', { name: 'GB' }).waitFor();
+    await shot('15-fraud');
+    await page.getByRole('button', { name: 'Put on the Safe List +44740020*' }).click();
+    await page.getByRole('status').filter({ hasText: '+44740020* is on the Safe List.' }).waitFor();
+    assert.equal((await api.safeList.get('+44740020*')).prefix, '+44740020');
+    await page.getByRole('rowheader', { name: '+44740020*' }).waitFor();
+  });
+
   it('signs out, forgetting the key; the key never was in an address', async () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();

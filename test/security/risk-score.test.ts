@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createAppAndTemplate, createHarness, type Harness } from '../support/harness.js';
 import { createTestDatabase, skipUnlessPostgres, type TestDatabase } from '../support/postgres.js';
+import type { KyselyStore } from '../../src/store/kysely-store.js';
 
 /** UK mobile numbers 447400 100 000 + i: sequential, in one prefix. */
 const sequential = (i: number) => `447400${String(100000 + i).padStart(6, '0')}`;
@@ -90,6 +91,32 @@ function describeOn(label: string, open: () => Promise<{ h: Harness; database?: 
       assert.ok(pin.body.risk.signals.length > 0);
     });
 
+    it('webhook events of a scored PIN carry its assessment: score, decision and the signals that made it', async (t) => {
+      if (skip) return t.skip(skip);
+      const hook = await h.request('POST', '/api/v1/webhooks', { body: { url: 'https://hooks.example.com/risk', events: ['pin.sent'] } });
+      assert.equal(hook.status, 200, JSON.stringify(hook.body));
+      try {
+        const app = await appInMode(h, 'shadow');
+        const answers = await pump(h, app, 30, 9000);
+        await h.node.worker.drain();
+        const pinIds = answers.map((a) => a.body.pinId as string);
+        const events = await (h.node.store as KyselyStore).db.selectFrom('event_outbox').select(['pin_id', 'payload']).where('event_type', '=', 'pin.sent').where('pin_id', 'in', pinIds).execute();
+        assert.equal(events.length, 30);
+        const risks = events.map((e) => JSON.parse(e.payload).data.risk);
+        assert.ok(risks.every((r) => typeof r.score === 'number' && r.threshold === 70 && r.mode === 'shadow'), JSON.stringify(risks[0]));
+        const shadowBlocked = risks.filter((r) => r.decision === 'shadow_block');
+        assert.ok(shadowBlocked.length >= 15, `${shadowBlocked.length} shadow blocks`);
+        assert.ok(shadowBlocked.every((r) => r.signals.length > 0 && r.signals.every((x: any) => x.points > 0 && typeof x.value === 'string')), JSON.stringify(shadowBlocked[0]));
+        assert.equal(risks.find((r) => r.decision === 'allow')?.signals.some((x: any) => x.points === 0), false, 'only the signals that added points');
+        // Every scored PIN's detail shows the same assessment, recorded decision or not.
+        const allowed = events.find((e) => JSON.parse(e.payload).data.risk.decision === 'allow') ?? events[0]!;
+        const detail = await h.request('GET', `/api/v1/pins/${allowed.pin_id}`);
+        assert.deepEqual(detail.body.assessment, JSON.parse(allowed.payload).data.risk);
+      } finally {
+        await h.request('DELETE', `/api/v1/webhooks/${hook.body.id}`);
+      }
+    });
+
     it('off scores nothing and records nothing', async (t) => {
       if (skip) return t.skip(skip);
       const app = await appInMode(h, 'off');
@@ -114,6 +141,66 @@ function describeOn(label: string, open: () => Promise<{ h: Harness; database?: 
       // Off the list, the same number is blocked like its neighbours.
       assert.equal((await h.request('DELETE', `/api/v1/safe-list/%2B${listedNumber}`)).status, 204);
       assert.equal((await h.request('POST', '/2fa/2/pin', { body: { ...app, to: listedNumber } })).status, 403);
+    });
+
+    it('a prefix on the Safe List lets every number it starts through, and its sends train no counter of the score', async (t) => {
+      if (skip) return t.skip(skip);
+      const app = await appInMode(h);
+      const prefix = `+${sequential(8000).slice(0, -2)}`; // the 100 numbers sequential(8000) to sequential(8099)
+      const added = await h.request('POST', '/api/v1/safe-list', { body: { prefix } });
+      assert.equal(added.status, 200, JSON.stringify(added.body));
+      assert.equal(added.body.prefix, prefix);
+      const list = await h.request('GET', '/api/v1/safe-list');
+      assert.ok(list.body.entries.some((e: any) => e.prefix === prefix), JSON.stringify(list.body));
+      assert.equal((await h.request('GET', `/api/v1/safe-list/${encodeURIComponent(prefix)}*`)).status, 200);
+      assert.equal((await h.request('POST', '/api/v1/safe-list', { body: { prefix: '4474' } })).status, 400);
+      assert.equal((await h.request('POST', '/api/v1/safe-list', { body: { prefix, phoneNumber: '+447400100000' } })).status, 400);
+
+      const listed = await pump(h, app, 40, 8000);
+      assert.deepEqual(listed.filter((a) => a.status !== 200).map((a) => a.body), [], 'a run that would be blocked goes out under a listed prefix');
+      // Had those 40 sends been counted, the next number of their 1000-block would start blocked
+      // (prefix velocity and the prefix's conversion, 70 points); uncounted, it is a first send.
+      const neighbour = await h.request('POST', '/2fa/2/pin', { body: { ...app, to: sequential(8100) } });
+      assert.equal(neighbour.status, 200, JSON.stringify(neighbour.body));
+
+      assert.equal((await h.request('DELETE', `/api/v1/safe-list/${encodeURIComponent(prefix)}*`)).status, 204);
+      const after = await pump(h, app, 30, 8040);
+      assert.ok(after.some((a) => a.status === 403), 'off the list, the same numbers are scored like any');
+    });
+
+    it('a device or session named by the caller (X-Client-Device-Id, X-Client-Session-Id, Prelude signals.device_id) moves the score once it asks for many numbers', async (t) => {
+      if (skip) return t.skip(skip);
+      const app = await appInMode(h, 'shadow');
+      // A low threshold records every decision the device signal reaches alone.
+      assert.equal((await h.request('PUT', `/api/v1/applications/${app.applicationId}/risk`, { body: { blockScore: 20 } })).status, 200);
+      // Numbers spread over the country (no block shares two), so that only the device's count grows.
+      const spread = (i: number) => `4477${String(i * 1_234_567 % 100_000_000).padStart(8, '0')}`;
+      const deviceSignal = async (headers: Record<string, string>, from: number) => {
+        for (let i = from; i < from + 9; i += 1) {
+          const sent = await h.request('POST', '/2fa/2/pin', { body: { ...app, to: spread(i) }, headers });
+          assert.equal(sent.status, 200, JSON.stringify(sent.body));
+        }
+        const listed = await h.request('GET', `/api/v1/risk/decisions?applicationId=${app.applicationId}&limit=1000`);
+        const decision = listed.body.decisions.find((d: any) => d.destination === spread(from + 8));
+        return decision?.signals.find((x: any) => x.name === 'client_device_velocity');
+      };
+      const device = await deviceSignal({ 'x-client-device-id': 'android-4f1c9a' }, 1);
+      assert.ok(device?.points > 0, JSON.stringify(device));
+      assert.match(device.value, /8 distinct numbers from this device or session/);
+      const session = await deviceSignal({ 'x-client-session-id': 'sess-77' }, 100);
+      assert.ok(session?.points > 0, JSON.stringify(session));
+
+      const set = await h.request('PUT', '/api/v1/prelude/settings', { body: { applicationId: app.applicationId } });
+      assert.equal(set.status, 200, JSON.stringify(set.body));
+      let last: any;
+      for (let i = 200; i < 209; i += 1) {
+        last = await h.request('POST', '/v2/verification', { key: null, headers: { authorization: `Bearer ${h.keys.a}` }, body: { target: { type: 'phone_number', value: `+${spread(i)}` }, signals: { device_id: 'ios-77aa' } } });
+        assert.equal(last.status, 200, JSON.stringify(last.body));
+      }
+      assert.equal(last.body.status, 'shadow_blocked', JSON.stringify(last.body));
+      const listed = await h.request('GET', `/api/v1/risk/decisions?applicationId=${app.applicationId}&limit=1000`);
+      const prelude = listed.body.decisions.find((d: any) => d.destination === spread(208));
+      assert.ok(prelude.signals.find((x: any) => x.name === 'client_device_velocity').points > 0, JSON.stringify(prelude.signals));
     });
 
     it('Twilio answers a blocked start with its Fraud Guard code 60410, and starts nothing', async (t) => {

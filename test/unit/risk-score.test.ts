@@ -7,7 +7,7 @@ import { DEFAULT_RISK_SETTINGS, decideRisk, scoreRisk, type RiskReadings, type R
 const quiet: RiskReadings = {
   numberType: 'MOBILE', country: 'GB', countrySends: 200, countryVerifies: 170, prefixSends: 2, prefixVerifies: 2,
   baselineSends: 2000, baselineVerifies: 1700, distinctInBlock10: 0, distinctInBlock100: 0, distinctInBlock1000: 1, distinctInBlock10000: 3,
-  distinctFromClientAddress: 1, historySends: 5000, historyCountrySends: 3000,
+  distinctFromClientAddress: 1, distinctFromClientDevice: 0, historySends: 5000, historyCountrySends: 3000, hourOfDay: 14, historyHourSends: 260,
 };
 
 function pointsOf(readings: RiskReadings, name: RiskSignalName): number {
@@ -30,7 +30,9 @@ describe('the risk score', () => {
     ['prefix_velocity', { distinctInBlock10000: 30 }],
     ['sequential_numbers', { distinctInBlock10: 2 }],
     ['client_address_velocity', { distinctFromClientAddress: 12 }],
+    ['client_device_velocity', { distinctFromClientDevice: 6 }],
     ['new_country', { historyCountrySends: 0 }],
+    ['hour_of_day', { hourOfDay: 3, historyHourSends: 5 }],
   ];
   for (const [name, change] of cases) {
     it(`${name} moves the score (${JSON.stringify(change)}), with its measured value`, () => {
@@ -41,6 +43,19 @@ describe('the risk score', () => {
       assert.ok(after.signals.find((s) => s.name === name)!.value.length > 0);
     });
   }
+
+  it('judges the hour of the day only against a history of the application\'s own, and never blocks on it alone', () => {
+    const night = { ...quiet, hourOfDay: 3, historyHourSends: 5 };
+    assert.equal(pointsOf(night, 'hour_of_day'), 15);
+    assert.equal(pointsOf({ ...night, historySends: 300 }, 'hour_of_day'), 0, 'too little history: no pattern yet');
+    assert.equal(pointsOf({ ...quiet, historyHourSends: 5000 / 24 }, 'hour_of_day'), 0, 'an average hour is ordinary');
+    assert.equal(decideRisk('enforce', scoreRisk(DEFAULT_RISK_SETTINGS, night), false).decision, 'allow');
+  });
+
+  it('counts the distinct numbers of a device or session only when the caller names one', () => {
+    assert.equal(pointsOf({ ...quiet, distinctFromClientDevice: undefined }, 'client_device_velocity'), 0);
+    assert.equal(pointsOf({ ...quiet, distinctFromClientDevice: 8 }, 'client_device_velocity'), 30);
+  });
 
   it('judges conversion against the application\'s own baseline', () => {
     const lowBaseline = { ...quiet, baselineSends: 2000, baselineVerifies: 700, countrySends: 100, countryVerifies: 33 };

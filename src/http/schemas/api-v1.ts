@@ -129,6 +129,13 @@ export const PinDetailsResponseSchema = Type.Object({
   }),
   history: Type.Array(DeliveryEventSchema),
   risk: Type.Optional(RiskDecisionSchema),
+  assessment: Type.Optional(Type.Object({
+    score: Type.Integer({ description: '0 to 100.' }),
+    threshold: Type.Integer(),
+    decision: Type.String({ description: 'allow or shadow_block (a blocked send has no PIN).' }),
+    mode: Type.String({ description: 'enforce or shadow.' }),
+    signals: Type.Array(Type.Object({ name: Type.String(), points: Type.Number(), value: Type.String() }), { description: 'The signals that added points, strongest first.' }),
+  }, { description: 'The risk assessment the PIN was sent under, as its webhook events carry it: every scored PIN has one, whether or not its decision was recorded (risk).' })),
   nextResendAt: Type.Union([Type.String(), Type.Null()], {
     description: 'When the application\'s sendPinPerPhoneNumberLimit lets the next resend of this PIN through (ISO 8601; now or earlier: at once), '
       + 'for a countdown; null once the PIN can no longer be resent (verified, expired or locked).',
@@ -469,17 +476,21 @@ export const TestNumberSchema = Type.Object({
   createdAt: Type.Integer({ description: 'UNIX time in milliseconds.' }),
 }, { description: 'A test number of the account: sends to it deliver nothing and its fixed code verifies (the code is never shown).' });
 
-export const SafeListRequestSchema = Type.Object({
-  phoneNumber: Type.String({ maxLength: 32, description: 'E.164 with its leading +, e.g. +447911123456.' }),
-}, { additionalProperties: false });
+export const SafeListRequestSchema = Type.Union([
+  Type.Object({ phoneNumber: Type.String({ maxLength: 32, description: 'A number: E.164 with its leading +, e.g. +447911123456.' }) }, { additionalProperties: false }),
+  Type.Object({ prefix: Type.String({ maxLength: 32, description: 'A prefix, listing every number it starts: E.164\'s + and 1 to 14 digits, e.g. +4479 (a trailing * is allowed).' }) }, { additionalProperties: false }),
+], { description: 'A number (phoneNumber) or a prefix (prefix).' });
 
 export const SafeListEntrySchema = Type.Object({
   sid: Type.String({ description: 'The entry\'s id, as Twilio\'s Safe List names it (GN...).' }),
-  phoneNumber: Type.String({ description: 'E.164 with +.' }),
+  phoneNumber: Type.Optional(Type.String({ description: 'A listed number: E.164 with +.' })),
+  prefix: Type.Optional(Type.String({ description: 'A listed prefix: E.164\'s + and its digits (it lists every number it starts).' })),
   createdAt: Type.Integer({ description: 'UNIX time in milliseconds.' }),
-}, { description: 'A number of the account\'s Safe List: the destination guards and the risk score never block it (its sends still count against the per-address limits).' });
+}, { description: 'A number or a prefix of the account\'s Safe List: the destination guards and the risk score never block it, and the score does not count it in its baselines (its sends still count against the per-address limits).' });
 
-export const SafeListParamsSchema = Type.Object({ phoneNumber: Type.String({ maxLength: 32, description: 'E.164 with its leading + (URL-encoded: %2B).' }) });
+export const SafeListResponseSchema = Type.Object({ entries: Type.Array(SafeListEntrySchema) }, { description: 'Every number and prefix of the account\'s Safe List, in the order of their digits.' });
+
+export const SafeListParamsSchema = Type.Object({ entry: Type.String({ maxLength: 33, description: 'A number, E.164 with its leading + (URL-encoded: %2B), or a prefix followed by * (%2B4479*).' }) });
 
 export const TestNumberIdParamsSchema = Type.Object({ id: Type.String({ maxLength: 64, description: 'Test number id.' }) });
 

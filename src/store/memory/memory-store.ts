@@ -291,6 +291,7 @@ export class MemoryStore implements Store {
     });
     this.pinCountries.set(p.id, country ?? null);
     if (input.outbox) this.queueMessage(input.outbox, p.id, p.accountId, p.channel, now, now, true);
+    if (input.risk) this.risk.apply(input.risk);
     return outcome;
   }
 

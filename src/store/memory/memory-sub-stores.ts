@@ -16,7 +16,7 @@ import {
 import type { IdempotencyClaim, IdempotencyClaimRequest, IdempotencyStore } from '../idempotency-store.js';
 import type { PurgeLimits } from '../purge-batches.js';
 import type { ActiveBlock, SecuritySettingsRow, SecurityStore } from '../security-store.js';
-import type { RiskCounterHit, RiskCounterRead, RiskDecisionQuery, RiskDecisionRecord, RiskSettingsRow, RiskStore } from '../risk-store.js';
+import type { RiskCounterRead, RiskDecisionQuery, RiskDecisionRecord, RiskSettingsRow, RiskStore, RiskWrite } from '../risk-store.js';
 import type { DeliveryRequest, PinRecord } from '../store.js';
 import type { TestNumberRecord, TestNumberStore } from '../test-number-store.js';
 import type { NewWorkflowStep, WorkflowStepClaim, WorkflowStepRecord, WorkflowStepState, WorkflowStore } from '../workflow-store.js';
@@ -121,6 +121,8 @@ export class MemoryEventStore implements EventStore {
     const subscribers = [...this.subscriptions.values()].filter((s) => s.enabled && s.accountId === pin.accountId).map((s) => ({
       subscription_id: s.id, events: s.events.join(' '), account_id: pin.accountId, application_id: pin.applicationId, message_id: pin.messageId,
       channel: pin.channel, destination: pin.destination, attempts_left: pin.attemptsLeft, test_number: pin.testNumber ? 1 : 0,
+      // The in-memory store scores nothing (service tests keep the risk score off): no summary to carry.
+      risk: null,
     }));
     const rows = pinEventRows(type, pinId, now, details, subscribers);
     for (const r of rows) {
@@ -290,17 +292,19 @@ export class MemoryRiskStore implements RiskStore {
     return counts;
   }
 
-  async countHits(applicationId: string, hits: readonly RiskCounterHit[]): Promise<void> {
+  async write(write: RiskWrite): Promise<void> {
+    this.apply(write);
+  }
+
+  /** `write` at once: Store.createPin's part of a send, in the same turn as its PIN. */
+  apply({ applicationId, hits, decision }: RiskWrite): void {
     for (const h of hits) {
       const k = key(applicationId, h.counter, String(h.bucketStart));
       const row = this.counters.get(k) ?? { applicationId, counter: h.counter, bucketStart: h.bucketStart, hits: 0 };
       row.hits += 1;
       this.counters.set(k, row);
     }
-  }
-
-  async recordDecision(decision: RiskDecisionRecord): Promise<void> {
-    this.decisions.push({ ...decision });
+    if (decision) this.decisions.push({ ...decision });
   }
 
   async listDecisions(accountId: string, q: RiskDecisionQuery): Promise<RiskDecisionRecord[]> {
@@ -313,6 +317,13 @@ export class MemoryRiskStore implements RiskStore {
       && (q.until === undefined || d.createdAt < q.until)
       && (!before || d.createdAt < before.createdAt || (d.createdAt === before.createdAt && d.id < before.id)))
       .sort((a, b) => b.createdAt - a.createdAt || compare(b.id, a.id)).slice(0, q.limit).map((d) => ({ ...d }));
+  }
+
+  async summaryOfPin(accountId: string, pinId: string): Promise<string | undefined> {
+    void accountId;
+    void pinId;
+    // The in-memory store keeps no summary on its PINs (service tests keep the score off).
+    return undefined;
   }
 
   async decisionOfPin(accountId: string, pinId: string): Promise<RiskDecisionRecord | undefined> {

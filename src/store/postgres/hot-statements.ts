@@ -12,6 +12,7 @@ import { PIN_RECORD_COLUMNS, type Database, type PinRecordRow } from '../schema.
 import type { RateLimitCheck } from '../store.js';
 import { commitModeColumn } from './deferred-flushes.js';
 import { named } from './named-statements.js';
+import { RISK_WRITE_OUTPUT, riskWriteCtes } from './risk-statements.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
 
@@ -101,8 +102,11 @@ export async function consumeLimits(db: Db, limits: RateLimitCheck[], now: numbe
 export interface PinInsert {
   id: string; accountId: string; applicationId: string; messageId: string; channel: string; destination: string; pinHash: string;
   pinCiphertext: string | null; attemptsLeft: number; allowMultipleVerifications: boolean; createdAt: number; expiresAt: number;
-  deliveryStatus: string; country: string | null; testNumber: boolean;
+  deliveryStatus: string; country: string | null; testNumber: boolean; risk: string | null;
 }
+
+/** risk-store.ts's riskWriteParameters of the send (the four of risk-statements.ts's CTEs). */
+export type RiskWriteParameters = readonly [string | null, string[], number[], string | null];
 
 export interface OutboxInsert {
   id: string;
@@ -115,30 +119,33 @@ export interface OutboxInsert {
 // are counted, so the application's bucket, which every send locks, is held only from its upsert to
 // the commit (a refusal still undoes the insert with everything else). The kysely-store commits it
 // asynchronously (`commit_mode`, deferred-flushes.ts), so that hold does not include the WAL flush.
+// The risk score's hits and decision of the send ($26..$29, risk-statements.ts) are written by the
+// same statement: undone with it when a limit refuses it, and no round trip of their own.
 const CREATE_PIN = named(`with ${LIMITS_CTE},
   pin as (
     insert into pins (id, account_id, application_id, message_id, channel, destination, pin_hash, pin_ciphertext, attempts_left,
       allow_multiple_verifications, created_at, expires_at, verified_at, locked_at, delivery_status, delivery_error, sent_at, send_count,
-      delivery_transport, provider_message_id, delivered_at, country, test_number,
+      delivery_transport, provider_message_id, delivered_at, country, test_number, risk,
       delivery_id, message_state, message_request, message_attempts, message_due_at, message_lease_until, message_queued_at)
-    values ($7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, null, null, $19, null, null, 1, null, null, null, $20, $24,
+    values ($7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, null, null, $19, null, null, 1, null, null, null, $20, $24, $30,
       $21::text, case when $21::text is null then null else 'pending' end, $22, 0,
       case when $21::text is null then null else $6::bigint end, 0, case when $21::text is null then null else $6::bigint end)
     returning id
   ),
-  woken as (select pg_notify($23, '') from pin where $21::text is not null)
-select (select count(*) from woken) as woken, ${REFUSAL_CHECK} as refused, ${WINDOW_OUTPUT}, ${commitModeColumn(25)}`);
+  woken as (select pg_notify($23, '') from pin where $21::text is not null),
+  ${riskWriteCtes(26)}
+select (select count(*) from woken) as woken, ${REFUSAL_CHECK} as refused, ${WINDOW_OUTPUT}, ${commitModeColumn(25)}, ${RISK_WRITE_OUTPUT}`);
 
 /**
  * Inserts a PIN and its message within its limits, in one statement; throws RateLimitRefusal. Returns
  * each limit's window after the hit. `deferFlush`: commits without waiting for the WAL flush (deferred-flushes.ts).
  */
-export async function createPin(db: Db, limits: RateLimitCheck[], now: number, pin: PinInsert, outbox: OutboxInsert | undefined, channel: string, deferFlush: boolean): Promise<WindowBuckets> {
+export async function createPin(db: Db, limits: RateLimitCheck[], now: number, pin: PinInsert, outbox: OutboxInsert | undefined, channel: string, deferFlush: boolean, risk: RiskWriteParameters): Promise<WindowBuckets> {
   const rows = await run<{ buckets: [string, number, number][] | null }>(db, CREATE_PIN, [
     ...limitParameters(limits, now),
     pin.id, pin.accountId, pin.applicationId, pin.messageId, pin.channel, pin.destination, pin.pinHash, pin.pinCiphertext, pin.attemptsLeft,
     pin.allowMultipleVerifications ? 1 : 0, pin.createdAt, pin.expiresAt, pin.deliveryStatus, pin.country,
-    outbox?.id ?? null, outbox?.request ?? null, channel, pin.testNumber ? 1 : 0, deferFlush,
+    outbox?.id ?? null, outbox?.request ?? null, channel, pin.testNumber ? 1 : 0, deferFlush, ...risk, pin.risk,
   ]);
   return windowBucketsOf(rows[0]?.buckets);
 }

@@ -17,7 +17,7 @@ export class SqliteEventStatements {
 
   /** `configVersion`: when it has not moved, no subscription was enabled since the last look (absent: always look). */
   constructor(connection: BetterSqlite3.Database, private readonly configVersion?: ConfigVersion) {
-    this.subscribersOfPin = connection.prepare(`select s.id as subscription_id, s.events, p.account_id, p.application_id, p.message_id, p.channel, p.destination, p.attempts_left, p.test_number
+    this.subscribersOfPin = connection.prepare(`select s.id as subscription_id, s.events, p.account_id, p.application_id, p.message_id, p.channel, p.destination, p.attempts_left, p.test_number, p.risk
       from pins p join webhook_subscriptions s on s.account_id = p.account_id where p.id = ? and s.enabled = 1`);
     this.insertEvent = connection.prepare(`insert into event_outbox (id, account_id, subscription_id, event_type, pin_id, payload, state, attempts, next_attempt_at,
       lease_until, last_error, created_at, updated_at) values (:id, :account_id, :subscription_id, :event_type, :pin_id, :payload, :state, :attempts,

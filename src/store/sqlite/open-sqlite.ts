@@ -20,6 +20,10 @@ export function openSqlite(file: string): { db: Kysely<Database>; close: () => P
   connection.pragma('foreign_keys = ON');
   // Overwrite deleted content (erased PIN ciphertexts) instead of leaving it in free pages.
   connection.pragma('secure_delete = ON');
+  // Each unit of work runs in a savepoint of the shared transaction (hot-path.ts), whose sub-journal
+  // keeps the first image of every page the unit changes: in memory, not in a temporary file written
+  // through the kernel page by page (a send touches a dozen pages; the risk score's cost, BENCHMARKS.md).
+  connection.pragma('temp_store = MEMORY');
   // Checkpoints run in a worker thread, not inside the commits of requests (wal-checkpointer.ts).
   const checkpointer = file === ':memory:' ? undefined : new WalCheckpointer(connection, path.resolve(file));
   const dialect = new GroupCommitSqliteDialect(connection, file);

@@ -13,6 +13,8 @@ import type { SqliteAuditStatements } from './audit-statements.js';
 import type { SqliteEventStatements } from './event-statements.js';
 import type { SqliteHotPath } from './hot-path.js';
 import type { SqliteLimitStatements } from './limit-statements.js';
+import type { RiskWrite } from '../risk-store.js';
+import type { SqliteRiskStatements } from './risk-statements.js';
 import type { SqliteTwilioStatements } from './twilio-statements.js';
 
 type PinRow = Selectable<PinsTable>;
@@ -24,7 +26,7 @@ const NEW_PIN_COLUMNS = ['id', 'account_id', 'application_id', 'message_id', 'ch
   'allow_multiple_verifications', 'created_at', 'expires_at', 'verified_at', 'locked_at', 'delivery_status', 'delivery_error', 'sent_at', 'send_count',
   'delivery_transport', 'provider_message_id', 'delivered_at', 'country', 'test_number', 'delivery_id', 'message_state', 'message_request',
   'message_attempts', 'message_due_at', 'message_lease_until', 'message_error', 'message_queued_at', 'message_sent_at', 'message_transport',
-  'message_provider_id', 'message_sent_event'] as const satisfies readonly (keyof NewPinRow)[];
+  'message_provider_id', 'message_sent_event', 'risk'] as const satisfies readonly (keyof NewPinRow)[];
 
 /** An attempt as the rows tell it (kysely-store.ts maps them to a VerifyAttempt). */
 export type AttemptRows =
@@ -45,7 +47,7 @@ export class SqlitePinStatements {
 
   constructor(
     private readonly hot: SqliteHotPath, private readonly limits: SqliteLimitStatements, private readonly audit: SqliteAuditStatements,
-    private readonly events: SqliteEventStatements, private readonly twilio: SqliteTwilioStatements,
+    private readonly events: SqliteEventStatements, private readonly twilio: SqliteTwilioStatements, private readonly risk: SqliteRiskStatements,
   ) {
     const c = hot.connection;
     this.insertPin = c.prepare(`insert into pins (${NEW_PIN_COLUMNS.join(', ')}) values (${NEW_PIN_COLUMNS.map((column) => `:${column}`).join(', ')})`);
@@ -62,15 +64,16 @@ export class SqlitePinStatements {
 
   /**
    * One unit: the limits (`limits`: empty when an external limiter counted them), then, if they
-   * admit it, the PIN with the dialect verification it starts; last, the audit entry `audit` makes of
-   * the outcome (none without `audit`).
+   * admit it, the PIN with the dialect verification it starts and the risk score's hits and decision;
+   * last, the audit entry `audit` makes of the outcome (none without `audit`).
    */
-  create(row: NewPinRow, limits: RateLimitCheck[], now: number, audit: ((outcome: RateLimitOutcome) => AuditAppend) | undefined, dialect?: DialectStart): (RateLimitOutcome & { audited?: true }) | Promise<RateLimitOutcome & { audited?: true }> {
+  create(row: NewPinRow, limits: RateLimitCheck[], now: number, audit: ((outcome: RateLimitOutcome) => AuditAppend) | undefined, dialect?: DialectStart, risk?: RiskWrite): (RateLimitOutcome & { audited?: true }) | Promise<RateLimitOutcome & { audited?: true }> {
     return this.hot.write(() => {
       const outcome = this.limits.consume(limits, now);
       if (outcome.allowed) {
         this.insertPin.run(row);
         if (dialect) this.twilio.start(dialect);
+        if (risk) this.risk.apply(risk);
       }
       if (!audit) return outcome;
       this.audit.append(audit(outcome));

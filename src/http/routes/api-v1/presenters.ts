@@ -47,7 +47,7 @@ export function toTwilioAuthTokenResponse(principal: Principal, authToken: strin
 
 // --- PINs (never the PIN itself) ---
 
-export function toPinDetailsResponse({ pin, state, history, nextResendAt, workflow, risk }: PinDetails): Static<typeof PinDetailsResponseSchema> {
+export function toPinDetailsResponse({ pin, state, history, nextResendAt, workflow, risk, assessment }: PinDetails): Static<typeof PinDetailsResponseSchema> {
   return {
     pinId: pin.id, applicationId: pin.applicationId, messageId: pin.messageId, channel: pin.channel, to: pin.destination, state,
     attemptsRemaining: pin.attemptsLeft, createdAt: pin.createdAt, expiresAt: pin.expiresAt, verifiedAt: pin.verifiedAt, sendCount: pin.sendCount,
@@ -58,6 +58,7 @@ export function toPinDetailsResponse({ pin, state, history, nextResendAt, workfl
     },
     history,
     ...(risk ? { risk } : {}),
+    ...(assessment ? { assessment } : {}),
     nextResendAt: isoOrNull(nextResendAt),
     ...(workflow.length > 0 ? {
       workflow: workflow.map((s) => ({ step: s.step, channel: s.channel, state: s.state, dueAt: isoOrNull(s.dueAt), reason: s.reason })),

@@ -1,7 +1,7 @@
 import { SCOPE_PIN_SEND } from '../../../service/api-keys.js';
 import { sendPin } from '../../../service/send-pin.js';
 import { errorResponses, respond } from '../../error-envelope.js';
-import { clientAddressHeader, definedFields } from '../../request-fields.js';
+import { clientSignalHeaders } from '../../request-fields.js';
 import { withNextResendAt } from '../../next-resend-header.js';
 import type { RegisterRoute } from '../../route-types.js';
 import { StartAuthenticationRequestSchema, StartAuthenticationResponseSchema } from '../../schemas/infobip.js';
@@ -16,7 +16,7 @@ const register: RegisterRoute = (app, { ctx }) => {
       response: { 200: StartAuthenticationResponseSchema, ...errorResponses(400, 401, 403, 429) },
     },
   }, async (request, reply) => {
-    const result = await sendPin(ctx, request.principal, 'voice', { ...request.body, ...definedFields({ clientAddress: clientAddressHeader(request.headers) }) });
+    const result = await sendPin(ctx, request.principal, 'voice', { ...request.body, client: clientSignalHeaders(request.headers) });
     return respond(reply, result, (outcome) => withNextResendAt(reply, outcome, toVoiceSendResponse(outcome, { trackDelivery: request.body.trackDelivery })));
   });
 };

@@ -24,13 +24,7 @@ const register: RegisterRoute = (app, { ctx }) => {
         }),
       } : {}),
       ...(metadata?.correlation_id !== undefined ? { metadata: { correlationId: metadata.correlation_id } } : {}),
-      ...(signals?.ip !== undefined ? { clientAddress: signals.ip } : {}),
-      ...(signals !== undefined ? {
-        signals: definedFields({
-          ip: signals.ip, deviceId: signals.device_id, devicePlatform: signals.device_platform, deviceModel: signals.device_model, osVersion: signals.os_version,
-          appVersion: signals.app_version, userAgent: signals.user_agent, isTrustedUser: signals.is_trusted_user, ja4Fingerprint: signals.ja4_fingerprint,
-        }),
-      } : {}),
+      ...(signals !== undefined ? { client: definedFields({ address: signals.ip, device: signals.device_id }) } : {}),
     });
     return respond(reply, result, (outcome) => toCreatedVerification(outcome, metadata, request.id));
   });
