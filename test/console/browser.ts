@@ -16,12 +16,12 @@ export const skipWithoutBrowser: string | false = browserMissing && !required
   : false;
 if (skipWithoutBrowser) process.stderr.write(`\n*** ${skipWithoutBrowser} ***\n\n`);
 
-/** Chromium on a profile of its own, removed by `close()`. */
-export async function launchBrowser(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+/** Chromium on a profile of its own, removed by `close()`; British English and UTC, so the screenshots are stable. */
+export async function launchBrowser(viewport = { width: 1280, height: 860 }): Promise<{ context: BrowserContext; close(): Promise<void> }> {
   if (browserMissing) throw new Error(`Chromium not found at ${CHROMIUM} and TWOFA_REQUIRE_BROWSER=1: install it (apt-get install chromium)`);
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'twofa-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 860 }, locale: 'en-GB', timezoneId: 'UTC',
+    executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport, locale: 'en-GB', timezoneId: 'UTC',
   });
   context.setDefaultTimeout(10_000);
   return {

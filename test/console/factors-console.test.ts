@@ -3,49 +3,35 @@
 // seed shown beside it), types the code an authenticator app computes from it (otplib here) and sees
 // the factor verified; the application's security panel shows the TOTP bound and the day's counts.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { generate } from 'otplib';
 import QRCode from 'qrcode';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { buildWeb, webBuildIsStale } from '../../scripts/build-web.mjs';
 import { createTwofaClient, type TwofaClient } from '../../src/client/index.js';
 import { startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { closeBrowserAndServer, launchBrowser, skipWithoutBrowser } from './browser.js';
 
-const CHROMIUM = process.env['TWOFA_CHROMIUM'] ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'];
-const browserMissing = !fs.existsSync(CHROMIUM);
-const skip = browserMissing && process.env['TWOFA_REQUIRE_BROWSER'] !== '1' ? `Chromium not found at ${CHROMIUM}` : false;
 
-describe('the console\'s factors page in Chromium', { skip, timeout: 90_000 }, () => {
+describe('the console\'s factors page in Chromium', { skip: skipWithoutBrowser, timeout: 90_000 }, () => {
   let server: ServerProcess;
   let api: TwofaClient;
-  let context: BrowserContext;
+  let browser: Awaited<ReturnType<typeof launchBrowser>> | undefined;
   let page: Page;
-  let userDataDir = '';
   const problems: string[] = [];
 
   before(async () => {
     if (webBuildIsStale()) await buildWeb();
     server = await startServerProcess({ TWOFA_LOG_LEVEL: 'warn' });
-    userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'twofa-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 900 } });
-    context.setDefaultTimeout(10_000);
+    browser = await launchBrowser({ width: 1280, height: 900 });
     api = createTwofaClient({ baseUrl: server.url, apiKey: server.key });
-    page = context.pages()[0] ?? await context.newPage();
+    page = browser.context.pages()[0] ?? await browser.context.newPage();
     page.on('console', (message) => { if (message.type() === 'error' && !/Failed to load resource/.test(message.text())) problems.push(`console: ${message.text()}`); });
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   });
 
   after(async () => {
-    await context?.close().catch(() => undefined);
-    if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
-    if (server) {
-      await server.stop();
-      fs.rmSync(server.dataDir, { recursive: true, force: true });
-    }
+    await closeBrowserAndServer(browser, server);
   });
 
   it('makes a TOTP factor shown as a QR code, verifies it with the app\'s code, and shows the TOTP bound in the security panel', async () => {

@@ -17,12 +17,11 @@ import twilio from 'twilio';
 import { buildWeb, webBuildIsStale } from '../../scripts/build-web.mjs';
 import { createTwofaClient, type TwofaClient } from '../../src/client/index.js';
 import { createTestDatabase, skipUnlessPostgres, type TestDatabase } from '../support/postgres.js';
-import { closeBrowserAndServer, launchChromium, requireBrowser, skipWithoutBrowser } from '../support/chromium.js';
+import { closeBrowserAndServer, launchBrowser, skipWithoutBrowser } from './browser.js';
 import { PROJECT_ROOT, startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { rejectsWith } from '../twilio/sdk-support.js';
 
 const ARTIFACTS = path.join(PROJECT_ROOT, 'test', 'console', '.artifacts');
-const noBrowser = skipWithoutBrowser('the passkeys browser test');
 
 type Json = Record<string, unknown>;
 
@@ -56,16 +55,16 @@ async function otherOrigin(): Promise<{ url: string; close: () => Promise<void> 
 }
 
 for (const store of ['SQLite', 'PostgreSQL'] as const) {
-  const skip = noBrowser || (store === 'PostgreSQL' ? await skipUnlessPostgres() : false);
+  const skip = skipWithoutBrowser || (store === 'PostgreSQL' ? await skipUnlessPostgres() : false);
   describe(`passkeys in Chromium, on ${store}`, { skip, timeout: 120_000 }, () => {
     let server: ServerProcess;
     let database: TestDatabase | undefined;
     let api: TwofaClient;
+    let browser: Awaited<ReturnType<typeof launchBrowser>> | undefined;
     let context: BrowserContext;
     let page: Page;
     let cdp: CDPSession;
     let authenticatorId = '';
-    let userDataDir = '';
     let origin = '';
     let verify: ReturnType<ReturnType<typeof twilio>['verify']['v2']['services']>;
     const identity = 'user-0001-chromium';
@@ -75,14 +74,14 @@ for (const store of ['SQLite', 'PostgreSQL'] as const) {
     const storedCredentials = async () => (await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials;
 
     before(async () => {
-      requireBrowser();
       fs.mkdirSync(ARTIFACTS, { recursive: true });
       if (webBuildIsStale()) await buildWeb();
       database = store === 'PostgreSQL' ? await createTestDatabase('passkeys_browser') : undefined;
       server = await startServerProcess({ TWOFA_LOG_LEVEL: 'warn', ...(database ? { TWOFA_DATABASE_URL: database.url } : {}) });
       origin = server.url.replace('127.0.0.1', 'localhost');
       api = createTwofaClient({ baseUrl: server.url, apiKey: server.key });
-      ({ context, userDataDir } = await launchChromium({ width: 1280, height: 1000 }));
+      browser = await launchBrowser({ width: 1280, height: 1000 });
+      context = browser.context;
       context.setDefaultTimeout(15_000);
       page = context.pages()[0] ?? await context.newPage();
       page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
@@ -103,7 +102,7 @@ for (const store of ['SQLite', 'PostgreSQL'] as const) {
     });
 
     after(async () => {
-      await closeBrowserAndServer({ context, userDataDir }, server);
+      await closeBrowserAndServer(browser, server);
       await database?.drop();
     });
 
