@@ -14,6 +14,8 @@ import { LogTransport } from './delivery/log/log-transport.js';
 import { EventWorker } from './delivery/events/event-worker.js';
 import { createMessageRevoker } from './delivery/message-revocation.js';
 import { OutboxWorker } from './delivery/outbox-worker.js';
+import { PriceListFile, type PriceListState } from './delivery/price-list-file.js';
+import { plannedTransportOf } from './delivery/planned-transport.js';
 import { WorkflowScheduler, workflowDeliveryFailed } from './service/workflows.js';
 import type { OutboxRecord } from './store/store.js';
 import { systemResolver, type HostResolver, type WebhookAddressPolicy } from './delivery/webhook/webhook-address-guard.js';
@@ -83,6 +85,9 @@ function providerCallbacksOf(transports: (Transport | undefined)[]): BoundProvid
   return found;
 }
 
+/** How long the price of a message is kept for GET /api/v1/stats/spend: a year of months, and the month before. */
+const PRICE_RETENTION_MS = 400 * 86_400_000;
+
 export interface TwofaNode {
   app: App;
   store: Store;
@@ -98,6 +103,8 @@ export interface TwofaNode {
   purge(): Promise<void>;
   /** Signs and records the head of every audit chain that grew (the server also does this on a timer and on shutdown). */
   recordAuditHeads(): Promise<void>;
+  /** Reads TWOFA_PRICES_FILE again (SIGHUP, `twofa prices reload`); throws on an invalid file, keeping the list in force. */
+  reloadPrices(): Promise<PriceListState>;
   /** Stops accepting, finishes in-flight requests and deliveries, hands unsent messages back, closes the store. */
   stop(): Promise<void>;
 }
@@ -163,6 +170,9 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
     outboxDepth: () => store.countPendingOutbox(),
     oldestPendingAgeMs: async () => outboxAgeMs(await store.oldestPendingOutboxAt(), clock()),
   });
+  // An invalid price list stops the start: a node that priced nothing would count no budget.
+  const prices = await PriceListFile.open(config.pricesFile, clock);
+  if (config.pricesFile !== undefined) logger.info({ file: config.pricesFile, lines: prices.state().lines.length }, 'price list loaded');
   const transports = await createTransports(config, { inbox, logger, clock, metrics, onReceipt: (receipt) => onReceipt(receipt) });
   const delivery = channelDelivery(transports);
   warnAboutMixedDelivery(delivery, logger);
@@ -192,7 +202,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
   let onDeliveryFailed: (item: OutboxRecord, error: string) => Promise<void> = async () => undefined;
   const worker = new OutboxWorker({
     store, keyring, audit, transports, clock, logger, metrics, nodeId: config.nodeId, maxAttempts: config.deliveryMaxAttempts, leaseMs: config.deliveryLeaseMs,
-    onFailed: (item, error) => onDeliveryFailed(item, error),
+    onFailed: (item, error) => onDeliveryFailed(item, error), prices,
   });
   // PostgreSQL: a message queued on any node wakes this node's idle worker at once (LISTEN/NOTIFY).
   const notifications = store.listenForQueuedMessages(() => worker.wake());
@@ -214,6 +224,19 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
     webhookAddresses,
     ...(revoker !== undefined && { pinEnded: revoker.pinEnded }),
     workflowStepDue: () => workflows.wake(),
+    prices,
+    plannedTransport: plannedTransportOf(transports),
+    reloadPrices: () => reloadPrices(),
+  };
+  const reloadPrices = async () => {
+    try {
+      const state = await prices.reload();
+      logger.info({ file: state.file, lines: state.lines.length }, 'price list reloaded');
+      return state;
+    } catch (err) {
+      logger.error({ err: err instanceof Error ? err.message : String(err) }, 'price list refused; the previous one stays in force');
+      throw err;
+    }
   };
   const workflows = new WorkflowScheduler(ctx, logger, { leaseMs: config.deliveryLeaseMs });
   onDeliveryFailed = (item, error) => workflowDeliveryFailed(ctx, item.pinId, `failed: ${error}`, item.channel);
@@ -227,6 +250,9 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
       // Expired breaker blocks, and conversion counters older than any breaker window (one day at most).
       await store.security.purge(clock(), clock() - 2 * 86_400_000);
       await store.workflows.purge(clock() - config.pinRetentionMs);
+      // Budget counters of ended days and months; message prices (no destination in them) a year and a month, for the spend statistics.
+      await store.budgets.purge(clock());
+      await store.prices.purge(clock() - PRICE_RETENTION_MS);
       // The risk score's counters older than its longest window (30 days), and its decisions after as long.
       await store.risk.purge(clock() - RISK_WINDOWS.history.windowMs - 86_400_000, clock() - RISK_WINDOWS.history.windowMs);
       if (erased + deleted > 0) logger.info({ erased, deleted }, 'purged ended PINs');
@@ -274,7 +300,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
     })();
     return stopping;
   };
-  return { app, store, inbox, worker, events, workflows, receipts, purge, recordAuditHeads: recordHeads, stop };
+  return { app, store, inbox, worker, events, workflows, receipts, purge, recordAuditHeads: recordHeads, reloadPrices, stop };
 }
 
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {

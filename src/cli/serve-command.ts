@@ -41,6 +41,8 @@ Environment:\n${CONFIG_OPTIONS.map((o) => `  ${o.env}${o.default !== undefined ?
           process.exit(1);
         });
       };
+      // SIGHUP reads TWOFA_PRICES_FILE again; an invalid file is logged and the list in force kept.
+      process.on('SIGHUP', () => void server.reloadPrices().catch(() => undefined));
       process.once('SIGTERM', () => shutdown('SIGTERM'));
       process.once('SIGINT', () => shutdown('SIGINT'));
     });

@@ -1,6 +1,7 @@
 // The port between the outbox worker and whatever carries a message to its recipient (the local
 // inbox, a webhook, later SMTP/SMPP/HTTP providers). Transports never see the database: the worker
 // hands them a message rendered in memory and records the outcome itself.
+import type { Price } from '../domain/prices.js';
 import type { Channel } from '../store/store.js';
 
 export interface OutgoingMessage {
@@ -63,8 +64,12 @@ export interface VoiceContent {
  * a permanent refusal (bad number, rejected request) is recorded as failed at once.
  */
 export type DeliveryResult =
-  /** `transport`: the name of the transport that accepted it, when a route chose among several. */
-  | { ok: true; providerMessageId?: string; transport?: string }
+  /**
+   * `transport`: the name of the transport that accepted it, when a route chose among several.
+   * `price`: what the provider's answer said the whole message costs (Vonage's message-price,
+   * Telegram's request_cost, Twilio's price when already set); it overrides the price list.
+   */
+  | { ok: true; providerMessageId?: string; transport?: string; price?: Price }
   /**
    * `byRecipient`: the transport worked and the recipient did not take the message (a busy line, an
    * unanswered call), so routes must not count it against the transport's health.

@@ -5,6 +5,8 @@ import type { PinKeyring } from '../domain/pin-secrets.js';
 import type { SecurityProfile } from '../domain/security-profile.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Channel, Store } from '../store/store.js';
+import type { PriceList } from '../domain/prices.js';
+import type { PriceListState } from '../delivery/price-list-file.js';
 
 export interface ServiceContext {
   store: Store;
@@ -40,6 +42,12 @@ export interface ServiceContext {
   twilioAuthTokenGraceMs?: number;
   /** Called when a workflow step became due early (a delivery failed), so the scheduler runs it at once. */
   workflowStepDue?: () => void;
+  /** The operator's price list (TWOFA_PRICES_FILE); absent: no message has a price and no budget counts. */
+  prices?: PriceList;
+  /** The transport a message of the channel to this number will be handed first (delivery/planned-transport.ts): the one a budget prices it by. */
+  plannedTransport?: (channel: Channel, to: string) => string | undefined;
+  /** Reads the price list file again (POST /api/v1/prices/reload); throws on an invalid file, keeping the list in force. */
+  reloadPrices?: () => Promise<PriceListState>;
 }
 
 export type ChannelDelivery = 'inbox' | 'real' | 'both';

@@ -17,6 +17,9 @@ import type { IdempotencyStore } from './idempotency-store.js';
 import type { TestNumberStore } from './test-number-store.js';
 import type { WorkflowStepClaim, WorkflowStore } from './workflow-store.js';
 import type { DeliveryRequest } from './delivery-request.js';
+import type { BudgetCharge } from '../domain/budgets.js';
+import type { BudgetStore } from './budget-store.js';
+import type { PriceStore, MessagePriceInput } from './price-store.js';
 
 export type { DeliveryRequest } from './delivery-request.js';
 
@@ -183,6 +186,13 @@ export interface ReceiptOptions {
   requeue?: DeliveryRequest;
 }
 
+/** Who took a message: the transport, the provider's id for it, and what it cost (recorded in the same transaction). */
+export interface AcceptedMessage {
+  transport: string;
+  providerMessageId?: string | undefined;
+  price?: MessagePriceInput;
+}
+
 export interface OutboxRecord {
   id: string;
   pinId: string;
@@ -204,7 +214,11 @@ export interface RateLimitCheck {
 
 export type RateLimitOutcome =
   /** `nextAllowedAt`: per limit key, when its next hit will be allowed (the request's hit counted); `now` while there is room. */
-  | { allowed: true; nextAllowedAt?: Record<string, number> }
+  | {
+    allowed: true; nextAllowedAt?: Record<string, number>;
+    /** Per budget charge key (NewPin.budget, queueResend's `budget`): the period's spend with this send's counted, micro-units. */
+    budgetSpent?: Record<string, number>;
+  }
   | { allowed: false; key: string; retryAfterMs: number };
 
 /** What one verification request did (Store.verifyPinAttempt). */
@@ -252,6 +266,12 @@ export interface NewPin {
   outbox?: { id: string; request: DeliveryRequest };
   /** The dialect verification the PIN starts (the in-memory store keeps no dialect rows). */
   dialect?: DialectStart;
+  /**
+   * The budget caps the send is charged against (domain/budgets.ts), consumed in the PIN's own
+   * write like the limits: when one would pass its cap the outcome is a refusal naming its key (and
+   * retry after the period ends), and nothing is written.
+   */
+  budget?: BudgetCharge[];
 }
 
 export interface VerificationRow {
@@ -285,6 +305,10 @@ export interface Store {
   readonly testNumbers: TestNumberStore;
   /** Applications' workflows and the steps of the PINs sent under them (src/store/workflow-store.ts). */
   readonly workflows: WorkflowStore;
+  /** Budgets of accounts and applications and what their periods spent (src/store/budget-store.ts). */
+  readonly budgets: BudgetStore;
+  /** The prices of the messages sent, and the spend they sum to (src/store/price-store.ts). */
+  readonly prices: PriceStore;
   close(): Promise<void>;
   /** Liveness of the database, for /readyz and `twofa doctor`. */
   ping(): Promise<void>;
@@ -333,7 +357,7 @@ export interface Store {
    * `workflowStep`: the claimed workflow step this resend is, marked sent in the same transaction; a
    * claim lost meanwhile answers `ended` and writes nothing.
    */
-  queueResend(pinId: string, channel: Channel, outbox: { id: string; request: DeliveryRequest } | undefined, limits: RateLimitCheck[], now: number, workflowStep?: WorkflowStepClaim): Promise<RateLimitOutcome | { allowed: true; ended: true }>;
+  queueResend(pinId: string, channel: Channel, outbox: { id: string; request: DeliveryRequest } | undefined, limits: RateLimitCheck[], now: number, workflowStep?: WorkflowStepClaim, budget?: BudgetCharge[]): Promise<RateLimitOutcome | { allowed: true; ended: true }>;
   getPin(accountId: string, pinId: string): Promise<PinRecord | undefined>;
   /** The PIN and its application (undefined if deleted), for a verification: one round trip on PostgreSQL. Durable as getPin. */
   getPinToVerify(accountId: string, pinId: string): Promise<{ pin: PinRecord; application: ApplicationRecord | undefined } | undefined>;
@@ -397,7 +421,7 @@ export interface Store {
    * (SQLite: one commit for a batch of outcomes and their entries) does so and answers `audited: true`,
    * else the caller appends it.
    */
-  completeOutbox(id: string, pinId: string, now: number, accepted?: { transport: string; providerMessageId?: string | undefined }, audit?: AuditAppend): Promise<{ audited: boolean }>;
+  completeOutbox(id: string, pinId: string, now: number, accepted?: AcceptedMessage, audit?: AuditAppend): Promise<{ audited: boolean }>;
   retryOutbox(id: string, pinId: string, nextAttemptAt: number, error: string, now: number): Promise<void>;
   /** Records that the message failed for good or was cancelled; `audit` as for completeOutbox. */
   failOutbox(id: string, pinId: string, error: string, now: number, state: 'failed' | 'cancelled', audit?: AuditAppend): Promise<{ audited: boolean }>;
