@@ -227,6 +227,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
     prices,
     plannedTransport: plannedTransportOf(transports),
     reloadPrices: () => reloadPrices(),
+    priceListState: () => prices.state(),
   };
   const reloadPrices = async () => {
     try {

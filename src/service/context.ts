@@ -46,6 +46,8 @@ export interface ServiceContext {
   prices?: PriceList;
   /** The transport a message of the channel to this number will be handed first (delivery/planned-transport.ts): the one a budget prices it by. */
   plannedTransport?: (channel: Channel, to: string) => string | undefined;
+  /** The price list in force on this node (GET /api/v1/prices). */
+  priceListState?: () => PriceListState;
   /** Reads the price list file again (POST /api/v1/prices/reload); throws on an invalid file, keeping the list in force. */
   reloadPrices?: () => Promise<PriceListState>;
 }

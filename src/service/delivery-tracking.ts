@@ -1,6 +1,7 @@
 // Use cases of delivery tracking: a provider's receipt updates the PIN it concerns (and may send the
 // message again through the next member of a failover route), and an account reads a PIN's state and
 // delivery history (never the PIN itself).
+import type { MessagePriceRecord } from '../store/price-store.js';
 import { riskDecisionOfPin, type RiskDecisionView } from './risk.js';
 import type { Logger } from 'pino';
 import type { FailoverRoutes } from '../delivery/routing/routed-transport.js';
@@ -182,6 +183,8 @@ export interface PinDetails {
   workflow: WorkflowStepRecord[];
   /** Its send's risk assessment, when recorded (every shadow block, one allowed send in 20). */
   risk: RiskDecisionView | null;
+  /** The messages transports took for it, each with its price (price list x SMS parts, or the provider's), oldest first. */
+  messages: MessagePriceRecord[];
 }
 
 
@@ -193,7 +196,8 @@ export async function getPinDetails(ctx: ServiceContext, principal: Principal, p
   const state = pinState(pin, now);
   const workflow = await listPinWorkflow(ctx, principal.accountId, pinId);
   const risk = await riskDecisionOfPin(ctx, principal.accountId, pinId);
-  return ok({ pin, state, history, workflow, risk, nextResendAt: state === 'pending' && pin.pinCiphertext !== null ? await nextResendOf(ctx, pin, now) : null });
+  const messages = await ctx.store.prices.listForPin(principal.accountId, pinId);
+  return ok({ pin, state, history, workflow, risk, messages, nextResendAt: state === 'pending' && pin.pinCiphertext !== null ? await nextResendOf(ctx, pin, now) : null });
 }
 
 /** A peek at the destination's send limit: counts nothing, so reading a PIN never spends a resend. */

@@ -47,6 +47,15 @@ import updateApplicationSecurity from './api-v1/update-application-security.js';
 import getApplicationRisk from './api-v1/get-application-risk.js';
 import updateApplicationRisk from './api-v1/update-application-risk.js';
 import listRiskDecisions from './api-v1/list-risk-decisions.js';
+import getBudget from './api-v1/get-budget.js';
+import updateBudget from './api-v1/update-budget.js';
+import deleteBudget from './api-v1/delete-budget.js';
+import getApplicationBudget from './api-v1/get-application-budget.js';
+import updateApplicationBudget from './api-v1/update-application-budget.js';
+import deleteApplicationBudget from './api-v1/delete-application-budget.js';
+import getSpend from './api-v1/get-spend.js';
+import getPrices from './api-v1/get-prices.js';
+import reloadPrices from './api-v1/reload-prices.js';
 import addSafeListNumber from './api-v1/add-safe-list-number.js';
 import getSafeListNumber from './api-v1/get-safe-list-number.js';
 import removeSafeListNumber from './api-v1/remove-safe-list-number.js';
@@ -96,6 +105,8 @@ export const ALL_ROUTES: RegisterRoute[] = [
   getTemplateAutofill, updateTemplateAutofill,
   // test numbers: fixed codes, nothing delivered (app-store review, end-to-end tests)
   createTestNumber, listTestNumbers, deleteTestNumber,
+  // prices, spend and budgets (docs/routing.md)
+  getBudget, updateBudget, deleteBudget, getApplicationBudget, updateApplicationBudget, deleteApplicationBudget, getSpend, getPrices, reloadPrices,
   // fallback workflows across channels
   getApplicationWorkflow, updateApplicationWorkflow, deleteApplicationWorkflow,
 ];

@@ -113,7 +113,8 @@ export class MemoryStore implements Store {
   readonly prelude = notKeptInMemory<PreludeStore>('prelude');
   readonly vonage = notKeptInMemory<VonageStore>('vonage');
   readonly budgets = notKeptInMemory<BudgetStore>('budgets');
-  readonly prices = notKeptInMemory<PriceStore>('prices');
+  /** Records no prices (the services' unit tests run without a price list): every PIN's list is empty. */
+  readonly prices: PriceStore = { listForPin: async () => [], spend: async () => [], reportProviderPrice: async () => false, purge: async () => 0 };
   /** Not kept in memory: every method throws NotKeptInMemory. */
   readonly console = notKeptInMemory<ConsoleStore>('console');
 
