@@ -5,9 +5,15 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Budget, BudgetCaps, BudgetCharge } from '../domain/budgets.js';
 import type { Database } from './schema.js';
-import type { RateLimitOutcome } from './store.js';
 
 type Db = Kysely<Database> | Transaction<Database>;
+
+/** A send refused by a cap, as a refused limit is (store.ts RateLimitOutcome): its key, and when its period ends. */
+export interface BudgetRefusalOutcome {
+  allowed: false;
+  key: string;
+  retryAfterMs: number;
+}
 
 /** The account's own budget is stored under this application id. */
 const ACCOUNT_BUDGET = '';
@@ -23,7 +29,7 @@ export interface BudgetStore {
   /** What each counter has spent in its period (0 when nothing yet), by key. */
   spent(counters: readonly Pick<BudgetCharge, 'key' | 'periodStart'>[]): Promise<Map<string, number>>;
   /** The refusal of a send whose budget statement was refused: the first cap the charges would pass (the send counted nothing). */
-  refusal(charges: readonly BudgetCharge[], now: number): Promise<RateLimitOutcome & { allowed: false }>;
+  refusal(charges: readonly BudgetCharge[], now: number): Promise<BudgetRefusalOutcome>;
   /**
    * Marks the period's 100 % event as sent, once: true for the one caller that flips it (on any
    * node), while the spend is still below the cap (a send that reached it exactly reported it already).
@@ -42,7 +48,7 @@ function budgetOf(row: { account_id: string; application_id: string; currency: s
 }
 
 /** The refusal of the first charge that would pass its cap given what was spent; undefined when all fit. */
-export function firstCrossing(charges: readonly BudgetCharge[], spent: (charge: BudgetCharge) => number, now: number): (RateLimitOutcome & { allowed: false }) | undefined {
+export function firstCrossing(charges: readonly BudgetCharge[], spent: (charge: BudgetCharge) => number, now: number): BudgetRefusalOutcome | undefined {
   const crossing = charges.find((c) => spent(c) + c.amount > c.cap);
   return crossing && { allowed: false, key: crossing.key, retryAfterMs: Math.max(1, crossing.expiresAt - now) };
 }
@@ -79,7 +85,7 @@ export class KyselyBudgetStore implements BudgetStore {
     return spent;
   }
 
-  async refusal(charges: readonly BudgetCharge[], now: number): Promise<RateLimitOutcome & { allowed: false }> {
+  async refusal(charges: readonly BudgetCharge[], now: number): Promise<BudgetRefusalOutcome> {
     const spent = await this.spent(charges);
     // Spend that fell back between the refusal and this read (none does within a period): the first cap is named.
     return firstCrossing(charges, (c) => spent.get(c.key) ?? 0, now)
@@ -92,7 +98,7 @@ export class KyselyBudgetStore implements BudgetStore {
    * Atomic only where the transaction holds the database alone (SQLite's one connection); PostgreSQL
    * counts in one statement instead (postgres/hot-statements.ts consumeBudgets).
    */
-  async consumeWithin(trx: Db, charges: readonly BudgetCharge[], now: number): Promise<RateLimitOutcome> {
+  async consumeWithin(trx: Db, charges: readonly BudgetCharge[], now: number): Promise<{ allowed: true; budgetSpent?: Record<string, number> } | BudgetRefusalOutcome> {
     if (charges.length === 0) return { allowed: true };
     const before = await this.spent(charges, trx);
     const refused = firstCrossing(charges, (c) => before.get(c.key) ?? 0, now);

@@ -62,7 +62,7 @@ export const BudgetResponseSchema = Type.Object({
   countries: Type.Record(Type.String(), Type.Object(CapPairView)),
   spent: Type.Object({ daily: Amount('Spent today (UTC) against the daily cap'), monthly: Amount('Spent this month against the monthly cap') }),
   updatedAt: Type.Integer(),
-});
+}, { description: 'A budget: its caps, and what the current day and month have spent against them.' });
 
 export const PriceListResponseSchema = Type.Object({
   file: Type.Union([Type.String(), Type.Null()], { description: 'TWOFA_PRICES_FILE; null when none is configured.' }),

@@ -3,8 +3,7 @@
 // connection (nothing runs between the statements) makes the read and the count atomic.
 import type BetterSqlite3 from 'better-sqlite3';
 import type { BudgetCharge } from '../../domain/budgets.js';
-import { firstCrossing } from '../budget-store.js';
-import type { RateLimitOutcome } from '../store.js';
+import { firstCrossing, type BudgetRefusalOutcome } from '../budget-store.js';
 
 export class SqliteBudgetStatements {
   private readonly read: BetterSqlite3.Statement<[string, number], { spent: number }>;
@@ -22,7 +21,7 @@ export class SqliteBudgetStatements {
   }
 
   /** The refusal of the first charge that would pass its cap, given `spent` (from spent()); undefined when all fit. */
-  refusal(charges: readonly BudgetCharge[], spent: Map<string, number>, now: number): (RateLimitOutcome & { allowed: false }) | undefined {
+  refusal(charges: readonly BudgetCharge[], spent: Map<string, number>, now: number): BudgetRefusalOutcome | undefined {
     return firstCrossing(charges, (c) => spent.get(c.key) ?? 0, now);
   }
 
