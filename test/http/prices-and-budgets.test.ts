@@ -183,3 +183,45 @@ describe('budgets: a send whose price would pass a cap is refused before anythin
     assert.equal((await h.request('GET', `/api/v1/applications/${applicationId}/budget`)).body.spent.daily, '0.5000');
   });
 });
+
+describe('prices and budgets in every dialect', () => {
+  let h: Harness;
+  before(async () => { h = await withPrices(); });
+  after(async () => { await h.close(); });
+  const FORM = { 'content-type': 'application/x-www-form-urlencoded' };
+
+  it('shows a Twilio attempt\'s price, and refuses a send past the account\'s budget with each dialect\'s documented error', async () => {
+    // The account's cap holds one message: the first send spends it, and every dialect's next is refused.
+    assert.equal((await h.request('PUT', '/api/v1/budget', { body: { currency: 'EUR', daily: '0.05' } })).status, 200);
+    const service = (await h.request('POST', '/v2/Services', { rawBody: 'FriendlyName=Prices', headers: FORM })).body.sid as string;
+    const started = await h.request('POST', `/v2/Services/${service}/Verifications`, { rawBody: 'To=%2B41793026727&Channel=sms', headers: FORM });
+    assert.equal(started.status, 201, JSON.stringify(started.body));
+    const pending = await h.request('GET', `/v2/Attempts?VerifyServiceSid=${service}`);
+    assert.equal(pending.body.attempts[0].price, null, 'no price before a transport took the message');
+    await h.node.worker.drain();
+    const attempts = await h.request('GET', `/v2/Attempts?VerifyServiceSid=${service}`);
+    assert.deepEqual(attempts.body.attempts[0].price, { value: '0.0500', currency: 'eur' });
+    assert.deepEqual((await h.request('GET', `/v2/Attempts/${attempts.body.attempts[0].sid}`)).body.price, { value: '0.0500', currency: 'eur' });
+
+    const twilio = await h.request('POST', `/v2/Services/${service}/Verifications`, { rawBody: 'To=%2B41793026728&Channel=sms', headers: FORM });
+    assert.equal(twilio.status, 429);
+    assert.equal(twilio.body.code, 20429);
+    assert.match(twilio.body.message, /^Budget exceeded: /);
+
+    const { applicationId, messageId } = await createAppAndTemplate(h);
+    const infobip = await h.request('POST', '/2fa/2/pin', { body: { applicationId, messageId, to: '41793026729' } });
+    assert.equal(infobip.status, 429);
+    assert.equal(infobip.body.requestError.serviceException.messageId, 'TOO_MANY_REQUESTS');
+
+    assert.equal((await h.request('PUT', '/api/v1/prelude/settings', { body: { applicationId } })).status, 200);
+    const prelude = await h.request('POST', '/v2/verification', { body: { target: { type: 'phone_number', value: '+41793026730' } } });
+    assert.equal(prelude.status, 429, JSON.stringify(prelude.body));
+    assert.equal(prelude.body.code, 'too_many_requests');
+    assert.match(prelude.body.message, /^Budget exceeded: /);
+
+    const vonage = await h.request('POST', '/v2/verify', { body: { brand: 'Acme', workflow: [{ channel: 'sms', to: '41793026731' }] } });
+    assert.equal(vonage.status, 429, JSON.stringify(vonage.body));
+    assert.equal(vonage.body.title, 'Rate Limit Hit');
+    assert.match(vonage.body.detail, /^Budget exceeded: /);
+  });
+});
