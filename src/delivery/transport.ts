@@ -127,6 +127,8 @@ export interface DeliveryReceipt {
   error?: string;
   /** When the provider says it happened (UNIX ms), or when the receipt arrived. */
   at: number;
+  /** What the provider says the whole message cost (Infobip's delivery reports): it replaces the price list's. */
+  price?: Price;
 }
 
 export type ReceiptListener = (receipt: DeliveryReceipt) => void;

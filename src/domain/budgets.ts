@@ -4,6 +4,7 @@
 // PIN's own write; one that would take a cap past its amount is refused and writes nothing.
 import { FieldErrors, ok, type Result } from './errors.js';
 import { formatMicros, parseMicros } from './money.js';
+import { isCountryCode } from './price-list.js';
 
 export const BUDGET_PERIODS = ['daily', 'monthly'] as const;
 export type BudgetPeriod = (typeof BUDGET_PERIODS)[number];
@@ -129,7 +130,7 @@ export function parseBudgetInput(input: BudgetInput): Result<Pick<Budget, 'curre
   if (typeof input.currency !== 'string' || !/^[A-Z]{3}$/i.test(input.currency)) errors.add('currency', 'must be an ISO 4217 currency code, e.g. EUR, the currency of the price list\'s lines it counts');
   const caps: BudgetCaps = { daily: capOf(input.daily, 'daily', errors), monthly: capOf(input.monthly, 'monthly', errors), countries: {} };
   for (const [country, pair] of Object.entries(input.countries ?? {})) {
-    if (!/^[A-Z]{2}$/i.test(country)) {
+    if (!isCountryCode(country)) {
       errors.add(`countries.${country}`, 'must be an ISO 3166-1 alpha-2 country code, e.g. GB');
       continue;
     }

@@ -2,8 +2,14 @@
 // The list is read from CSV lines `transport,country,prefix,price,currency`: an optional header line
 // of exactly those names, `#` comments and blank lines are skipped. A list with one bad line is
 // refused whole (every bad line named), so that a typo never leaves some messages unpriced.
+import { isSupportedCountry } from 'libphonenumber-js';
 import { formatMicros, parseMicros } from './money.js';
 import type { Price, PriceList, PriceMatch } from './prices.js';
+
+/** A country a phone number can be in (libphonenumber's list of ISO 3166-1 alpha-2 codes): `UK` is not one, `GB` is. */
+export function isCountryCode(code: string): boolean {
+  return /^[A-Z]{2}$/i.test(code) && isSupportedCountry(code.toUpperCase());
+}
 
 export const PRICE_LIST_HEADER = 'transport,country,prefix,price,currency';
 
@@ -71,7 +77,7 @@ export function parsePriceList(text: string, source: string, countryOf: (to: str
     const [transport, country, prefix, amount, currency] = fields as [string, string, string, string, string];
     const before = problems.length;
     if (transport === '') problems.push(`${at}: the transport is empty`);
-    if (!/^[A-Z]{2}$/i.test(country)) problems.push(`${at}: country "${country}" is not an ISO 3166-1 alpha-2 code (e.g. GB)`);
+    if (!isCountryCode(country)) problems.push(`${at}: country "${country}" is not an ISO 3166-1 alpha-2 code (e.g. GB)`);
     if (prefix !== '' && !/^\+?[0-9]{1,15}$/.test(prefix)) problems.push(`${at}: prefix "${prefix}" is not international digits (e.g. 447, calling code first)`);
     if (parseMicros(amount) === undefined) problems.push(`${at}: price "${amount}" is not a decimal amount of at most 6 decimals (e.g. 0.0450)`);
     if (!/^[A-Z]{3}$/i.test(currency)) problems.push(`${at}: currency "${currency}" is not an ISO 4217 code (e.g. EUR)`);

@@ -1,6 +1,7 @@
 // Use cases of delivery tracking: a provider's receipt updates the PIN it concerns (and may send the
 // message again through the next member of a failover route), and an account reads a PIN's state and
 // delivery history (never the PIN itself).
+import { parseMicros } from '../domain/money.js';
 import type { MessagePriceRecord } from '../store/price-store.js';
 import { riskDecisionOfPin, type RiskDecisionView } from './risk.js';
 import type { Logger } from 'pino';
@@ -154,6 +155,11 @@ async function recordDeliveryReceipt(ctx: ServiceContext, routes: FailoverRoutes
   const matched = await ctx.store.recordReceipt(receipt, { now, ...(requeue !== undefined && { requeue }) });
   if (matched === undefined) return false;
   ctx.metrics.receipt(receipt.transport, receipt.status);
+  // The provider's own word on what the message cost replaces the price list's (Infobip's delivery reports).
+  if (receipt.price) {
+    const amount = parseMicros(receipt.price.amount);
+    if (amount !== undefined) await ctx.store.prices.reportProviderPrice(receipt.transport, receipt.providerMessageId, amount, receipt.price.currency);
+  }
   // Queued again for the next member of a failover route: start the worker now rather than at its next poll.
   if (matched.requeued) ctx.messageQueued();
   // A receipt that fails the PIN's latest message (not one a failover route sends again) moves its workflow on.

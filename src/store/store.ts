@@ -18,6 +18,7 @@ import type { TestNumberStore } from './test-number-store.js';
 import type { WorkflowStepClaim, WorkflowStore } from './workflow-store.js';
 import type { DeliveryRequest } from './delivery-request.js';
 import type { BudgetCharge } from '../domain/budgets.js';
+import type { Price } from '../domain/prices.js';
 import type { BudgetStore } from './budget-store.js';
 import type { PriceStore, MessagePriceInput } from './price-store.js';
 
@@ -163,6 +164,8 @@ export interface ReceiptInput {
   status: 'delivered' | 'undelivered';
   error?: string;
   at: number;
+  /** What the provider says the message cost; recorded by the price store (Store.prices.reportProviderPrice). */
+  price?: Price;
 }
 
 /** The message a delivery receipt names: a PIN's first message, or a later one (a resend, a failover). */
