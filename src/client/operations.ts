@@ -79,6 +79,16 @@ const OPERATIONS = {
   'workflows.set': { method: 'PUT', path: '/api/v1/applications/{appId}/workflow' },
   'workflows.delete': { method: 'DELETE', path: '/api/v1/applications/{appId}/workflow' },
 
+  'budgets.get': { method: 'GET', path: '/api/v1/budget' },
+  'budgets.set': { method: 'PUT', path: '/api/v1/budget' },
+  'budgets.delete': { method: 'DELETE', path: '/api/v1/budget' },
+  'budgets.getApplication': { method: 'GET', path: '/api/v1/applications/{appId}/budget' },
+  'budgets.setApplication': { method: 'PUT', path: '/api/v1/applications/{appId}/budget' },
+  'budgets.deleteApplication': { method: 'DELETE', path: '/api/v1/applications/{appId}/budget' },
+  'stats.spend': { method: 'GET', path: '/api/v1/stats/spend' },
+  'prices.get': { method: 'GET', path: '/api/v1/prices' },
+  'prices.reload': { method: 'POST', path: '/api/v1/prices/reload' },
+
   'health.ready': { method: 'GET', path: '/readyz' },
 } as const satisfies Record<string, { method: HttpMethod; path: string }>;
 
