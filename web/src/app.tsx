@@ -20,6 +20,7 @@ import { PinPage } from './pages/pin.js';
 import { ApiKeys } from './pages/keys.js';
 import { Webhooks } from './pages/webhooks.js';
 import { TestNumbers } from './pages/test-numbers.js';
+import { SpendPage } from './pages/spend.js';
 
 const NAV: Array<{ href: string; label: string; section: string }> = [
   { href: '/', label: 'Dashboard', section: '' },
@@ -31,6 +32,7 @@ const NAV: Array<{ href: string; label: string; section: string }> = [
   { href: '/keys', label: 'API keys', section: 'keys' },
   { href: '/webhooks', label: 'Webhooks', section: 'webhooks' },
   { href: '/test-numbers', label: 'Test numbers', section: 'test-numbers' },
+  { href: '/spend', label: 'Spend', section: 'spend' },
 ];
 
 function route(path: string): { title: string; page: ComponentChildren } {
@@ -50,6 +52,7 @@ function route(path: string): { title: string; page: ComponentChildren } {
   if (path === '/keys') return { title: 'API keys', page: <ApiKeys /> };
   if (path === '/webhooks') return { title: 'Webhooks', page: <Webhooks /> };
   if (path === '/test-numbers') return { title: 'Test numbers', page: <TestNumbers /> };
+  if (path === '/spend') return { title: 'Spend and budgets', page: <SpendPage /> };
   return { title: 'Not found', page: <section><h1 tabIndex={-1}>Page not found</h1><p>There is no console page at this address. <Link href="/">Go to the dashboard</Link>.</p></section> };
 }
 

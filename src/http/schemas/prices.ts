@@ -39,15 +39,17 @@ export const SpendResponseSchema = Type.Object({
   unpriced: Type.Integer({ description: 'Messages in the range with no known price.' }),
 }, { description: 'What the account\'s messages cost, as recorded when their transports took them.' });
 
+// Caps are checked by the service (domain/budgets.ts), whose error says what a cap must look like.
+const CapInput = (description: string) => Type.Optional(Type.Union([Type.String({ maxLength: 24, description: `${description} (a decimal string, e.g. "25.00").` }), Type.Null()]));
 const CapPair = {
-  daily: Type.Optional(NullableAmount('The cap of a UTC day; null or absent: none')),
-  monthly: Type.Optional(NullableAmount('The cap of a UTC calendar month; null or absent: none')),
+  daily: CapInput('The cap of a UTC day; null or absent: none'),
+  monthly: CapInput('The cap of a UTC calendar month; null or absent: none'),
 };
 
 export const BudgetRequestSchema = Type.Object({
-  currency: Type.String({ pattern: '^[A-Za-z]{3}$', description: 'ISO 4217; only messages priced in it count.' }),
+  currency: Type.String({ maxLength: 8, description: 'ISO 4217; only messages priced in it count.' }),
   ...CapPair,
-  countries: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Za-z]{2}$' }), Type.Object(CapPair, { additionalProperties: false }), {
+  countries: Type.Optional(Type.Record(Type.String({ maxLength: 8 }), Type.Object(CapPair, { additionalProperties: false }), {
     description: 'Caps of the messages to one ISO country, besides the caps of every message.',
   })),
 }, { additionalProperties: false });
