@@ -179,7 +179,11 @@ export interface OutboxInsert {
 // are counted, so the application's bucket, which every send locks, is held only from its upsert to
 // the commit (a refusal still undoes the insert with everything else). The kysely-store commits it
 // asynchronously (`commit_mode`, deferred-flushes.ts), so that hold does not include the WAL flush.
-const CREATE_PIN = named(`with ${LIMITS_CTE}, ${budgetCte(26)},
+// With budget charges, the budgets' counters are counted after the limits (the order of the select
+// list, and the order a resend's transaction counts them in too: no two sends lock them the other way
+// round), so a budget's row is held from its upsert to the commit only. Without, the statement has no
+// budget part at all: a deployment without prices pays nothing for them.
+const createPinStatement = (withBudget: boolean) => named(`with ${LIMITS_CTE},${withBudget ? ` ${budgetCte(26)},` : ''}
   pin as (
     insert into pins (id, account_id, application_id, message_id, channel, destination, pin_hash, pin_ciphertext, attempts_left,
       allow_multiple_verifications, created_at, expires_at, verified_at, locked_at, delivery_status, delivery_error, sent_at, send_count,
@@ -191,7 +195,9 @@ const CREATE_PIN = named(`with ${LIMITS_CTE}, ${budgetCte(26)},
     returning id
   ),
   woken as (select pg_notify($23, '') from pin where $21::text is not null)
-select (select count(*) from woken) as woken, ${REFUSAL_CHECK} as refused, ${WINDOW_OUTPUT}, ${BUDGET_OUTPUT}, ${commitModeColumn(25)}`);
+select (select count(*) from woken) as woken, ${REFUSAL_CHECK} as refused, ${WINDOW_OUTPUT},${withBudget ? ` ${BUDGET_OUTPUT},` : ''} ${commitModeColumn(25)}`);
+const CREATE_PIN = createPinStatement(false);
+const CREATE_PIN_WITH_BUDGET = createPinStatement(true);
 
 /**
  * Inserts a PIN and its message within its limits and budget caps, in one statement; throws
@@ -199,11 +205,11 @@ select (select count(*) from woken) as woken, ${REFUSAL_CHECK} as refused, ${WIN
  * counter's spend. `deferFlush`: commits without waiting for the WAL flush (deferred-flushes.ts).
  */
 export async function createPin(db: Db, limits: RateLimitCheck[], now: number, pin: PinInsert, outbox: OutboxInsert | undefined, channel: string, deferFlush: boolean, budget: readonly BudgetCharge[] = []): Promise<{ windows: WindowBuckets; budgetSpent: BudgetSpent }> {
-  const rows = await run<{ buckets: [string, number, number][] | null; budget_spent: [string, number][] | null }>(db, CREATE_PIN, [
+  const rows = await run<{ buckets: [string, number, number][] | null; budget_spent?: [string, number][] | null }>(db, budget.length > 0 ? CREATE_PIN_WITH_BUDGET : CREATE_PIN, [
     ...limitParameters(limits, now),
     pin.id, pin.accountId, pin.applicationId, pin.messageId, pin.channel, pin.destination, pin.pinHash, pin.pinCiphertext, pin.attemptsLeft,
     pin.allowMultipleVerifications ? 1 : 0, pin.createdAt, pin.expiresAt, pin.deliveryStatus, pin.country,
-    outbox?.id ?? null, outbox?.request ?? null, channel, pin.testNumber ? 1 : 0, deferFlush, ...budgetParameters(budget),
+    outbox?.id ?? null, outbox?.request ?? null, channel, pin.testNumber ? 1 : 0, deferFlush, ...(budget.length > 0 ? budgetParameters(budget) : []),
   ]);
   return { windows: windowBucketsOf(rows[0]?.buckets), budgetSpent: budgetSpentOf(rows[0]?.budget_spent) };
 }
