@@ -214,7 +214,7 @@ const lines = [];
 const w = (s = '') => lines.push(s);
 w('# Reliability and security report');
 w();
-w(`Written by \`scripts/security-report.mjs\` from the run of the attack suite (\`test/security\`, ${files.length} files) started ${new Date(started).toISOString()}`);
+w(`Written by \`scripts/security-report.mjs\` from the run of the attack suite (\`test/security\`: ${new Set(files.map((f) => f.name)).size} test files, ${files.length} runs of them by database) started ${new Date(started).toISOString()}`);
 w(`on ${os.cpus().length} cores, Node ${process.version}, ${long ? '**long trials** (TWOFA_SECURITY_LONG=1)' : 'the default (CI) trial counts; `npm run test:security -- --long` runs the plan\'s full counts'}.`);
 if (status !== undefined) w(`Suite exit status: ${status === 0 ? '0 (all tests passed)' : `${status} (some tests failed: see below)`}.`);
 w(`Named tests passed: ${passed.length} of ${testIds.length}${missing.length ? ` (not passed or not run: ${missing.join(', ')})` : ''}. Test plan and sources: \`shared/reference/security-and-test-plan.md\`.`);

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { parseDuration, validateLimit, ONE_DAY_MS, parseRateLimit, type RateLimit } from './domain/durations.js';
 import { SECURITY_PROFILES, type SecurityProfile } from './domain/security-profile.js';
 import { RISK_MODES, type RiskMode } from './domain/risk-score.js';
+import { parseRoutes, TRANSPORT_NAME_PATTERN, type RouteRule } from './domain/routes.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -69,6 +70,12 @@ export interface Config {
   authFailureLimit: RateLimit;
   /** How long a Twilio Auth Token replaced by a rotation stays a valid login (0: not at all). */
   twilioAuthTokenGraceMs: number;
+  /** Named transports (TWOFA_TRANSPORT_<NAME>, or `transports` in the config file): name -> DSN. */
+  transports: Record<string, string>;
+  /** The routes table (TWOFA_ROUTES, or `routes` in the config file), checked against the named transports. */
+  routes: RouteRule[];
+  /** Where the routes were read, to read them again on reload: the config file and TWOFA_ROUTES as given. */
+  routesSource: { TWOFA_CONFIG?: string; TWOFA_ROUTES?: string };
 }
 
 export class ConfigError extends Error {
@@ -316,6 +323,22 @@ export const CONFIG_OPTIONS = [
     doc: 'How long an account\'s Twilio Auth Token replaced by a rotation (POST /api/v1/twilio/auth-token) is still accepted as the password of HTTP Basic under /v2, beside the new one, so running clients can move over; then never again. `0` (the default, as Twilio\'s own rotation): the old token stops working at once. Webhook events are signed with the new token from the rotation on, whatever this says. Only the replaced token\'s SHA-256 is kept for it.',
     parse: (raw) => (raw === '0' ? 0 : duration(raw)),
   }),
+  option({
+    key: 'routes', env: 'TWOFA_ROUTES', default: undefined,
+    doc: 'The routes table, a JSON array of rules (or `routes` in twofa.config.json, where it is reloaded on SIGHUP and by `twofa routes reload`): each rule names a `channel`, '
+      + 'what it matches (`countries`, ISO codes; `prefixes` of the international number: the longest prefix wins over a country, the first rule among equals), its named '
+      + '`transports` in order (TWOFA_TRANSPORT_<NAME>; failover per message, or `"strategy": "cheapest"` with a `minConversion`), its `sender` and `fallbackSender` '
+      + '(`{"id": "Acme", "kind": "alphanumeric"}`, `long_code`, `short_code`) and `regulatory` fields (India DLT `dltEntityId`, `dltTemplateId`). A table with any error is refused whole. '
+      + 'Unset: no routes, each channel delivers through its TWOFA_*_DSN. Named transports are TWOFA_TRANSPORT_<NAME>=<dsn> variables (or a `transports` object in the config file), '
+      + 'also usable by name in a channel DSN (`TWOFA_SMS_DSN=failover(smsc infobip)`). See docs/routing.md.',
+    parse: (raw) => {
+      try {
+        return JSON.parse(raw) as RouteRule[];
+      } catch (err) {
+        throw new Error(`is not valid JSON: ${(err as Error).message}`);
+      }
+    },
+  }),
   option({ key: 'requestTimeoutMs', env: 'TWOFA_REQUEST_TIMEOUT', default: '30s', doc: 'Longest time a client may take to send a whole request, headers and body; a slower one (slowloris) is cut off with 408.', parse: duration }),
   option({ key: 'idempotencyWindowMs', env: 'TWOFA_IDEMPOTENCY_WINDOW', default: '24h', doc: 'How long an Idempotency-Key is remembered with its answer: a repeat within it gets the same answer without running again; after it the key is purged and may be used anew.', parse: duration }),
   option({ key: 'idempotencyMaxKeys', env: 'TWOFA_IDEMPOTENCY_MAX_KEYS', default: '10000', doc: 'Idempotency-Keys one account may hold within TWOFA_IDEMPOTENCY_WINDOW: a request with a new key beyond them is answered 429 (IDEMPOTENCY_KEYS_FULL) until the oldest key\'s window ends. Bounds what one account stores (at most 4 KiB of answer per key).', parse: integerIn(1, 10_000_000) }),
@@ -337,7 +360,7 @@ export const CONFIG_FILE_NAME = 'twofa.config.json';
  * used if present. Its keys are the option names without the TWOFA_ prefix, in camel case or as the
  * variable itself (`"port": 8080` or `"TWOFA_PORT": "8080"`); environment variables override it.
  */
-function readConfigFile(env: NodeJS.ProcessEnv): { file: string; values: Record<string, string> } | undefined {
+function readConfigFile(env: NodeJS.ProcessEnv): ConfigFile | undefined {
   const named = env['TWOFA_CONFIG'];
   const file = named !== undefined && named !== '' ? path.resolve(named) : path.resolve(CONFIG_FILE_NAME);
   if (!fs.existsSync(file)) {
@@ -352,13 +375,73 @@ function readConfigFile(env: NodeJS.ProcessEnv): { file: string; values: Record<
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(file, 'must hold a JSON object');
   const values: Record<string, string> = {};
+  let transports: Record<string, unknown> | undefined;
   for (const [key, value] of Object.entries(parsed)) {
+    // The two structured settings are JSON in the file itself, not strings.
+    if (key === 'transports') {
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new ConfigError(file, '"transports" must be an object of named transports, e.g. {"smsc": "smpp://user:pass@smsc.example.com:2775"}');
+      transports = value as Record<string, unknown>;
+      continue;
+    }
+    if (key === 'routes' || key === 'TWOFA_ROUTES') {
+      values['TWOFA_ROUTES'] = typeof value === 'string' ? value : JSON.stringify(value);
+      continue;
+    }
     const opt = CONFIG_OPTIONS.find((o) => o.env === key || o.env === `TWOFA_${key}` || fileKey(o.env) === key);
-    if (!opt) throw new ConfigError(file, `unknown option "${key}"; known options: ${CONFIG_OPTIONS.map((o) => fileKey(o.env)).join(', ')}`);
+    if (!opt) throw new ConfigError(file, `unknown option "${key}"; known options: ${[...CONFIG_OPTIONS.map((o) => fileKey(o.env)), 'transports'].join(', ')}`);
     if (!['string', 'number', 'boolean'].includes(typeof value)) throw new ConfigError(file, `"${key}" must be a string or a number`);
     values[opt.env] = String(value);
   }
-  return { file, values };
+  return { file, values, ...(transports !== undefined && { transports }) };
+}
+
+interface ConfigFile {
+  file: string;
+  values: Record<string, string>;
+  transports?: Record<string, unknown>;
+}
+
+const TRANSPORT_VARIABLE_PREFIX = 'TWOFA_TRANSPORT_';
+
+/**
+ * The named transports: `TWOFA_TRANSPORT_<NAME>=<dsn>` variables (NAME in any case: SMSC1 is `smsc1`)
+ * over the config file's `transports` object. Their DSNs are checked when the transports are made.
+ */
+function readNamedTransports(env: NodeJS.ProcessEnv, fromFile: ConfigFile | undefined): Record<string, string> {
+  const named: Record<string, string> = {};
+  const add = (where: string, name: string, dsn: unknown) => {
+    if (!TRANSPORT_NAME_PATTERN.test(name)) throw new ConfigError(where, `"${name}" is not a transport name: a letter, then up to 31 letters, digits, _ or -`);
+    if (typeof dsn !== 'string' || dsn.trim() === '') throw new ConfigError(where, 'must be a transport DSN, e.g. smpp://user:pass@smsc.example.com:2775');
+    named[name] = dsn;
+  };
+  for (const [name, dsn] of Object.entries(fromFile?.transports ?? {})) add(`transports.${name} in ${fromFile?.file}`, name.toLowerCase(), dsn);
+  for (const [variable, dsn] of Object.entries(env)) {
+    if (!variable.startsWith(TRANSPORT_VARIABLE_PREFIX) || dsn === undefined || dsn === '') continue;
+    add(variable, variable.slice(TRANSPORT_VARIABLE_PREFIX.length).toLowerCase(), dsn);
+  }
+  return named;
+}
+
+/**
+ * The routes table as configured now, checked against `transportNames`: what a reload puts in place.
+ * `source` is where the server read them at start (Config.routesSource): the config file is read again.
+ */
+export function loadRoutes(transportNames: readonly string[], source: Config['routesSource']): RouteRule[] {
+  const env: NodeJS.ProcessEnv = source;
+  const fromFile = source.TWOFA_CONFIG === undefined ? undefined : readConfigFile(env);
+  const fromEnv = env['TWOFA_ROUTES'] !== undefined && env['TWOFA_ROUTES'] !== '' ? env['TWOFA_ROUTES'] : undefined;
+  const raw = fromEnv ?? fromFile?.values['TWOFA_ROUTES'];
+  if (raw === undefined) return [];
+  const where = fromEnv === undefined ? `routes in ${fromFile?.file}` : 'TWOFA_ROUTES';
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch (err) {
+    throw new ConfigError(where, `is not valid JSON: ${(err as Error).message}`);
+  }
+  const parsed = parseRoutes(value, transportNames);
+  if (!parsed.ok) throw new ConfigError(where, `refused whole, nothing changed: ${parsed.errors.join('; ')}`);
+  return parsed.rules;
 }
 
 /** TWOFA_SMS_DSN -> smsDsn: the spelling of an option in the config file. */
@@ -385,6 +468,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     }
   }
   const result = config as unknown as Config;
+  result.transports = readNamedTransports(env, fromFile);
+  result.routesSource = {
+    ...(fromFile !== undefined && { TWOFA_CONFIG: fromFile.file }),
+    ...(env['TWOFA_ROUTES'] !== undefined && env['TWOFA_ROUTES'] !== '' && { TWOFA_ROUTES: env['TWOFA_ROUTES'] }),
+  };
+  result.routes = loadRoutes(Object.keys(result.transports), result.routesSource);
   if (result.databaseUrl === undefined) result.databaseUrl = `sqlite:${path.join(result.dataDir, 'twofa.db')}`;
   if (result.nodeId === undefined) result.nodeId = os.hostname();
   return result;

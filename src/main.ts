@@ -7,8 +7,8 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import { buildApp } from './app.js';
-import type { Config } from './config.js';
-import { createTransport, type TransportDeps } from './delivery/dsn.js';
+import { loadRoutes, type Config } from './config.js';
+import { createNamedTransports, createTransport, type TransportDeps } from './delivery/dsn.js';
 import { Inbox } from './delivery/log/inbox.js';
 import { LogTransport } from './delivery/log/log-transport.js';
 import { EventWorker } from './delivery/events/event-worker.js';
@@ -20,7 +20,10 @@ import { WorkflowScheduler, workflowDeliveryFailed } from './service/workflows.j
 import type { OutboxRecord } from './store/store.js';
 import { systemResolver, type HostResolver, type WebhookAddressPolicy } from './delivery/webhook/webhook-address-guard.js';
 import { hasProviderCallback, type BoundProviderCallback } from './delivery/providers/provider-callback.js';
-import { failoverRoutesOf, RoutedTransport, routeLeaves } from './delivery/routing/routed-transport.js';
+import { failoverRoutesOf, routeLeaves } from './delivery/routing/routed-transport.js';
+import { RoutingTransport } from './delivery/routing/route-table.js';
+import { CONVERSION_WINDOW_MS, Routing, type RoutesReload } from './delivery/routing/routing.js';
+import type { PriceList } from './domain/prices.js';
 import type { DeliveryReceipt, Transport } from './delivery/transport.js';
 import { PinKeyring } from './domain/pin-secrets.js';
 import type { App } from './http/route-types.js';
@@ -30,6 +33,8 @@ import { recordAuditHeads } from './service/audit-heads.js';
 import { DeliveryTracking, type RetryTimer } from './service/delivery-tracking.js';
 import { reencryptWebhookSecrets } from './service/webhooks.js';
 import { reencryptAuthTokens } from './service/twilio-webhooks.js';
+import { reencryptVonageSignatureSecrets } from './service/vonage-applications.js';
+import { reencryptFactorSecrets } from './service/factors.js';
 import type { ChannelDelivery, ServiceContext } from './service/context.js';
 import { deliveryHealth, outboxAgeMs } from './observability/delivery-health.js';
 import { PrometheusMetrics } from './observability/metrics.js';
@@ -74,15 +79,14 @@ export async function createTransports(config: Config, deps: TransportDeps): Pro
   return transports;
 }
 
-/** The callbacks of every provider transport, also those inside failover/roundrobin routes. */
+/** Every transport that delivers, once each: inside failover/roundrobin routes and routes tables too. */
+function deliveringTransports(transports: (Transport | undefined)[]): Transport[] {
+  return [...new Set(transports.flatMap((t) => (t === undefined ? [] : routeLeaves(t))))];
+}
+
+/** The callbacks of every provider transport, also those inside routes. */
 function providerCallbacksOf(transports: (Transport | undefined)[]): BoundProviderCallback[] {
-  const found: BoundProviderCallback[] = [];
-  for (const transport of transports) {
-    if (transport === undefined) continue;
-    if (transport instanceof RoutedTransport) found.push(...providerCallbacksOf(transport.transports));
-    else if (hasProviderCallback(transport)) found.push(transport.callback);
-  }
-  return found;
+  return deliveringTransports(transports).flatMap((t) => (hasProviderCallback(t) ? [t.callback] : []));
 }
 
 /** How long the price of a message is kept for GET /api/v1/stats/spend: a year of months, and the month before. */
@@ -105,6 +109,8 @@ export interface TwofaNode {
   recordAuditHeads(): Promise<void>;
   /** Reads TWOFA_PRICES_FILE again (SIGHUP, `twofa prices reload`); throws on an invalid file, keeping the list in force. */
   reloadPrices(): Promise<PriceListState>;
+  /** Reads the routes table again (SIGHUP, `twofa routes reload`); refused whole when invalid, the current one then stays. */
+  reloadRoutes(): RoutesReload;
   /** Stops accepting, finishes in-flight requests and deliveries, hands unsent messages back, closes the store. */
   stop(): Promise<void>;
 }
@@ -148,7 +154,11 @@ export interface NodeOptions {
   resolveHost?: HostResolver;
   /** How a delivery receipt's retries are timed; tests fire them by hand. Default: unref'd timers. */
   receiptRetryTimer?: RetryTimer;
+  /** The operator's price list (explain, the cheapest strategy); default: empty, nothing priced. */
+  prices?: PriceList;
 }
+
+const NO_PRICES: PriceList = { priceOf: () => undefined };
 
 function isLoopback(host: string): boolean {
   return host === '127.0.0.1' || host === '::1' || host === 'localhost' || host.startsWith('127.');
@@ -173,7 +183,19 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
   // An invalid price list stops the start: a node that priced nothing would count no budget.
   const prices = await PriceListFile.open(config.pricesFile, clock);
   if (config.pricesFile !== undefined) logger.info({ file: config.pricesFile, lines: prices.state().lines.length }, 'price list loaded');
-  const transports = await createTransports(config, { inbox, logger, clock, metrics, onReceipt: (receipt) => onReceipt(receipt) });
+  const transportDeps: TransportDeps = { inbox, logger, clock, metrics, onReceipt: (receipt) => onReceipt(receipt) };
+  const named = await createNamedTransports(config.transports, transportDeps);
+  const ownTransports = await createTransports(config, { ...transportDeps, named });
+  // With named transports, the phone channels deliver through the routes table (docs/routing.md).
+  let routing: Routing | undefined;
+  const transports = named.size === 0 ? ownTransports : (routing = new Routing(named, config.routes, ownTransports, {
+    logger, clock, prices: options.prices ?? NO_PRICES, store: { conversionsTo: (c, s) => store.routes.conversionsTo(c, s), applicationSender: (a, c) => store.routes.applicationSender(a, c) },
+    loadRules: (names) => loadRoutes(names, config.routesSource),
+  })).channelTransports(ownTransports);
+  const channelOpen = (channel: Channel) => {
+    const transport = transports[channel];
+    return transport instanceof RoutingTransport ? transport.open : transport !== undefined;
+  };
   const delivery = channelDelivery(transports);
   warnAboutMixedDelivery(delivery, logger);
   // With several nodes the rate limits are shared through the database, or through Redis when configured.
@@ -196,6 +218,8 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
   // Subscription secrets made under a previous TWOFA_SECRET move to the current one.
   await reencryptWebhookSecrets(store, keyring, logger);
   await reencryptAuthTokens(store, keyring, logger);
+  await reencryptVonageSignatureSecrets(store, keyring, logger);
+  await reencryptFactorSecrets(store, keyring, logger);
 
   const audit = deliveryAudit({ store, keyring, metrics });
   // A message that failed for good moves its PIN's workflow to the next step (once the context exists).
@@ -212,7 +236,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
   const revoker = createMessageRevoker(Object.values(transports), store, logger);
   const ctx: ServiceContext = {
     store, keyring, clock,
-    channelConfigured: (channel) => transports[channel] !== undefined,
+    channelConfigured: channelOpen,
     messageQueued: () => worker.wake(),
     metrics,
     smsMaxSegments: config.smsMaxSegments,
@@ -223,6 +247,9 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
     allowTestNumbers: config.allowTestNumbers,
     webhookAddresses,
     ...(revoker !== undefined && { pinEnded: revoker.pinEnded }),
+    ...(routing !== undefined && { routing }),
+    plannedTransports: (channel, to, applicationId) => routing !== undefined ? routing.plannedTransports(channel, to, applicationId)
+      : Promise.resolve(ownTransports[channel] === undefined ? [] : routeLeaves(ownTransports[channel]).map((t) => t.name)),
     workflowStepDue: () => workflows.wake(),
     prices,
     plannedTransport: plannedTransportOf(transports),
@@ -241,7 +268,8 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
   };
   const workflows = new WorkflowScheduler(ctx, logger, { leaseMs: config.deliveryLeaseMs });
   onDeliveryFailed = (item, error) => workflowDeliveryFailed(ctx, item.pinId, `failed: ${error}`, item.channel);
-  const receipts = new DeliveryTracking(ctx, { routes: failoverRoutesOf(transports), logger, ...(options.receiptRetryTimer !== undefined && { timer: options.receiptRetryTimer }) });
+  // The channels' own failover routes: a routes table's rules fail over per message, not on receipts.
+  const receipts = new DeliveryTracking(ctx, { routes: failoverRoutesOf(ownTransports), logger, ...(options.receiptRetryTimer !== undefined && { timer: options.receiptRetryTimer }) });
   onReceipt = (receipt) => void receipts.receive(receipt);
   const app = buildApp({ ctx, inbox, logger, bodyLimitBytes: config.bodyLimitBytes, trustedProxies: config.trustedProxies, requestTimeoutMs: config.requestTimeoutMs, authFailureLimit: config.authFailureLimit, idempotencyWindowMs: config.idempotencyWindowMs, idempotencyMaxKeys: config.idempotencyMaxKeys, isReady: () => !shuttingDown, deliveryHealth: deliveryHealth(store, config.deliveryDegradedAfterMs, clock), metrics, callbacks: providerCallbacksOf(Object.values(transports)), receipts });
 
@@ -256,6 +284,8 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
       await store.prices.purge(clock() - PRICE_RETENTION_MS);
       // The risk score's counters older than its longest window (30 days), and its decisions after as long.
       await store.risk.purge(clock() - RISK_WINDOWS.history.windowMs - 86_400_000, clock() - RISK_WINDOWS.history.windowMs);
+      // Routes' conversion counters past their window, and the deliveries of PINs never verified.
+      await store.routes.purge(clock() - 2 * CONVERSION_WINDOW_MS);
       if (erased + deleted > 0) logger.info({ erased, deleted }, 'purged ended PINs');
     } catch (err) {
       logger.error({ err }, 'purge failed');
@@ -293,7 +323,8 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
       // After the last request and delivery have written their audit entries.
       await recordHeads();
       await notifications.close();
-      for (const transport of Object.values(transports)) await transport?.close?.();
+      // Each transport once, though several channels and routes may share it.
+      for (const transport of deliveringTransports([...Object.values(transports), ...named.values()])) await transport.close?.();
       // No receipt comes in any more: the retries still waiting are dropped (and logged).
       await receipts.stop();
       await store.close();
@@ -301,7 +332,8 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
     })();
     return stopping;
   };
-  return { app, store, inbox, worker, events, workflows, receipts, purge, recordAuditHeads: recordHeads, reloadPrices, stop };
+  const reloadRoutes = (): RoutesReload => routing?.reload() ?? { ok: false, error: 'no named transports are configured (TWOFA_TRANSPORT_<NAME>): there is no routes table to reload' };
+  return { app, store, inbox, worker, events, workflows, receipts, purge, recordAuditHeads: recordHeads, reloadRoutes, reloadPrices, stop };
 }
 
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {

@@ -10,12 +10,14 @@ import { CONFIG_OPTIONS, loadConfig, type Config } from '../config.js';
 import { createTwofaClient } from '../client/index.js';
 import { createTransport, describeDsn, DsnError } from '../delivery/dsn.js';
 import { Inbox } from '../delivery/log/inbox.js';
+import { TRANSPORT_NAME_PATTERN } from '../domain/routes.js';
 import type { SecurityProfile } from '../domain/security-profile.js';
 import { TELEGRAM_GATEWAY_BASE_URL } from '../delivery/providers/telegram/telegram-transport.js';
 import { TWILIO_BASE_URL } from '../delivery/providers/twilio/twilio-transport.js';
 import { VONAGE_BASE_URL } from '../delivery/providers/vonage/vonage-transport.js';
 import { GRAPH_API_BASE_URL } from '../delivery/providers/whatsapp/whatsapp-transport.js';
-import { splitRouteMembers } from '../delivery/routing/routed-transport.js';
+import { routeLeaves, splitRouteMembers } from '../delivery/routing/routed-transport.js';
+import type { Transport } from '../delivery/transport.js';
 import type { KyselyStore } from '../store/kysely-store.js';
 import { openStore, postgresOptions } from '../store/open-store.js';
 import { isPostgresUrl, redactPostgresUrl } from '../store/postgres/postgres-url.js';
@@ -294,12 +296,20 @@ export interface DeliveryPeer {
 const DEFAULT_PORTS: Record<string, number> = { 'webhook+http': 80, 'webhook+https': 443, smtp: 587, smtps: 465, smpp: 2775, smpps: 3550 };
 const PROVIDER_DEFAULT_URLS: Record<string, string> = { twilio: TWILIO_BASE_URL, vonage: VONAGE_BASE_URL, whatsapp: GRAPH_API_BASE_URL, telegram: TELEGRAM_GATEWAY_BASE_URL };
 
-/** The hosts a (valid) DSN makes the server connect to; a failover/roundrobin route has several. */
-export function deliveryPeers(channel: string, variable: string, dsn: string): DeliveryPeer[] {
+/**
+ * The hosts a (valid) DSN makes the server connect to; a failover/roundrobin route has several. A
+ * member that names a transport (TWOFA_TRANSPORT_<NAME>) stands for that transport's DSN.
+ */
+export function deliveryPeers(channel: string, variable: string, dsn: string, named: Readonly<Record<string, string>> = {}): DeliveryPeer[] {
   const route = /^\s*(failover|roundrobin)\((.*)\)\s*$/s.exec(dsn);
   const members = route ? splitRouteMembers(route[2] ?? '') : [dsn.trim()];
   const peers: DeliveryPeer[] = [];
   for (const member of members) {
+    if (TRANSPORT_NAME_PATTERN.test(member)) {
+      const namedDsn = named[member];
+      if (namedDsn !== undefined) peers.push(...deliveryPeers(channel, namedVariable(member), namedDsn));
+      continue;
+    }
     const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(member)?.[1]?.toLowerCase() ?? '';
     const url = new URL(member);
     const kind = scheme.replace(/^webhook\+https?$/, 'webhook').replace(/s$/, '');
@@ -320,10 +330,41 @@ export function deliveryPeers(channel: string, variable: string, dsn: string): D
   return peers;
 }
 
-/** Parses each channel's DSN as the server would, and says what it means for the deployment. */
+function namedVariable(name: string): string {
+  return `TWOFA_TRANSPORT_${name.toUpperCase()}`;
+}
+
+/**
+ * Parses each named transport's DSN and each channel's as the server would, and says what they mean
+ * for the deployment. Named transports are checked (and their hosts reached) once each, as SMS peers:
+ * the routes table may send any phone channel through them.
+ */
 export async function checkChannels(config: Config): Promise<{ results: CheckResult[]; peers: DeliveryPeer[] }> {
   const results: CheckResult[] = [];
   const peers: DeliveryPeer[] = [];
+  const named = new Map<string, Transport>();
+  for (const [transportName, dsn] of Object.entries(config.transports)) {
+    const variable = namedVariable(transportName);
+    try {
+      const transport = await createTransport(variable, dsn, { inbox: new Inbox(), logger: pino({ level: 'silent' }), named: new Map() });
+      if (transport === null) throw new DsnError(`${variable}: none:// is not a transport; remove the variable instead`);
+      named.set(transportName, transport);
+      results.push({ name: `transport ${transportName}`, status: 'ok', message: `${transport.name} ${describeDsn(dsn.trim())}` });
+      peers.push(...deliveryPeers('sms', variable, dsn));
+    } catch (err) {
+      if (!(err instanceof DsnError)) throw err;
+      results.push({ name: `transport ${transportName}`, status: 'fail', variable, message: err.message, fix: `correct ${variable} (docs/transports.md has examples)` });
+    }
+  }
+  try {
+    await checkChannelDsns(config, named, results, peers);
+  } finally {
+    for (const transport of named.values()) await transport.close?.();
+  }
+  return { results, peers };
+}
+
+async function checkChannelDsns(config: Config, named: ReadonlyMap<string, Transport>, results: CheckResult[], peers: DeliveryPeer[]): Promise<void> {
   for (const [channel, variable, key] of CHANNEL_VARIABLES) {
     const dsn = config[key];
     if (OPTIONAL_CHANNELS.has(channel) && /^\s*none:\/\/\s*$/i.test(dsn)) continue;
@@ -333,7 +374,7 @@ export async function checkChannels(config: Config): Promise<{ results: CheckRes
     const logger = pino({ level: 'warn' }, { write: (line: string) => { warnings.push(String((JSON.parse(line) as { msg?: string }).msg ?? line)); } });
     let transport;
     try {
-      transport = await createTransport(variable, dsn, { inbox: new Inbox(), logger });
+      transport = await createTransport(variable, dsn, { inbox: new Inbox(), logger, named });
     } catch (err) {
       if (!(err instanceof DsnError)) throw err;
       results.push({ name, status: 'fail', variable, message: err.message, fix: `correct ${variable} (twofa serve --help lists the DSN forms; docs/transports.md has examples)` });
@@ -351,13 +392,15 @@ export async function checkChannels(config: Config): Promise<{ results: CheckRes
         results.push(warnings.length > 0
           ? { name, status: 'warn', variable, message: `${transport.name} ${shown}: ${warnings.join('; ')}`, fix: `use the encrypted form of the transport in ${variable} (webhook+https, smtps, smpps, https)` }
           : { name, status: 'ok', message: `${transport.name} ${shown}` });
+        // Members that name a transport are left out: their hosts were listed with the named transports.
         peers.push(...deliveryPeers(channel, variable, dsn));
       }
     } finally {
-      await transport?.close?.();
+      // Named transports are closed once, after every channel that names them.
+      const shared = new Set(named.values());
+      for (const leaf of transport ? routeLeaves(transport) : []) if (!shared.has(leaf)) await leaf.close?.();
     }
   }
-  return { results, peers };
 }
 
 /** Resolves with undefined once a TCP connection opens, or with the reason it did not within the timeout. */

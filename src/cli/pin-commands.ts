@@ -16,6 +16,7 @@ interface SendOptions extends ConnectionOptions {
   placeholder?: Record<string, string>;
   nc: boolean;
   trackDelivery?: boolean;
+  locale?: string;
   json?: boolean;
 }
 
@@ -66,11 +67,13 @@ export function registerPinCommands(program: Command): void {
     .addOption(placeholderOption())
     .option('--no-nc', 'skip the number lookup (ncNeeded=false; SMS only)')
     .option('--track-delivery', 'answer an externalMessageId identifying the delivery (SMS and voice)')
+    .option('--locale <tag>', 'send the template\'s text of this locale, e.g. es-mx (twofa templates texts); phone channels only')
     .option('--json', 'print the server\'s answer as JSON'))
     .addHelpText('after', `
 Examples:
   $ PIN_ID=$(twofa send --app $APP_ID --message $MSG_ID --to 41793026727)
   $ twofa send --app $APP_ID --message $MSG_ID --to 41793026727 --channel voice --placeholder firstName=Jane
+  $ twofa send --app $APP_ID --message $MSG_ID --to 34612345678 --locale es
   $ twofa send --app $APP_ID --message $EMAIL_MSG_ID --to jane@example.com --channel email --json`)
     .action(async (options: SendOptions) => {
       if (!options.nc && options.channel !== 'sms') throw new UsageError('--no-nc applies to --channel sms only');
@@ -82,7 +85,8 @@ Examples:
         ...(options.from !== undefined ? { from: options.from } : {}),
         ...(options.placeholder !== undefined ? { placeholders: options.placeholder } : {}),
       };
-      const tracking = options.trackDelivery ? { trackDelivery: true } : {};
+      if (options.locale !== undefined && options.channel === 'email') throw new UsageError('--locale applies to the phone channels only (sms, voice, whatsapp, telegram)');
+      const tracking = { ...(options.trackDelivery ? { trackDelivery: true } : {}), ...(options.locale !== undefined ? { locale: options.locale } : {}) };
       const answer = await connect(options).run((client) => {
         if (options.channel === 'email') return client.pins.sendEmail(body);
         if (options.channel === 'voice') return client.pins.sendVoice({ ...body, ...tracking });

@@ -7,6 +7,7 @@ import { UsageError } from './cli-errors.js';
 import { connect, withConnectionOptions, type ConnectionOptions } from './connection.js';
 import { parseEmailTemplateId, parseLanguage, parsePinLength, parsePinType, parseSpeechRate } from './option-parsers.js';
 import { note, truncate, writeFields, writeJson, writeLine, writeTable } from './output.js';
+import { registerTemplateTextsCommands } from './template-texts-commands.js';
 
 interface SmsVoiceOptions {
   text?: string;
@@ -203,4 +204,6 @@ Examples:
       writeLine(`updated email message template ${updated.messageId}`);
       writeMessage(updated);
     });
+
+  registerTemplateTextsCommands(templates);
 }

@@ -10,6 +10,9 @@ import type {
 } from './types.js';
 import type { ApiKey, ApiKeyRequest, CreatedApiKey, Me, PinListQuery, PinPage, Stats, StatsQuery } from './types.js';
 import type { Budget, BudgetRequest, PriceList, Spend, SpendQuery } from './types.js';
+import type { ApplicationSender, ApplicationSenderRequest, RouteExplainQuery, RouteExplanation, Routes } from './types.js';
+import type { MessageText, MessageTextRequest, MessageTextUpdate } from './types.js';
+import type { Challenge, ChallengeRequest, Factor, FactorEntity, FactorRequest, NewFactor } from './types.js';
 import type { ApplicationRisk, ApplicationRiskRequest, ApplicationSecurity, ApplicationSecurityRequest, AuditPage, AuditQuery, RiskDecisionPage, RiskDecisionQuery, SafeListEntry, Workflow } from './types.js';
 
 export { TwofaApiError, parseRetryAfter, type TwofaApiErrorDetails } from './errors.js';
@@ -48,6 +51,13 @@ export interface TwofaClient {
     getAutofill(appId: string, msgId: string): Promise<MessageAutofill>;
     /** Replaces them: a field left out is off; `{}` turns autofill off. */
     setAutofill(appId: string, msgId: string, body: MessageAutofillRequest): Promise<MessageAutofill>;
+    /** The locale texts of an SMS/voice message (Vonage: its template fragments). */
+    listTexts(appId: string, msgId: string): Promise<MessageText[]>;
+    /** Adds a locale text (409 when its locale and channel have one). */
+    addText(appId: string, msgId: string, body: MessageTextRequest): Promise<MessageText>;
+    getText(appId: string, msgId: string, textId: string): Promise<MessageText>;
+    updateText(appId: string, msgId: string, textId: string, body: MessageTextUpdate): Promise<MessageText>;
+    deleteText(appId: string, msgId: string, textId: string): Promise<void>;
   };
   pins: {
     /** `ncNeeded` left out is the server's default (true); only an explicit value goes on the wire. */
@@ -91,12 +101,41 @@ export interface TwofaClient {
     /** Events not yet delivered to it are dropped. */
     delete(webhookId: string): Promise<void>;
   };
+  factors: {
+    /** The application's entities (users with factors), oldest first (scope 2fa:manage). */
+    listEntities(appId: string, query?: { limit?: number; offset?: number }): Promise<FactorEntity[]>;
+    /** Deletes a user's entity with all its factors and challenges. */
+    deleteEntity(appId: string, identity: string): Promise<void>;
+    /** A user's factors (never their secrets). */
+    list(appId: string, identity: string): Promise<Factor[]>;
+    /** Makes a TOTP factor (and the user's entity if new): its `secret` and `uri` are answered this once. */
+    create(appId: string, identity: string, body: FactorRequest): Promise<NewFactor>;
+    /** Verifies a new factor with the first code its app shows: `status` verified, or still unverified when wrong (429 after five). */
+    verify(appId: string, identity: string, factorSid: string, code: string): Promise<Factor>;
+    delete(appId: string, identity: string, factorSid: string): Promise<void>;
+    /** Challenges a verified factor; with `code` it is answered at once (approved, or pending when wrong). */
+    challenge(appId: string, identity: string, body: ChallengeRequest): Promise<Challenge>;
+    getChallenge(appId: string, identity: string, challengeSid: string): Promise<Challenge>;
+    /** Answers a pending challenge: approved, or pending when wrong; the fifth wrong code denies it. */
+    answerChallenge(appId: string, identity: string, challengeSid: string, code: string): Promise<Challenge>;
+  };
   testNumbers: {
     /** The account's test numbers (never their codes). */
     list(): Promise<TestNumber[]>;
     /** Sends to `destination` then deliver nothing and `code` verifies; 409 when it is listed already. */
     create(body: TestNumberRequest): Promise<TestNumber>;
     delete(id: string): Promise<void>;
+  };
+  /** The operator's routes table (docs/routing.md) and the applications' own senders per country. */
+  routes: {
+    list(): Promise<Routes>;
+    /** Reads the configured table again on the node that answers; 409 ROUTES_INVALID when it is refused whole. */
+    reload(): Promise<Routes>;
+    /** Which rule a number matches and why, its transports in order with prices and conversions, its sender. */
+    explain(query: RouteExplainQuery): Promise<RouteExplanation>;
+    listSenders(appId: string): Promise<{ senders: ApplicationSender[] }>;
+    setSender(appId: string, country: string, body: ApplicationSenderRequest): Promise<ApplicationSender>;
+    deleteSender(appId: string, country: string): Promise<void>;
   };
   twilio: {
     /** The Auth Token that signs the account's Twilio Verify webhook events (made at first use). */
@@ -105,10 +144,17 @@ export interface TwofaClient {
     rotateAuthToken(): Promise<TwilioAuthToken>;
   };
   vonage: {
-    /** The public key an application's Vonage Verify JWTs are checked with; 404 when none is registered. */
+    /** The account's Vonage applications. */
+    listApplications(): Promise<VonageApplication[]>;
+    /** The public key an application's Vonage Verify JWTs are checked with, and its callback URL; 404 when none is registered. */
     getApplication(applicationId: string): Promise<VonageApplication>;
-    /** Registers (or replaces) the RSA public key (PEM) of the application's Vonage Verify JWTs. */
+    /**
+     * Registers the application (its RSA public key, PEM) or changes its key, its callback URL (`''`
+     * removes it) or its signature secret; the answer shows a secret it set, once.
+     */
     updateApplication(applicationId: string, body: VonageApplicationRequest): Promise<VonageApplication>;
+    /** A new signature secret for the callbacks, shown in this answer only. */
+    rotateSignatureSecret(applicationId: string): Promise<VonageApplication>;
     /** Removes the key: the application's JWTs no longer log in. */
     deleteApplication(applicationId: string): Promise<void>;
   };
@@ -269,6 +315,11 @@ export function createTwofaClient(options: TwofaClientOptions): TwofaClient {
       updateEmail: (appId, msgId, body) => call('messages.updateEmail', { appId, msgId }, { body }),
       getAutofill: (appId, msgId) => call('messages.getAutofill', { appId, msgId }),
       setAutofill: (appId, msgId, body) => call('messages.setAutofill', { appId, msgId }, { body }),
+      listTexts: async (appId, msgId) => (await call<{ texts: MessageText[] }>('messages.listTexts', { appId, msgId })).texts,
+      addText: (appId, msgId, body) => call('messages.addText', { appId, msgId }, { body }),
+      getText: (appId, msgId, textId) => call('messages.getText', { appId, msgId, textId }),
+      updateText: (appId, msgId, textId, body) => call('messages.updateText', { appId, msgId, textId }, { body }),
+      deleteText: async (appId, msgId, textId) => { await call<undefined>('messages.deleteText', { appId, msgId, textId }); },
     },
     pins: {
       sendSms: (body, sendOptions) => call('pins.sendSms', none, { body, query: { ncNeeded: sendOptions?.ncNeeded } }),
@@ -307,17 +358,38 @@ export function createTwofaClient(options: TwofaClientOptions): TwofaClient {
       update: (webhookId, body) => call('webhooks.update', { webhookId }, { body }),
       delete: async (webhookId) => { await call<undefined>('webhooks.delete', { webhookId }); },
     },
+    factors: {
+      listEntities: async (appId, query = {}) => (await call<{ entities: FactorEntity[] }>('factors.listEntities', { appId }, { query: { limit: query.limit, offset: query.offset } })).entities,
+      deleteEntity: async (appId, identity) => { await call<undefined>('factors.deleteEntity', { appId, identity }); },
+      list: async (appId, identity) => (await call<{ factors: Factor[] }>('factors.list', { appId, identity })).factors,
+      create: (appId, identity, body) => call('factors.create', { appId, identity }, { body }),
+      verify: (appId, identity, factorSid, code) => call('factors.verify', { appId, identity, factorSid }, { body: { code } }),
+      delete: async (appId, identity, factorSid) => { await call<undefined>('factors.delete', { appId, identity, factorSid }); },
+      challenge: (appId, identity, body) => call('factors.challenge', { appId, identity }, { body }),
+      getChallenge: (appId, identity, challengeSid) => call('factors.getChallenge', { appId, identity, challengeSid }),
+      answerChallenge: (appId, identity, challengeSid, code) => call('factors.answerChallenge', { appId, identity, challengeSid }, { body: { code } }),
+    },
     testNumbers: {
       list: () => call('testNumbers.list', none),
       create: (body) => call('testNumbers.create', none, { body }),
       delete: async (id) => { await call<undefined>('testNumbers.delete', { id }); },
+    },
+    routes: {
+      list: () => call('routes.list', none),
+      reload: () => call('routes.reload', none),
+      explain: (query) => call('routes.explain', none, { query: { channel: query.channel, to: query.to, applicationId: query.applicationId } }),
+      listSenders: (appId) => call('routes.listSenders', { appId }),
+      setSender: (appId, country, body) => call('routes.setSender', { appId, country }, { body }),
+      deleteSender: async (appId, country) => { await call<undefined>('routes.deleteSender', { appId, country }); },
     },
     twilio: {
       getAuthToken: () => call('twilio.getAuthToken', none),
       rotateAuthToken: () => call('twilio.rotateAuthToken', none),
     },
     vonage: {
+      listApplications: async () => (await call<{ applications: VonageApplication[] }>('vonage.listApplications', none)).applications,
       getApplication: (applicationId) => call('vonage.getApplication', { applicationId }),
+      rotateSignatureSecret: (applicationId) => call('vonage.rotateSignatureSecret', { applicationId }),
       updateApplication: (applicationId, body) => call('vonage.updateApplication', { applicationId }, { body }),
       deleteApplication: async (applicationId) => { await call<undefined>('vonage.deleteApplication', { applicationId }); },
     },

@@ -3,10 +3,12 @@
 // the server is loaded at run time (type-only imports are erased by the compiler).
 import type { BudgetRequestSchema, BudgetResponseSchema, PriceListResponseSchema, SpendResponseSchema } from '../http/schemas/prices.js';
 import type { Static } from 'typebox';
+import type { ApplicationSenderRequestSchema, ApplicationSenderSchema, RouteExplainQuerySchema, RouteExplainResponseSchema, RoutesResponseSchema } from '../http/schemas/routes.js';
 import type {
   AuditEntrySchema, AuditPageSchema, AutofillRequestSchema, AutofillResponseSchema, SecurityResponseSchema, SecuritySettingsRequestSchema, WorkflowSchema, TwilioAuthTokenSchema,
   RiskSettingsRequestSchema, RiskSettingsResponseSchema, RiskDecisionsResponseSchema, SafeListEntrySchema,
   PreludeSettingsSchema, PreludeSettingsBodySchema, VonageApplicationSchema, VonageApplicationBodySchema,
+  TemplateTextSchema, CreateTemplateTextRequestSchema, UpdateTemplateTextRequestSchema,
 } from '../http/schemas/api-v1.js';
 import type {
   CreatedWebhookResponseSchema, CreateWebhookRequestSchema, EmailTemplateRequestSchema, EmailTemplateResponseSchema, InboxMessageSchema,
@@ -22,6 +24,9 @@ import type {
   StartEmailAuthenticationRequestSchema, StartEmailAuthenticationResponseSchema, VerificationResponseSchema,
   VerifyPinRequestSchema, VerifyPinResponseSchema,
 } from '../http/schemas/infobip.js';
+import type {
+  ChallengeSchema, CreateChallengeRequestSchema, CreateFactorRequestSchema, EntitySchema, FactorSchema, NewFactorSchema,
+} from '../http/schemas/api-v1-factors.js';
 
 // --- Infobip 2FA v2 (/2fa/2) ---
 
@@ -91,6 +96,11 @@ export type CreatedWebhook = Static<typeof CreatedWebhookResponseSchema>;
 export type TestNumberRequest = Static<typeof CreateTestNumberRequestSchema>;
 /** A test number of the account (never its code). */
 export type TestNumber = Static<typeof TestNumberSchema>;
+export type Routes = Static<typeof RoutesResponseSchema>;
+export type RouteExplanation = Static<typeof RouteExplainResponseSchema>;
+export type RouteExplainQuery = Static<typeof RouteExplainQuerySchema>;
+export type ApplicationSender = Static<typeof ApplicationSenderSchema>;
+export type ApplicationSenderRequest = Static<typeof ApplicationSenderRequestSchema>;
 
 /** The account's SID and the Auth Token that signs its Twilio Verify webhook events. */
 export type TwilioAuthToken = Static<typeof TwilioAuthTokenSchema>;
@@ -99,7 +109,7 @@ export type TwilioAuthToken = Static<typeof TwilioAuthTokenSchema>;
 export type PreludeSettings = Static<typeof PreludeSettingsSchema>;
 export type PreludeSettingsRequest = Static<typeof PreludeSettingsBodySchema>;
 
-/** A twofa application as a Vonage application: the public key its Vonage Verify JWTs are checked with. */
+/** A twofa application as a Vonage application: the public key its Vonage Verify JWTs are checked with, and where its callbacks go. */
 export type VonageApplication = Static<typeof VonageApplicationSchema>;
 export type VonageApplicationRequest = Static<typeof VonageApplicationBodySchema>;
 
@@ -211,3 +221,22 @@ export interface AuditQuery {
 export type MessageAutofill = Static<typeof AutofillResponseSchema>;
 /** What PUT .../autofill takes: a field left out is off. */
 export type MessageAutofillRequest = Static<typeof AutofillRequestSchema>;
+/** A locale text of an SMS/voice message, picked at delivery by the send's locale. */
+export type MessageText = Static<typeof TemplateTextSchema>;
+/** What POST .../texts takes. */
+export type MessageTextRequest = Static<typeof CreateTemplateTextRequestSchema>;
+/** What PUT .../texts/{textId} takes. */
+export type MessageTextUpdate = Static<typeof UpdateTemplateTextRequestSchema>;
+
+// --- factors (/api/v1/applications/{appId}/entities/...) ---
+
+/** A user of an application, by your id of them (`identity`). */
+export type FactorEntity = Static<typeof EntitySchema>;
+/** An authenticator of the user (a TOTP factor); never its secret. */
+export type Factor = Static<typeof FactorSchema>;
+/** A TOTP factor as made: with its Base32 `secret` and `otpauth://` `uri`, answered this once. */
+export type NewFactor = Static<typeof NewFactorSchema>;
+export type FactorRequest = Static<typeof CreateFactorRequestSchema>;
+/** One sign-in asking a verified factor for a code. */
+export type Challenge = Static<typeof ChallengeSchema>;
+export type ChallengeRequest = Static<typeof CreateChallengeRequestSchema>;

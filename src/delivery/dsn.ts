@@ -8,6 +8,7 @@
 // nodemailer, smpp or the voice stack.
 import type { Logger } from 'pino';
 import { describeDsn } from '../domain/dsn-masking.js';
+import { TRANSPORT_NAME_PATTERN } from '../domain/routes.js';
 import type { Metrics } from '../observability/metrics.js';
 import { Inbox } from './log/inbox.js';
 import { LogTransport } from './log/log-transport.js';
@@ -36,6 +37,8 @@ export interface TransportDeps {
   clock?: () => number;
   /** Where the transports' pacers report the time their providers made them wait. */
   metrics?: Pick<Metrics, 'transportThrottled'>;
+  /** The named transports (TWOFA_TRANSPORT_<NAME>) a DSN may name instead of describing one: `failover(smsc infobip)`. */
+  named?: ReadonlyMap<string, Transport>;
 }
 
 /**
@@ -65,6 +68,16 @@ const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** The channel's transport, or null when the DSN switches the channel off (`none://`). */
 export async function createTransport(variable: string, dsn: string, deps: TransportDeps): Promise<Transport | null> {
+  // A bare name is a named transport, made once and shared by every DSN and route that names it.
+  const name = dsn.trim();
+  if (TRANSPORT_NAME_PATTERN.test(name)) {
+    const transport = deps.named?.get(name);
+    if (transport === undefined) {
+      const known = [...(deps.named?.keys() ?? [])];
+      throw new DsnError(`${variable}: "${name}" is neither a DSN nor a named transport (${known.length === 0 ? 'none is configured: set TWOFA_TRANSPORT_<NAME>=<dsn>' : `named: ${known.join(', ')}`})`);
+    }
+    return transport;
+  }
   const route = /^\s*(failover|roundrobin)\((.*)\)\s*$/s.exec(dsn);
   if (route) return createRoute(variable, route[1] as 'failover' | 'roundrobin', route[2] ?? '', deps);
   const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(dsn.trim())?.[1]?.toLowerCase();
@@ -85,6 +98,22 @@ export async function createTransport(variable: string, dsn: string, deps: Trans
     onThrottled: ({ pauseMs, window, tps }) => deps.logger.warn({ variable, transport: transport.name, pauseMs, window, tps }, 'the provider asked to slow down: transport paused, its window and rate halved'),
   });
   return transport;
+}
+
+/**
+ * The named transports (TWOFA_TRANSPORT_<NAME>=<dsn>), each made once with its own pacer: the channels'
+ * DSNs and the routes table share them by name.
+ */
+export async function createNamedTransports(dsns: Readonly<Record<string, string>>, deps: TransportDeps): Promise<Map<string, Transport>> {
+  const named = new Map<string, Transport>();
+  for (const [name, dsn] of Object.entries(dsns)) {
+    const variable = `TWOFA_TRANSPORT_${name.toUpperCase()}`;
+    // A named transport is described by its DSN, never by another name.
+    const transport = await createTransport(variable, dsn, { ...deps, named: new Map() });
+    if (transport === null) throw new DsnError(`${variable}: none:// is not a transport; remove the variable instead`);
+    named.set(name, transport);
+  }
+  return named;
 }
 
 /**

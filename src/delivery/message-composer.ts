@@ -2,8 +2,10 @@
 // decrypted for delivery, and the result lives only in memory: outbox rows never hold the rendered
 // text (see DESIGN.md, "Security decisions").
 import { withAutofill } from '../domain/autofill.js';
+import { phoneCountry } from '../domain/destinations.js';
 import { isDeliverable, pinState } from '../domain/pin-lifecycle.js';
 import type { PinKeyring } from '../domain/pin-secrets.js';
+import { chooseLocaleText, voiceLanguageOf } from '../domain/template-locales.js';
 import { renderHtml, renderText } from '../domain/template-rendering.js';
 import type { OutboxRecord, Store } from '../store/store.js';
 import type { OutgoingMessage } from './transport.js';
@@ -55,20 +57,32 @@ export async function composeMessage(store: Store, keyring: PinKeyring, item: Ou
     if (template.kind === 'sms_voice') {
       // An SMS PIN may be resent by voice, so the outbox item's channel decides, not the PIN's.
       if (item.channel === 'email') return missing(`message template ${template.id} is an SMS/voice template and cannot be sent by email`);
-      const from = item.request.from ?? template.senderId ?? undefined;
+      // Which sender goes: the request's, else the application's own for the country, else the
+      // template's (a routes table may still set its own and its fallback: domain/routes.ts chooseSender).
+      const country = phoneCountry(pin.destination);
+      const application = country === undefined ? undefined : await store.routes.applicationSender(pin.applicationId, country);
+      const from = item.request.from ?? application?.id ?? template.senderId ?? undefined;
+      // The text of the locale the send asked for, else of the number's country, else the default;
+      // the same choice for every dialect (domain/template-locales.ts).
+      const localized = template.texts === undefined ? undefined
+        : chooseLocaleText(template.texts, { channel: item.channel, requested: item.request.locale, country });
+      const messageText = localized?.text ?? template.messageText;
       // The autofill lines are for a phone's SMS app: a voice call never reads them.
-      const text = item.channel === 'sms' ? withAutofill(template.messageText, template.autofill) : template.messageText;
-      const message: OutgoingMessage = { ...base, text: renderText(text, code, placeholders) };
+      const text = item.channel === 'sms' ? withAutofill(messageText, template.autofill) : messageText;
+      const message: OutgoingMessage = {
+        ...base, text: renderText(text, code, placeholders),
+        senders: { request: item.request.from, application, template: template.senderId ?? undefined },
+      };
       if (from !== undefined) message.from = from;
       if (item.channel === 'voice') {
         // Voice transports read the PIN character by character, so they get it apart from the text.
         message.voice = {
           pin: code,
-          language: template.language,
+          language: localized ? voiceLanguageOf(localized.locale) : template.language,
           speechRate: template.speechRate,
           voiceName: template.voiceName,
           repeatDtmf: template.repeatDtmf,
-          template: template.messageText,
+          template: messageText,
           placeholders,
         };
       }

@@ -14,7 +14,7 @@ import { DatabaseUnavailableError, type Channel, type OutboxRecord, type Store }
 import { decide, DEFAULT_LEASE_MS, errorMessage, LeasedWorker, logDecision, positiveInteger, type AttemptOutcome, type LoopSettings, type RetryPolicy, type Settlement } from './leased-worker.js';
 import { composeMessage, type ComposeResult } from './message-composer.js';
 import { routeLeaves } from './routing/routed-transport.js';
-import type { DeliveryResult, Pacing, Transport } from './transport.js';
+import type { DeliveryResult, Pacing, RoutedDelivery, Transport } from './transport.js';
 import { sendPaced } from './transport-pacer.js';
 
 /** An outcome's audit entry, with the full destination (masked before anything is written). */
@@ -83,6 +83,8 @@ type Attempt = AttemptOutcome & {
   notAfter?: number;
   /** What the message cost, when a transport took it. */
   price?: MessagePrice;
+  /** The named transport a routes table delivered through, for the conversion counters. */
+  routed?: RoutedDelivery;
 };
 
 export class OutboxWorker {
@@ -216,7 +218,10 @@ export class OutboxWorker {
       const price = this.prices && priceMessage(this.prices, {
         channel: item.channel, transport: acceptedBy, to: message.to, segments: item.channel === 'sms' ? smsTextInfo(message.text ?? '').segments : 1,
       }, phoneCountry, result.price);
-      return { ok: true, ...reached, transport: transport.name, accepted: { transport: acceptedBy, providerMessageId: result.providerMessageId }, ...(price && { price }) };
+      return {
+        ok: true, ...reached, transport: transport.name, accepted: { transport: acceptedBy, providerMessageId: result.providerMessageId },
+        ...(price && { price }), ...(result.routed !== undefined && { routed: result.routed }),
+      };
     }
     return { ok: false, retryable: result.retryable, error: result.error, ...reached, transport: transport.name };
   }
@@ -243,6 +248,7 @@ export class OutboxWorker {
       const accepted = attempt.accepted && { ...attempt.accepted, ...(attempt.price && { price: attempt.price }) };
       recorded = await this.record(item, () => this.store.completeOutbox(item.id, item.pinId, now, accepted, audit));
       if (recorded !== undefined && attempt.price && accepted) this.metrics.spend(accepted.transport, attempt.price);
+      if (attempt.routed !== undefined) await this.countRouted(item, attempt.routed, now);
     } else if (decision.state === 'retried') {
       await this.record(item, () => this.store.retryOutbox(item.id, item.pinId, now + decision.retryInMs, decision.error, now));
     } else {
@@ -252,6 +258,15 @@ export class OutboxWorker {
     this.metrics.delivery(item.channel, transport ?? 'none', state);
     if (entry && recorded?.audited !== true) await this.audit.append(entry);
     logDecision(this.logger, fields, decision, LOG_MESSAGES);
+  }
+
+  /** One sent for the named transport and country (the cheapest strategy's counters); a lost count errs towards a lower conversion. */
+  private async countRouted(item: OutboxRecord, routed: RoutedDelivery, now: number): Promise<void> {
+    try {
+      await this.store.routes.countRoutedDelivery(item.pinId, routed.transport, routed.country, now);
+    } catch (err) {
+      this.logger.warn({ pinId: item.pinId, transport: routed.transport, err: errorMessage(err) }, 'could not count a routed delivery for the conversion figures');
+    }
   }
 
   /**

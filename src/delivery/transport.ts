@@ -2,6 +2,7 @@
 // inbox, a webhook, later SMTP/SMPP/HTTP providers). Transports never see the database: the worker
 // hands them a message rendered in memory and records the outcome itself.
 import type { Price } from '../domain/prices.js';
+import type { RegulatoryFields, SenderCandidates } from '../domain/routes.js';
 import type { Channel } from '../store/store.js';
 
 export interface OutgoingMessage {
@@ -41,6 +42,14 @@ export interface OutgoingMessage {
   code?: string;
   /** When the PIN expires (UNIX ms): the Telegram Gateway is told how long the message is worth delivering. */
   expiresAt?: number;
+  /**
+   * The senders that may apply, each from its own place (the request, the application's sender for
+   * the country, the template), for a routes table to choose among (domain/routes.ts chooseSender);
+   * `from` already holds the one a transport without routes uses.
+   */
+  senders?: SenderCandidates;
+  /** Regulatory fields of the destination's country (India's DLT ids), set by the route: transports that take them send them. */
+  regulatory?: RegulatoryFields;
 }
 
 /** The parts of an SMS/voice template a voice transport speaks, plus the PIN (see voice/spoken-text.ts). */
@@ -69,7 +78,11 @@ export type DeliveryResult =
    * `price`: what the provider's answer said the whole message costs (Vonage's message-price,
    * Telegram's request_cost, Twilio's price when already set); it overrides the price list.
    */
-  | { ok: true; providerMessageId?: string; transport?: string; price?: Price }
+  | {
+    ok: true; providerMessageId?: string; transport?: string; price?: Price;
+    /** When a routes table chose the transport: the named transport that took it and the destination's country (conversion counters). */
+    routed?: RoutedDelivery;
+  }
   /**
    * `byRecipient`: the transport worked and the recipient did not take the message (a busy line, an
    * unanswered call), so routes must not count it against the transport's health.
@@ -129,6 +142,12 @@ export interface DeliveryReceipt {
   at: number;
   /** What the provider says the whole message cost (Infobip's delivery reports): it replaces the price list's. */
   price?: Price;
+}
+
+/** The named transport (TWOFA_TRANSPORT_<NAME>) a routes table delivered a message through. */
+export interface RoutedDelivery {
+  transport: string;
+  country: string;
 }
 
 export type ReceiptListener = (receipt: DeliveryReceipt) => void;

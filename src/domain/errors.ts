@@ -27,6 +27,11 @@ export const FAILURE_NAMES = [
   'MESSAGE_NOT_FOUND',
   'MESSAGE_KIND_MISMATCH', // an email message updated as SMS/voice, or the reverse
   'EMAIL_TEMPLATE_NOT_FOUND',
+  'TEMPLATE_TEXT_NOT_FOUND', // a locale text (Vonage: template fragment) the message template does not have
+  'TEMPLATE_TEXT_EXISTS', // a second text of one locale and channel
+  'TEMPLATE_NOT_EMPTY', // deleting a template that still holds locale texts (Vonage's not-empty-template)
+  'TEMPLATE_NAME_EXISTS', // a second template of one name in the application
+  'TEMPLATE_LIMIT_REACHED', // named templates beyond the application's maximum
   'EMAIL_TEMPLATE_IN_USE',
   'WEBHOOK_NOT_FOUND',
   'WEBHOOK_LIMIT_REACHED',
@@ -37,6 +42,10 @@ export const FAILURE_NAMES = [
   'TEST_NUMBER_LIMIT_REACHED',
   'TEST_NUMBER_EXISTS',
   'TEST_NUMBER_NOT_FOUND',
+  'SENDER_NOT_FOUND', // an application without a sender of its own for that country
+  // Routes (operator configuration)
+  'ROUTES_NOT_CONFIGURED', // no named transports (TWOFA_TRANSPORT_<NAME>): there is no routes table
+  'ROUTES_INVALID', // a reload found the configured routes table invalid: refused whole, the current one stays
   // PINs
   'PIN_NOT_FOUND',
   'PIN_ENDED', // verified, expired or out of attempts: it can no longer be resent
@@ -73,6 +82,17 @@ export const FAILURE_NAMES = [
   'PSD2_CALL', // a PSD2 verification on the call channel
   'WEBHOOK_EVENT_TYPES_INVALID',
   'SERVICE_WEBHOOKS_FULL',
+  // Twilio Verify's Entities, Factors and Challenges (docs/factors.md)
+  'FACTOR_REQUEST_INVALID', // a parameter of these resources Twilio answers 60306 for
+  'ENTITY_NOT_FOUND',
+  'FACTOR_NOT_FOUND',
+  'CHALLENGE_NOT_FOUND',
+  'FACTOR_UNVERIFIED', // a challenge of a factor whose verification is not done
+  'CHALLENGE_EXPIRED',
+  'CHALLENGE_ENDED', // approved or denied already: nothing more can be answered
+  'FACTOR_ATTEMPTS_EXHAUSTED', // the factor's verification took its 5 wrong codes
+  'CHALLENGE_ATTEMPTS_EXHAUSTED', // the challenge took its 5 wrong codes
+  'FACTOR_CODE_LIMIT', // codes checked against one factor across its challenges: the brute-force window is full
 ] as const;
 
 export type FailureName = (typeof FAILURE_NAMES)[number];

@@ -107,6 +107,19 @@ export class PinKeyring {
   }
 
   /**
+   * A factor's secret (a TOTP seed): read at each code check, so encrypted like a PIN, with associated
+   * data bound to the factor's SID so a ciphertext cannot be moved to another factor.
+   */
+  encryptFactorSecret(factorSid: string, secret: string): string {
+    return this.seal('encryptionKey', factorSecretContext(factorSid), secret);
+  }
+
+  /** The secret, or null when it was encrypted under a secret no longer configured or was tampered with. */
+  decryptFactorSecret(factorSid: string, stored: string): string | null {
+    return this.open('encryptionKey', factorSecretContext(factorSid), stored);
+  }
+
+  /**
    * An idempotent request's stored answer, encrypted under a key of its own with the key's row id as
    * associated data: an answer may hold a secret shown once (a new API key), which must not sit in
    * the database in clear.
@@ -192,4 +205,8 @@ function twilioAuthTokenContext(accountId: string): string {
 
 function testNumberCodeContext(entryId: string): string {
   return `test-number:${entryId}`;
+}
+
+function factorSecretContext(factorSid: string): string {
+  return `factor-secret:${factorSid}`;
 }

@@ -35,6 +35,13 @@ function idOf(prefix: string, sid: string): string | undefined {
 export const applicationIdOf = (sid: string) => idOf('VA', sid);
 export const pinIdOf = (sid: string) => idOf('VE', sid);
 
+/** A message template's SID (a custom template: Twilio's TemplateSid), from its 32 upper-case hex id. */
+export function templateSid(messageId: string): string {
+  return `HJ${messageId.toLowerCase()}`;
+}
+
+export const messageIdOfTemplateSid = (sid: string) => idOf('HJ', sid);
+
 /** A Verification Attempt's SID: the outbox row's id when a message was queued, random otherwise. */
 export function attemptSid(deliveryId: string | undefined): string {
   const hex = deliveryId?.replace(/-/g, '').toLowerCase();

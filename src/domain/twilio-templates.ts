@@ -2,7 +2,7 @@
 // start; GET /v2/Templates lists it). `{{friendly_name}}` is the service's name (or the start's
 // CustomFriendlyName) and `{{code}}` the code; every text ends with the code, as Twilio's do.
 import { createHash } from 'node:crypto';
-import { normalizeLanguage } from './languages.js';
+import { countryLanguage } from './template-locales.js';
 
 const TRANSLATIONS: Readonly<Record<string, string>> = {
   af: 'Jou {{friendly_name}}-verifikasiekode is: {{code}}',
@@ -59,6 +59,8 @@ export interface BuiltInTemplate {
   translations: Readonly<Record<string, string>>;
   /** When its texts were written (all translations share it). */
   createdAt: number;
+  /** The locale of its default translation: English unless said. */
+  defaultLocale?: string;
 }
 
 export const BASE_TEMPLATE: BuiltInTemplate = {
@@ -81,30 +83,12 @@ export function localeMessageText(locale: string): string {
   return `${(TRANSLATIONS[locale] ?? TRANSLATIONS[DEFAULT_LOCALE]!).replace('{{code}}', '{{pin}}')}.`;
 }
 
-/** The voice (TTS) language of a locale, among the engine's template languages; English when it has none. */
-export function localeVoiceLanguage(locale: string): string {
-  const mapped: Record<string, string> = { nb: 'no', pt: 'pt_pt', 'pt-BR': 'pt_br', zh: 'zh_cn', 'zh-CN': 'zh_cn', 'zh-HK': 'zh_tw', 'en-GB': 'en' };
-  return normalizeLanguage(mapped[locale] ?? locale) ?? 'en';
-}
-
 /**
  * The locale Twilio picks from the number's country when a start gives no `Locale`: the country's
  * main language where the built-in templates have it. Countries of several languages (CH, BE, CA,
  * IN, ...) and those whose language is not among the locales get English, Twilio's fallback.
  */
-const COUNTRY_LOCALES: Record<string, string> = {
-  ...Object.fromEntries(['AR', 'BO', 'CL', 'CO', 'CR', 'CU', 'DO', 'EC', 'ES', 'GT', 'HN', 'MX', 'NI', 'PA', 'PE', 'PY', 'SV', 'UY', 'VE'].map((c) => [c, 'es'])),
-  ...Object.fromEntries(['AE', 'BH', 'DZ', 'EG', 'IQ', 'JO', 'KW', 'LB', 'LY', 'MA', 'OM', 'QA', 'SA', 'SY', 'TN', 'YE'].map((c) => [c, 'ar'])),
-  ...Object.fromEntries(['BY', 'KG', 'KZ', 'RU'].map((c) => [c, 'ru'])),
-  ...Object.fromEntries(['AT', 'DE', 'LI'].map((c) => [c, 'de'])),
-  ...Object.fromEntries(['FR', 'MC'].map((c) => [c, 'fr'])),
-  ...Object.fromEntries(['GR', 'CY'].map((c) => [c, 'el'])),
-  ...Object.fromEntries(['RO', 'MD'].map((c) => [c, 'ro'])),
-  ...Object.fromEntries(['IT', 'SM'].map((c) => [c, 'it'])),
-  BR: 'pt-BR', CN: 'zh-CN', CZ: 'cs', DK: 'da', EE: 'et', FI: 'fi', GB: 'en-GB', HK: 'zh-HK', HR: 'hr', HU: 'hu', ID: 'id', IL: 'he', JP: 'ja',
-  KR: 'ko', LT: 'lt', MY: 'ms', NL: 'nl', NO: 'nb', PL: 'pl', PT: 'pt', SE: 'sv', SK: 'sk', TH: 'th', TR: 'tr', TW: 'zh', VN: 'vi',
-};
-
 export function countryLocale(country: string | undefined): string {
-  return (country !== undefined ? COUNTRY_LOCALES[country] : undefined) ?? DEFAULT_LOCALE;
+  const language = countryLanguage(country);
+  return (language !== undefined ? twilioLocale(language) : undefined) ?? DEFAULT_LOCALE;
 }

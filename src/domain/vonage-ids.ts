@@ -16,3 +16,11 @@ export function pinIdOfVonageRequestId(requestId: string): string | undefined {
   const match = REQUEST_ID.exec(requestId);
   return match ? match.slice(1).join('').toUpperCase() : undefined;
 }
+
+/** A template's or a fragment's id as Vonage writes it: the engine's 32-hex id as a UUID, as a request id is. */
+export const vonageResourceId = vonageRequestId;
+
+/** The engine's id a Vonage template or fragment id names; the input itself when it is no UUID (then nothing has it). */
+export function resourceIdOfVonageId(id: string): string {
+  return pinIdOfVonageRequestId(id) ?? id;
+}

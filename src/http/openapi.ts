@@ -173,6 +173,8 @@ export function registerOpenApi(app: App, version: string): void {
         { name: '2FA applications' }, { name: '2FA message templates' }, { name: '2FA PINs' },
         { name: 'PINs' }, { name: 'Email templates' }, { name: 'Webhooks' }, { name: 'Inbox' }, { name: 'Operations' },
         { name: 'Security' }, { name: 'Audit' }, { name: 'Statistics' }, { name: 'API keys' }, { name: 'Test numbers' },
+        { name: 'Routes', description: 'The operator\'s routes table (named transports, rules by country and prefix, senders, regulatory fields) and the applications\' own senders per country: docs/routing.md.' },
+        { name: 'Factors', description: 'A user\'s own authenticators (TOTP) and their challenges, by the application and your id of the user (docs/factors.md).' },
         { name: 'twofa extensions', description: 'Operations beside Infobip\'s under /2fa/2 (WhatsApp and Telegram sends and resends), in the shape of its SMS operations.' },
         { name: 'Twilio Verify', description: 'Twilio Verify v2, wire-compatible: form-encoded PascalCase parameters, snake_case JSON, Twilio\'s errors.' },
         { name: 'Vonage Verify', description: 'Vonage Verify v2 under /v2/verify, wire-compatible: JSON, a Vonage application\'s JWT or Basic api_key:api_secret, RFC 7807 problems; and the Vonage applications\' public keys.' },

@@ -1,5 +1,6 @@
 // What every use case is given: ports in, nothing global. Tests build one with a fake clock.
 import type { RiskMode } from '../domain/risk-score.js';
+import type { Routing } from '../delivery/routing/routing.js';
 import type { WebhookAddressPolicy } from '../delivery/webhook/webhook-address-guard.js';
 import type { PinKeyring } from '../domain/pin-secrets.js';
 import type { SecurityProfile } from '../domain/security-profile.js';
@@ -50,6 +51,15 @@ export interface ServiceContext {
   priceListState?: () => PriceListState;
   /** Reads the price list file again (POST /api/v1/prices/reload); throws on an invalid file, keeping the list in force. */
   reloadPrices?: () => Promise<PriceListState>;
+  /** The routes table and the named transports (docs/routing.md); absent when no transport is named. */
+  routing?: Routing;
+  /**
+   * The transports a message of `applicationId` on `channel` to `to` would be tried through, in order:
+   * named transports as a routes table plans them (the cheapest strategy's order included), else the
+   * members of the channel's own DSN by their kind (`smpp`, `log`). What a send-time cost estimate prices.
+   * Absent in unit tests' contexts.
+   */
+  plannedTransports?: (channel: Channel, to: string, applicationId: string) => Promise<string[]>;
 }
 
 export type ChannelDelivery = 'inbox' | 'real' | 'both';

@@ -34,6 +34,14 @@ export interface EmailMessageInput {
   landingPageId?: string;
 }
 
+/** Why a message text (a template's default or one of its locale texts) cannot be sent, or undefined. */
+export function messageTextError(text: string): string | undefined {
+  if (!text.includes(PIN_PLACEHOLDER)) return `must contain the PIN placeholder ${PIN_PLACEHOLDER}`;
+  if (text.length > MESSAGE_TEXT_MAX) return `must be at most ${MESSAGE_TEXT_MAX} characters`;
+  if (placeholderNames(text).length > 20) return 'must use at most 20 distinct placeholders';
+  return undefined;
+}
+
 export function messageNotFound(id: string) {
   return fail('MESSAGE_NOT_FOUND', `Message ${id} not found`);
 }
@@ -48,9 +56,7 @@ function checkPinLength(pinLength: number | undefined, errors: FieldErrors): voi
 function applySmsVoiceInput(base: SmsVoiceTemplateRecord, input: SmsVoiceTemplateInput, errors: FieldErrors): SmsVoiceTemplateRecord {
   const t = { ...base };
   if (input.messageText !== undefined) {
-    if (!input.messageText.includes(PIN_PLACEHOLDER)) errors.add('messageText', `must contain the PIN placeholder ${PIN_PLACEHOLDER}`);
-    else if (input.messageText.length > MESSAGE_TEXT_MAX) errors.add('messageText', `must be at most ${MESSAGE_TEXT_MAX} characters`);
-    else if (placeholderNames(input.messageText).length > 20) errors.add('messageText', 'must use at most 20 distinct placeholders');
+    errors.add('messageText', messageTextError(input.messageText));
     t.messageText = input.messageText;
   }
   if (input.pinType !== undefined) t.pinType = input.pinType;

@@ -15,6 +15,7 @@ import { preludeVerificationId } from '../domain/prelude-ids.js';
 import { chosenCodeTooShort } from '../domain/security-profile.js';
 import { serviceSid } from '../domain/twilio-sids.js';
 import { countryLocale, DEFAULT_LOCALE, twilioLocale } from '../domain/twilio-templates.js';
+import { resourceIdOfVonageId } from '../domain/vonage-ids.js';
 import type { Channel, PinRecord } from '../store/store.js';
 import type { Principal, ServiceContext } from './context.js';
 import { profileOf, readMessageTemplate } from './effective-records.js';
@@ -24,13 +25,29 @@ import { getService, serviceMessageId } from './twilio-services.js';
 // A custom code is taken as Twilio's CustomCode is, and a create holds its target under the lock Twilio's starts take.
 import { CUSTOM_CODE, START_LOCK_MS } from './twilio-verifications.js';
 import { verifyPin } from './verify-pin.js';
+import { checkWebhookUrl } from './webhooks.js';
 
 export type PreludeTarget = { type: 'phone_number' | 'email_address'; value: string };
 export type PreludeMethod = 'email' | 'message' | 'voice';
 export type BlockedReason = 'in_block_list' | 'repeated_attempts' | 'suspicious';
 
+/** Prelude's `signals`: what the client knows of its user's device, for the risk score. */
+export interface PreludeSignals {
+  ip?: string;
+  deviceId?: string;
+  devicePlatform?: string;
+  deviceModel?: string;
+  osVersion?: string;
+  appVersion?: string;
+  userAgent?: string;
+  isTrustedUser?: boolean;
+  ja4Fingerprint?: string;
+}
+
 export interface CreateInput {
   target: PreludeTarget;
+  /** Kept with the verification: answered by its check and told in its webhooks. */
+  metadata?: { correlationId?: string };
   options?: {
     templateId?: string;
     variables?: Record<string, string>;
@@ -43,6 +60,8 @@ export interface CreateInput {
   };
   /** Prelude's `signals.ip`: the end user's address, a signal of the risk score. */
   clientAddress?: string;
+  /** Every signal the create carried (the address among them is `clientAddress`). */
+  signals?: PreludeSignals;
 }
 
 export type CreateOutcome =
@@ -51,7 +70,7 @@ export type CreateOutcome =
   | { status: 'shadow_blocked'; id: string; method: PreludeMethod; channel: Channel; reason: BlockedReason }
   | { status: 'blocked'; id: string; method: PreludeMethod; reason: BlockedReason };
 
-export type CheckOutcome = { status: 'success' | 'failure'; id: string } | { status: 'expired_or_not_found' };
+export type CheckOutcome = { status: 'success' | 'failure'; id: string; correlationId?: string } | { status: 'expired_or_not_found' };
 
 /** Prelude's code_size: 4 to 8 digits. */
 export const CODE_SIZE_MIN = 4;
@@ -144,12 +163,11 @@ function chosenCode(ctx: ServiceContext, options: NonNullable<CreateInput['optio
   return tooShort === undefined ? ok(code) : invalid('options.code_size', 'invalid_code_size', `code_size ${tooShort.replace(/characters/, 'digits')}.`);
 }
 
-function checkCallbackUrl(url: string | undefined): Result<void> {
-  if (url === undefined) return ok(undefined);
-  try {
-    if (['http:', 'https:'].includes(new URL(url).protocol)) return ok(undefined);
-  } catch { /* answered below */ }
-  return invalid('options.callback_url', 'invalid_callback_url', 'callback_url must be an http or https URL.');
+/** The webhooks' URL, under the rules of every webhook URL of the account (https, public addresses: checkWebhookUrl). */
+async function checkCallbackUrl(ctx: ServiceContext, url: string | undefined): Promise<Result<string | null>> {
+  if (url === undefined) return ok(null);
+  const checked = await checkWebhookUrl(url, ctx.webhookAddresses);
+  return checked.ok ? ok(checked.url) : invalid('options.callback_url', 'invalid_callback_url', `callback_url ${checked.error}.`);
 }
 
 export async function createVerification(ctx: ServiceContext, principal: Principal, input: CreateInput): Promise<Result<CreateOutcome>> {
@@ -164,7 +182,7 @@ export async function createVerification(ctx: ServiceContext, principal: Princip
   if (!locale.ok) return locale;
   const code = chosenCode(ctx, options, customCodeAllowed);
   if (!code.ok) return code;
-  const callback = checkCallbackUrl(options.callbackUrl);
+  const callback = await checkCallbackUrl(ctx, options.callbackUrl);
   if (!callback.ok) return callback;
 
   // One create per target at a time, under the lock Twilio's starts take: two at once would both find
@@ -177,7 +195,10 @@ export async function createVerification(ctx: ServiceContext, principal: Princip
   }
   const now = ctx.clock();
   try {
-    return await createLocked(ctx, principal, { applicationId: application.id, applicationName: application.name, destination: destination.value, channel, locale: locale.value, code: code.value, options, clientAddress: input.clientAddress, now });
+    return await createLocked(ctx, principal, {
+      applicationId: application.id, applicationName: application.name, destination: destination.value, channel, locale: locale.value, code: code.value, options,
+      clientAddress: input.clientAddress, now, correlationId: input.metadata?.correlationId ?? null, callbackUrl: callback.value,
+    });
   } finally {
     await ctx.store.twilio.unlockStart(lockKey, lockedUntil);
   }
@@ -208,6 +229,8 @@ interface CreatePlan {
   options: NonNullable<CreateInput['options']>;
   clientAddress: string | undefined;
   now: number;
+  correlationId: string | null;
+  callbackUrl: string | null;
 }
 
 /** The answer of a send or a resend: the PIN's id and channel, or `blocked` when a limit or guard refused it. */
@@ -219,6 +242,12 @@ async function outcomeOf(ctx: ServiceContext, principal: Principal, sent: Result
   }
   // Under a workflow the PIN went out on the workflow's first channel: answered as sent.
   const pin = await ctx.store.getPin(principal.accountId, sent.value.pinId);
+  // The verification's metadata and webhooks (store/dialect-callbacks.ts), kept from its first create that had any.
+  if (pin && (plan.correlationId !== null || plan.callbackUrl !== null)) {
+    await ctx.store.prelude.saveVerification({
+      pinId: pin.id, accountId: principal.accountId, correlationId: plan.correlationId, callbackUrl: plan.callbackUrl, createdAt: plan.now, expiresAt: pin.expiresAt,
+    });
+  }
   const channel = status === 'retry' ? plan.channel : pin?.channel ?? plan.channel;
   if (sent.value.risk?.decision === 'shadow_block') return ok({ status: 'shadow_blocked', id: preludeVerificationId(sent.value.pinId), method: methodOf(channel), channel, reason: 'suspicious' });
   return ok({ status, id: preludeVerificationId(sent.value.pinId), method: methodOf(channel), channel });
@@ -227,16 +256,19 @@ async function outcomeOf(ctx: ServiceContext, principal: Principal, sent: Result
 async function createLocked(ctx: ServiceContext, principal: Principal, plan: CreatePlan): Promise<Result<CreateOutcome>> {
   const { options } = plan;
   const placeholders = { friendly_name: plan.applicationName, ...options.variables };
+  // A template's texts are picked at delivery from the locale as given (else the number's country);
+  // without a template the locale chose the built-in text already (messageIdOf).
+  const locale = options.templateId !== undefined && options.locale !== undefined ? { locale: options.locale } : {};
   const latest = await latestPin(ctx, principal, plan.applicationId, plan.destination, plan.channel === 'email');
   if (latest && isDeliverable(latest, plan.now)) {
-    const resent = await resendPin(ctx, principal, latest.id, plan.channel, { placeholders });
+    const resent = await resendPin(ctx, principal, latest.id, plan.channel, { placeholders, ...locale });
     // A PIN that ended meanwhile (verified, expired) opens a new window below.
     if (resent.ok || resent.failure.name !== 'PIN_ENDED') return outcomeOf(ctx, principal, resent, 'retry', plan, latest.id);
   }
   const messageId = await messageIdOf(ctx, principal, plan);
   if (!messageId.ok) return messageId;
   const sent = await sendPin(ctx, principal, plan.channel, {
-    applicationId: plan.applicationId, messageId: messageId.value, to: plan.destination, placeholders,
+    applicationId: plan.applicationId, messageId: messageId.value, to: plan.destination, placeholders, ...locale,
     ...(plan.code !== undefined ? { pin: plan.code } : {}), ...(plan.clientAddress !== undefined ? { clientAddress: plan.clientAddress } : {}),
   });
   return outcomeOf(ctx, principal, sent, 'success', plan, generatePinId());
@@ -247,7 +279,8 @@ async function messageIdOf(ctx: ServiceContext, principal: Principal, plan: Crea
   const kind = plan.channel === 'email' ? 'email' : 'sms_voice';
   const { templateId } = plan.options;
   if (templateId !== undefined) {
-    const template = await readMessageTemplate(ctx, principal.accountId, plan.applicationId, templateId);
+    // The id as Infobip writes it, or as Vonage does (a template made through /v2/verify/templates).
+    const template = await readMessageTemplate(ctx, principal.accountId, plan.applicationId, resourceIdOfVonageId(templateId));
     if (!template || template.kind !== kind) return invalid('options.template_id', 'template_not_found', `No ${kind === 'email' ? 'email' : 'SMS/voice'} message template ${templateId} in the account's Prelude application.`);
     return ok(template.id);
   }
@@ -272,8 +305,9 @@ export async function checkVerification(ctx: ServiceContext, principal: Principa
   const outcome = await verifyPin(ctx, principal, pin.id, input.code);
   if (!outcome.ok) return outcome;
   const id = preludeVerificationId(pin.id);
-  if (outcome.value.verified) return ok({ status: 'success', id });
+  const answered = outcome.value.verified ? 'success' : outcome.value.pinError === 'WRONG_PIN' ? 'failure' : undefined;
   // A wrong code is a failure while the PIN lives; its last wrong attempt locks it, and the next check finds nothing.
-  if (outcome.value.pinError === 'WRONG_PIN') return ok({ status: 'failure', id });
-  return ok({ status: 'expired_or_not_found' });
+  if (answered === undefined) return ok({ status: 'expired_or_not_found' });
+  const correlationId = (await ctx.store.prelude.getVerification(principal.accountId, pin.id))?.correlationId ?? null;
+  return ok({ status: answered, id, ...(correlationId !== null ? { correlationId } : {}) });
 }

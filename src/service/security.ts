@@ -7,12 +7,15 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import { ipRateKey } from '../domain/client-ip.js';
 import { parsedPhone, phoneCountry } from '../domain/destinations.js';
-import { parseDuration, parseRateLimit } from '../domain/durations.js';
+import { ONE_DAY_MS, parseDuration, parseRateLimit } from '../domain/durations.js';
 import { FieldErrors, fail, ok, type Failure, type Result } from '../domain/errors.js';
 import {
   bruteForceBudget, mergeSecuritySettings, settingsFromJson, type BruteForceBudget, type SecuritySettings, type SecuritySettingsPatch,
 } from '../domain/security-settings.js';
 import { effectiveSecuritySettings } from '../domain/security-profile.js';
+import { FACTOR_VERIFICATION_ATTEMPTS, totpBruteForceBudget, type TotpBruteForceBudget } from '../domain/factors.js';
+import { TOTP_DEFAULTS } from '../domain/totp.js';
+import type { FactorGuessing } from '../store/factor-store.js';
 import type { ActiveBlock } from '../store/security-store.js';
 import type { ApplicationRecord, Channel } from '../store/store.js';
 import type { NamedLimit } from './limit-refusals.js';
@@ -27,6 +30,8 @@ export interface SecurityView {
   /** Blocks the conversion breaker tripped that have not expired. */
   activeBlocks: ActiveBlock[];
   bruteForce: BruteForceBudget;
+  /** Guessing against the application's TOTP factors: the bound, and what the last 24 hours saw. */
+  totp: TotpBruteForceBudget & FactorGuessing & { codeLength: number; skew: number };
   updatedAt: number | null;
 }
 
@@ -49,8 +54,18 @@ async function view(ctx: ServiceContext, app: ApplicationRecord): Promise<Securi
     settings: effectiveSecuritySettings(profileOf(ctx), settingsFromJson(row?.settings)),
     activeBlocks: await ctx.store.security.listBlocks(app.id, ctx.clock()),
     bruteForce: bruteForceBudget(presentApplication(ctx, app).configuration, templates),
+    totp: await totpGuessing(ctx, app),
     updatedAt: row?.updatedAt ?? null,
   };
+}
+
+/** The TOTP budget at the Service's defaults (Totp.CodeLength, Totp.Skew) and the last day's wrong codes and lock-outs. */
+async function totpGuessing(ctx: ServiceContext, app: ApplicationRecord): Promise<SecurityView['totp']> {
+  const totp = (await ctx.store.twilio.getService(app.accountId, app.id).catch(() => undefined))?.settings['totp'] as { code_length?: number | null; skew?: number | null } | undefined;
+  const codeLength = totp?.code_length ?? TOTP_DEFAULTS.code_length;
+  const skew = totp?.skew ?? TOTP_DEFAULTS.skew;
+  const seen = await ctx.store.factors.guessingSince(app.accountId, app.id, ctx.clock() - ONE_DAY_MS, FACTOR_VERIFICATION_ATTEMPTS);
+  return { codeLength, skew, ...totpBruteForceBudget(codeLength, skew), ...seen };
 }
 
 export async function getSecurity(ctx: ServiceContext, principal: Principal, applicationId: string): Promise<Result<SecurityView>> {

@@ -18,6 +18,7 @@ import { refusingLimit, tooManyRequests, type NamedLimit } from './limit-refusal
 import { checkSendGuards, countBreakerSend, type GuardPass } from './security.js';
 import { assessSend, countRiskSend, recordRiskDecision, riskRefusal, type RiskCheck } from './risk.js';
 import type { RiskAssessment } from '../domain/risk-score.js';
+import { isLocaleTag } from '../domain/template-locales.js';
 import { appHashTooLong } from './template-autofill.js';
 import { budgetRefusal, plannedBudgetCharges, refusingCharge, reportBudgetSpend } from './budgets.js';
 import type { NamedBudgetCharge } from '../domain/budgets.js';
@@ -35,6 +36,8 @@ export interface SendPinInput {
   landingPagePlaceholders?: Record<string, string>;
   /** A code the caller chose (Twilio's CustomCode) instead of one generated here; stored as any PIN is. */
   pin?: string;
+  /** The locale the caller asked for (a dialect's locale field): picks among the template's locale texts at delivery. */
+  locale?: string;
   /**
    * Limits a dialect adds to this send (a Twilio Service's Rate Limit Buckets), consumed with the
    * send's own in its write: a send refused by any of them, or by anything else, counts in none.
@@ -51,6 +54,8 @@ export interface SendPinInput {
 
 export interface ResendPinInput {
   placeholders?: Record<string, string>;
+  /** As SendPinInput's: the locale of this message. */
+  locale?: string;
   landingPagePlaceholders?: Record<string, string>;
   /**
    * Limits a dialect adds to this send (a Twilio Service's Rate Limit Buckets), consumed with the
@@ -87,13 +92,15 @@ function checkDestination(channel: Channel, to: string, errors: FieldErrors): st
 
 function checkPlaceholders(input: ResendPinInput, errors: FieldErrors): void {
   errors.merge(validatePlaceholderValues(input.placeholders ?? {}));
+  if (input.locale !== undefined && !isLocaleTag(input.locale)) errors.add('locale', 'must be a BCP-47 language tag such as es-mx');
   const landing = validatePlaceholderValues(input.landingPagePlaceholders ?? {});
   for (const [field, messages] of Object.entries(landing)) for (const m of messages) errors.add(field.replace(/^placeholders/, 'landingPagePlaceholders'), m);
 }
 
 /** The texts a message will be rendered from, so that a placeholder the request leaves unfilled is caught now, not at delivery. */
 async function templateTexts(ctx: ServiceContext, template: MessageTemplateRecord): Promise<string[] | null> {
-  if (template.kind === 'sms_voice') return [template.messageText];
+  // Any of its locale texts may be picked at delivery: each must be fillable.
+  if (template.kind === 'sms_voice') return [template.messageText, ...(template.texts ?? []).map((t) => t.text)];
   const email = await ctx.store.getEmailTemplate(template.accountId, template.emailTemplateId);
   if (!email) return null;
   return [email.subject, email.html ?? '', email.text ?? ''];
@@ -114,8 +121,11 @@ async function checkTemplateFilled(ctx: ServiceContext, template: MessageTemplat
  * can make the message many billed parts. Measured on the message rendered in memory, as delivery will.
  */
 function checkSmsSize(ctx: ServiceContext, template: MessageTemplateRecord, channel: Channel, placeholders: Record<string, string>, errors: FieldErrors): void {
-  if (channel !== 'sms' || template.kind !== 'sms_voice' || missingPlaceholders(template.messageText, placeholders).length > 0) return;
-  const info = renderedSmsInfo(withAutofill(template.messageText, template.autofill), template.pinLength, placeholders);
+  if (channel !== 'sms' || template.kind !== 'sms_voice') return;
+  // Measured on the longest text an SMS may be sent with: the default or a locale's.
+  const texts = [template.messageText, ...(template.texts ?? []).filter((t) => t.channel !== 'voice').map((t) => t.text)];
+  if (texts.some((text) => missingPlaceholders(text, placeholders).length > 0)) return;
+  const info = texts.map((text) => renderedSmsInfo(withAutofill(text, template.autofill), template.pinLength, placeholders)).reduce((a, b) => (b.segments > a.segments || (b.segments === a.segments && b.units > a.units) ? b : a));
   if (template.autofill && appHashTooLong(template, template.autofill, placeholders)) {
     errors.add('placeholders', `with these values the SMS would be longer than 140 bytes (${info.units} ${info.encoding} characters), which Android's SMS Retriever does not read; the message template has an app hash`);
     return;
@@ -299,7 +309,7 @@ async function queuePin(unit: UnitOfWork, requested: Channel, input: SendPinInpu
   const pin = fixedCode ?? input.pin ?? generatePin(pinType, pinLength);
   const queued = !testNumber && ctx.channelConfigured(channel);
   const deliveryId = queued ? randomUUID() : undefined;
-  const request: DeliveryRequest = { placeholders: input.placeholders ?? {}, ...(input.from !== undefined ? { from: input.from } : {}) };
+  const request = deliveryRequestOf(input);
   const message: AdmittedMessage = { pinId, queued, deliveryId, testNumber };
   // Only a message that will be delivered costs anything (a test number's, or a channel's that is off, does not).
   if (queued) admission.value.budget = await plannedBudgetCharges(ctx, principal.accountId, app.id, { channel, to, template: admission.value.template, placeholders: request.placeholders }, now);
@@ -380,13 +390,20 @@ async function queueAdmittedResend(
   // A PIN sent to a test number stays undelivered, whatever its list says now.
   const queued = !pin.testNumber && ctx.channelConfigured(channel);
   const deliveryId = queued ? randomUUID() : undefined;
-  const request: DeliveryRequest = { placeholders: input.placeholders ?? {}, ...(input.from !== undefined ? { from: input.from } : {}) };
+  const request = deliveryRequestOf(input);
   if (queued) admission.value.budget = await plannedBudgetCharges(ctx, principal.accountId, app.id, { channel, to: pin.destination, template: admission.value.template, placeholders: request.placeholders }, now);
   const outcome = await ctx.store.queueResend(pinId, channel, deliveryId ? { id: deliveryId, request } : undefined, admission.value.limits, now, workflowStep, admission.value.budget);
   if ('ended' in outcome) return pinEnded(pinId);
   const message: AdmittedMessage = { pinId, queued, deliveryId, testNumber: pin.testNumber };
   unit.audit(outcomeAuditEvent(admission.value, outcome, message));
   return settle(unit, admission.value, outcome, message, now);
+}
+
+/** What a message is rendered from at delivery, besides its PIN and template. */
+function deliveryRequestOf(input: Pick<SendPinInput, 'placeholders' | 'from' | 'locale'>): DeliveryRequest {
+  return {
+    placeholders: input.placeholders ?? {}, ...(input.from !== undefined ? { from: input.from } : {}), ...(input.locale !== undefined ? { locale: input.locale } : {}),
+  };
 }
 
 /**
@@ -400,9 +417,9 @@ export function resendWorkflowStep(ctx: ServiceContext, pin: PinRecord, step: Wo
   return inUnitOfWork(ctx, workflowPrincipal(pin.accountId), async (unit) => {
     const intoInbox = inboxResendRefusal(ctx, pin, step.channel);
     if (intoInbox) return intoInbox;
-    const { placeholders, from } = step.firstRequest;
+    const { placeholders, from, locale } = step.firstRequest;
     const errors = new FieldErrors();
     checkPlaceholders({ placeholders }, errors);
-    return queueAdmittedResend(unit, pin, step.channel, { placeholders, ...(from !== undefined ? { from } : {}) }, errors, step);
+    return queueAdmittedResend(unit, pin, step.channel, { placeholders, ...(from !== undefined ? { from } : {}), ...(locale !== undefined ? { locale } : {}) }, errors, step);
   }, within);
 }

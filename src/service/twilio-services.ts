@@ -5,7 +5,9 @@
 // templates at its first verification.
 import { ok, fail, FieldErrors, type Result } from '../domain/errors.js';
 import { applicationIdOf } from '../domain/twilio-sids.js';
-import { DEFAULT_LOCALE, localeMessageText, localeVoiceLanguage } from '../domain/twilio-templates.js';
+import { voiceLanguageOf } from '../domain/template-locales.js';
+import { DEFAULT_LOCALE, localeMessageText } from '../domain/twilio-templates.js';
+import { TOTP_LIMITS } from '../domain/totp.js';
 import type { ApplicationConfiguration, ApplicationRecord } from '../store/store.js';
 import type { TwilioServiceRow } from '../store/twilio-store.js';
 import { createApplication, updateApplication } from './applications.js';
@@ -110,6 +112,15 @@ function checkInput(input: ServiceInput, errors: FieldErrors): void {
   }
   if (input.codeLength !== undefined && (!Number.isInteger(input.codeLength) || input.codeLength < CODE_LENGTH_MIN || input.codeLength > CODE_LENGTH_MAX)) {
     errors.add('CodeLength', `must be a whole number between ${CODE_LENGTH_MIN} and ${CODE_LENGTH_MAX}`);
+  }
+  // Totp.*: the defaults of the Service's TOTP factors, within Twilio's ranges.
+  const totp = (input.settings['totp'] ?? {}) as Record<string, unknown>;
+  for (const [key, field] of [['time_step', 'Totp.TimeStep'], ['code_length', 'Totp.CodeLength'], ['skew', 'Totp.Skew']] as const) {
+    const value = totp[key];
+    const range = TOTP_LIMITS[key];
+    if (value !== undefined && value !== null && (!Number.isInteger(value) || (value as number) < range.min || (value as number) > range.max)) {
+      errors.add(field, `must be a whole number between ${range.min} and ${range.max}`);
+    }
   }
 }
 
@@ -255,7 +266,7 @@ async function localeMessageId(ctx: ServiceContext, principal: Principal, servic
   const known = (await ctx.store.twilio.listLocaleMessages(principal.accountId, service.application.id)).find((l) => l.locale === locale);
   if (known) return known.messageId;
   const template = await createSmsVoiceTemplate(ctx, principal, service.application.id, {
-    messageText: localeMessageText(locale), pinType: 'NUMERIC', pinLength: service.codeLength, language: localeVoiceLanguage(locale),
+    messageText: localeMessageText(locale), pinType: 'NUMERIC', pinLength: service.codeLength, language: voiceLanguageOf(locale),
   });
   if (!template.ok) throw new Error(`the Twilio service's ${locale} template was refused: ${template.failure.text}`);
   if (await ctx.store.twilio.saveLocaleMessage(principal.accountId, service.application.id, locale, template.value.id)) return template.value.id;

@@ -11,14 +11,13 @@
 import { normalizeEmailAddress, normalizePhoneNumber, parseEmailSender, phoneCountry } from '../domain/destinations.js';
 import { autofillErrors } from '../domain/autofill.js';
 import { fail, ok, type Failure, type FailureName, type Result } from '../domain/errors.js';
-import { maskDestination } from '../domain/destinations.js';
 import { isDeliverable } from '../domain/pin-lifecycle.js';
 import { chosenCodeTooShort } from '../domain/security-profile.js';
-import type { TwilioVerificationEvent } from '../domain/twilio-events.js';
-import { accountSid, attemptSid, pinIdOf, serviceSid, verificationSid } from '../domain/twilio-sids.js';
-import { BUILT_IN_TEMPLATES, countryLocale, DEFAULT_LOCALE, twilioLocale } from '../domain/twilio-templates.js';
+import { attemptSid, pinIdOf, serviceSid } from '../domain/twilio-sids.js';
+import { isLocaleTag } from '../domain/template-locales.js';
+import { countryLocale, DEFAULT_LOCALE, twilioLocale } from '../domain/twilio-templates.js';
 import type { Channel, PinRecord } from '../store/store.js';
-import type { TwilioEventDraft, TwilioVerificationRow, TwilioVerificationStatus } from '../store/twilio-store.js';
+import type { TwilioVerificationRow, TwilioVerificationStatus } from '../store/twilio-store.js';
 import type { Principal, ServiceContext } from './context.js';
 import { profileOf } from './effective-records.js';
 import { countBreakerVerify } from './security.js';
@@ -28,15 +27,14 @@ import { resendPin, sendPin } from './send-pin.js';
 import { testNumberAuditReason } from './test-numbers.js';
 import { rateLimitChecks } from './twilio-rate-limits.js';
 import { getService, serviceMessageId, variantMessageId, type TwilioService } from './twilio-services.js';
+import { customTemplateOf } from './twilio-templates.js';
+import { TWILIO_CHANNEL, TWILIO_CHANNELS, twilioVerificationEvent, type TwilioChannel } from './twilio-events.js';
 import { inUnitOfWork, type UnitOfWork } from './unit-of-work.js';
 import { verifyPin } from './verify-pin.js';
 
-export const TWILIO_CHANNELS = ['sms', 'call', 'email', 'whatsapp'] as const;
-export type TwilioChannel = typeof TWILIO_CHANNELS[number];
+export { TWILIO_CHANNELS, type TwilioChannel } from './twilio-events.js';
 
 const ENGINE_CHANNEL: Record<TwilioChannel, Channel> = { sms: 'sms', call: 'voice', email: 'email', whatsapp: 'whatsapp' };
-// Twilio has no Telegram channel: a PIN sent by Telegram through Infobip's API shows as the phone code it is.
-const TWILIO_CHANNEL: Record<Channel, TwilioChannel> = { sms: 'sms', voice: 'call', email: 'email', whatsapp: 'whatsapp', telegram: 'sms' };
 
 /** Sends of one verification before 60203 (Twilio: "more than 5 times"). */
 export const MAX_SENDS = 5;
@@ -63,8 +61,10 @@ export interface StartInput {
   rateLimits?: string;
   /** Twilio's `Locale` (sms and call; email is not translated). */
   locale?: string;
-  /** Twilio's `TemplateSid`: a built-in template (GET /v2/Templates). */
+  /** Twilio's `TemplateSid`: the built-in template or a custom one of the Service's application (GET /v2/Templates). */
   templateSid?: string;
+  /** Twilio's `TemplateCustomSubstitutions`: a JSON object of the template's own placeholders' values. */
+  templateCustomSubstitutions?: string;
   /** The code to send (the service's CustomCodeEnabled); ignored otherwise, as on Twilio. */
   customCode?: string;
   /** Android SMS Retriever hash: the SMS's autofill line. */
@@ -100,6 +100,21 @@ function emailSenderOf(raw: string | undefined): Result<string | undefined> {
   const sender = fromName === undefined ? from : `${fromName.replace(/["\\]/g, '')} <${from}>`;
   const parsed = parseEmailSender(sender);
   return parsed.ok ? ok(sender) : invalid('ChannelConfiguration', `from: ${parsed.error}`);
+}
+
+/** The values of a template's own placeholders (`{{name}}`), from TemplateCustomSubstitutions' JSON object of strings. */
+function substitutionsOf(raw: string | undefined): Result<Record<string, string>> {
+  if (raw === undefined) return ok({});
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return invalid('TemplateCustomSubstitutions', 'must be a JSON object of strings');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || Object.values(parsed).some((v) => typeof v !== 'string')) {
+    return invalid('TemplateCustomSubstitutions', 'must be a JSON object of strings');
+  }
+  return ok({ ...(parsed as Record<string, string>) });
 }
 
 function notFound(path: string) {
@@ -155,17 +170,6 @@ function asTwilioFailure(failure: Failure): { ok: false; failure: Failure } {
   return { ok: false, failure: { ...failure, validationErrors } };
 }
 
-/** A verification event for the Service's webhooks (queued by the store with the change it reports). */
-function eventOf(type: TwilioVerificationEvent, pin: Pick<PinRecord, 'id' | 'accountId' | 'applicationId' | 'destination'>, channel: string, status: string, now: number): TwilioEventDraft {
-  return {
-    applicationId: pin.applicationId, pinId: pin.id,
-    params: {
-      type, account_sid: accountSid(pin.accountId), service_sid: serviceSid(pin.applicationId), verification_sid: verificationSid(pin.id),
-      channel, to: maskDestination(pin.destination), status, date_created: new Date(now).toISOString(),
-    },
-  };
-}
-
 export function startVerification(ctx: ServiceContext, principal: Principal, serviceSidParam: string, input: StartInput): Promise<Result<Verification>> {
   return inUnitOfWork(ctx, principal, (unit) => start(unit, serviceSidParam, input));
 }
@@ -180,10 +184,15 @@ async function start(unit: UnitOfWork, serviceSidParam: string, input: StartInpu
   const channel = ENGINE_CHANNEL[twilioChannel];
   const destination = destinationOf(channel, input.to);
   if (!destination.ok) return destination;
+  const custom = input.templateSid === undefined ? undefined : await customTemplateOf(ctx, principal, service.application.id, input.templateSid);
+  if (custom === false) return invalid('TemplateSid', 'is not a template of GET /v2/Templates in this Service\'s application');
+  if (custom && channel === 'email') return invalid('TemplateSid', 'a template is for sms, call and whatsapp: leave it out for email');
+  if (custom && input.appHash !== undefined) return invalid('AppHash', 'with a TemplateSid, set the app hash on the template (PUT /api/v1/applications/{id}/messages/{messageId}/autofill)');
   // Without Locale, Twilio speaks the language of the number's country (English where it has none).
-  const locale = input.locale === undefined ? (channel === 'email' ? DEFAULT_LOCALE : countryLocale(phoneCountry(destination.value))) : twilioLocale(input.locale);
-  if (locale === undefined) return invalid('Locale', 'is not a locale of the built-in templates (GET /v2/Templates)');
-  if (input.templateSid !== undefined && !BUILT_IN_TEMPLATES.some((t) => t.sid === input.templateSid)) return invalid('TemplateSid', 'is not a template of GET /v2/Templates');
+  // A custom template's texts are picked at delivery from the Locale as given (domain/template-locales.ts).
+  const locale = input.locale === undefined ? (channel === 'email' ? DEFAULT_LOCALE : countryLocale(phoneCountry(destination.value)))
+    : custom ? (isLocaleTag(input.locale) ? input.locale : undefined) : twilioLocale(input.locale);
+  if (locale === undefined) return invalid('Locale', custom ? 'is not a BCP-47 language tag' : 'is not a locale of the built-in templates (GET /v2/Templates)');
   const customCode = service.settings.custom_code_enabled === true ? input.customCode : undefined;
   if (customCode !== undefined && !CUSTOM_CODE.test(customCode)) return invalid('CustomCode', 'must be 4 to 10 letters or digits');
   const customCodeTooShort = customCode === undefined ? undefined : chosenCodeTooShort(profileOf(ctx), customCode);
@@ -202,8 +211,10 @@ async function start(unit: UnitOfWork, serviceSidParam: string, input: StartInpu
   }
   const sender = channel === 'email' ? emailSenderOf(input.channelConfiguration) : emailSenderOf(undefined);
   if (!sender.ok) return sender;
+  const substitutions = substitutionsOf(input.templateCustomSubstitutions);
+  if (!substitutions.ok) return substitutions;
   const placeholders: Record<string, string> = {
-    friendly_name: input.customFriendlyName ?? service.application.name, ...(psd2 ? { amount: input.amount!, payee: input.payee! } : {}),
+    ...substitutions.value, friendly_name: input.customFriendlyName ?? service.application.name, ...(psd2 ? { amount: input.amount!, payee: input.payee! } : {}),
   };
   const checks = await rateLimitChecks(ctx, service, input.rateLimits);
   if (!checks.ok) return checks;
@@ -216,7 +227,10 @@ async function start(unit: UnitOfWork, serviceSidParam: string, input: StartInpu
     return fail('CONCURRENT_START', 'Too many concurrent requests for phone number', { retryAfterMs: 1000 });
   }
   try {
-    return await startLocked(unit, service, { input, destination: destination.value, channel, twilioChannel, locale, placeholders, serviceLimits: checks.value, customCode, psd2, sender: sender.value, now });
+    return await startLocked(unit, service, {
+      input, destination: destination.value, channel, twilioChannel, locale, placeholders, serviceLimits: checks.value, customCode, psd2, sender: sender.value, now,
+      ...(custom ? { customMessageId: custom.id, ...(input.locale !== undefined ? { requestedLocale: input.locale } : {}) } : {}),
+    });
   } finally {
     await ctx.store.twilio.unlockStart(lockKey, lockedUntil);
   }
@@ -238,6 +252,10 @@ interface StartPlan {
   psd2: boolean;
   sender: string | undefined;
   now: number;
+  /** The custom template a TemplateSid names, sent as it is (no PSD2 or app-hash variant of it). */
+  customMessageId?: string;
+  /** Its Locale as given: the message composer picks the text (without one, the number's country). */
+  requestedLocale?: string;
 }
 
 async function startLocked(unit: UnitOfWork, service: TwilioService, plan: StartPlan): Promise<Result<Verification>> {
@@ -251,7 +269,7 @@ async function startLocked(unit: UnitOfWork, service: TwilioService, plan: Start
   // and Payee). Another pair is another transaction: the pending verification ends, and the new one
   // gets a code of its own, so no code shown for one transaction can approve another.
   const otherTransaction = plan.psd2 && latestRow?.status === 'pending' && (latestRow.amount !== input.amount || latestRow.payee !== input.payee);
-  if (latest && otherTransaction && await ctx.store.twilio.settlePin(principal.accountId, latest.id, 'canceled', now, eventOf('verification.canceled', latest, latestRow.channel, 'canceled', now))) {
+  if (latest && otherTransaction && await ctx.store.twilio.settlePin(principal.accountId, latest.id, 'canceled', now, twilioVerificationEvent('verification.canceled', latest, latestRow.channel, 'canceled', now))) {
     unit.audit({ event: 'pin.cancel', applicationId: service.application.id, pinId: latest.id, destination: latest.destination, reason: 'twilio:psd2_transaction_changed' });
   }
   // A pending verification of this dialect to the same To: the same code again, under the same SID.
@@ -260,21 +278,21 @@ async function startLocked(unit: UnitOfWork, service: TwilioService, plan: Start
       unit.audit({ event: 'pin.resend.refused', applicationId: service.application.id, pinId: latest.id, destination: latest.destination, reason: 'twilio:max_send_attempts' });
       return fail('SEND_ATTEMPTS_EXHAUSTED', 'Max send attempts reached', { retryAfterMs: latest.expiresAt - now });
     }
-    const resent = await resendPin(ctx, principal, latest.id, channel, { placeholders, dialectLimits: plan.serviceLimits }, unit);
+    const resent = await resendPin(ctx, principal, latest.id, channel, { placeholders, dialectLimits: plan.serviceLimits, ...(plan.requestedLocale !== undefined ? { locale: plan.requestedLocale } : {}) }, unit);
     if (!resent.ok) return asTwilioFailure(resent.failure);
     await ctx.store.twilio.recordSend(principal.accountId, latest.id, { time: now, channel: twilioChannel, attemptSid: attemptSid(resent.value.deliveryId) }, now);
     return fetchByPinId(ctx, principal, service, latest.id);
   }
 
-  const baseMessageId = await serviceMessageId(ctx, principal, service, channel === 'email' ? 'email' : 'sms_voice', plan.locale);
-  const variant = channel === 'email' ? ok(baseMessageId)
+  const baseMessageId = plan.customMessageId ?? await serviceMessageId(ctx, principal, service, channel === 'email' ? 'email' : 'sms_voice', plan.locale);
+  const variant = channel === 'email' || plan.customMessageId !== undefined ? ok(baseMessageId)
     : await variantMessageId(ctx, principal, service, baseMessageId, { psd2: plan.psd2, ...(input.appHash !== undefined ? { appHash: input.appHash } : {}) });
   if (!variant.ok) return variant;
   const messageId = variant.value;
   const sent = await sendPin(ctx, principal, channel, {
     applicationId: service.application.id, messageId, to: destination.value, placeholders, dialectLimits: plan.serviceLimits,
     ...(plan.customCode !== undefined ? { pin: plan.customCode } : {}), ...(plan.sender !== undefined ? { from: plan.sender } : {}),
-    ...(input.deviceIp !== undefined ? { clientAddress: input.deviceIp } : {}),
+    ...(input.deviceIp !== undefined ? { clientAddress: input.deviceIp } : {}), ...(plan.requestedLocale !== undefined ? { locale: plan.requestedLocale } : {}),
     // The verification (its PSD2 Amount and Payee among it) and verification.started are written in
     // the PIN's own transaction: no PIN of a start is ever without them.
     dialect: (pin, deliveryId) => ({
@@ -283,7 +301,7 @@ async function startLocked(unit: UnitOfWork, service: TwilioService, plan: Start
         sendCodeAttempts: [{ time: now, channel: twilioChannel, attemptSid: attemptSid(deliveryId) }], createdAt: now, updatedAt: now, expiresAt: pin.expiresAt,
         amount: plan.psd2 ? input.amount! : null, payee: plan.psd2 ? input.payee! : null,
       },
-      started: eventOf('verification.started', pin, twilioChannel, 'pending', now),
+      started: twilioVerificationEvent('verification.started', pin, twilioChannel, 'pending', now),
     }),
   }, unit);
   if (!sent.ok) return asTwilioFailure(sent.failure);
@@ -332,7 +350,7 @@ async function settle(unit: UnitOfWork, serviceSidParam: string, sid: string, st
       createdAt: verification.pin.createdAt, updatedAt: now, expiresAt: verification.pin.expiresAt,
     });
   }
-  const event = eventOf(status === 'approved' ? 'verification.approved' : 'verification.canceled', verification.pin, verification.channel, status, now);
+  const event = twilioVerificationEvent(status === 'approved' ? 'verification.approved' : 'verification.canceled', verification.pin, verification.channel, status, now);
   if (!(await ctx.store.twilio.settlePin(principal.accountId, verification.pin.id, status, now, event))) return missing;
   // An approval is a verification like a right code: counted as such for the metrics and the conversion breaker.
   if (status === 'approved') {
@@ -399,7 +417,7 @@ async function check(unit: UnitOfWork, serviceSidParam: string, input: CheckInpu
   const pinId = verification.pin.id;
   // A right code approves the verification, and queues verification.approved, in the engine's own
   // verify transaction: no crash can leave the PIN verified and its verification unreported.
-  const approved = eventOf('verification.approved', verification.pin, verification.channel, 'approved', ctx.clock());
+  const approved = twilioVerificationEvent('verification.approved', verification.pin, verification.channel, 'approved', ctx.clock());
   const outcome = await verifyPin(ctx, principal, pinId, input.code, unit, { approved });
   if (!outcome.ok) return outcome;
   const now = ctx.clock();
@@ -409,7 +427,7 @@ async function check(unit: UnitOfWork, serviceSidParam: string, input: CheckInpu
       break;
     case 'NO_MORE_PIN_ATTEMPTS':
       await ctx.store.twilio.endVerification(principal.accountId, pinId, 'max_attempts_reached', now,
-        eventOf('verification.max-attempts-reached', verification.pin, verification.channel, 'max_attempts_reached', now));
+        twilioVerificationEvent('verification.max-attempts-reached', verification.pin, verification.channel, 'max_attempts_reached', now));
       return fail('CHECK_ATTEMPTS_EXHAUSTED', 'Max check attempts reached');
     default:
       return gone;

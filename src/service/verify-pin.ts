@@ -10,8 +10,10 @@ import type { Principal, ServiceContext } from './context.js';
 import { presentApplication } from './effective-records.js';
 import { countBreakerVerify } from './security.js';
 import { countRiskVerify } from './risk.js';
+import { countRoutedVerification } from './routes.js';
 import { tooManyRequests, type NamedLimit } from './limit-refusals.js';
 import { testNumberAuditReason } from './test-numbers.js';
+import { TWILIO_CHANNEL, twilioVerificationEvent } from './twilio-events.js';
 import { inUnitOfWork, type UnitOfWork } from './unit-of-work.js';
 
 export interface VerifyOutcome {
@@ -39,6 +41,8 @@ function decisionOf(pin: PinRecord, attempt: Exclude<VerifyAttempt, { kind: 'ref
 /**
  * `within`: the unit of work of a use case the verification is part of (a Twilio check); `dialect`:
  * that dialect's verification, ended in the attempt's transaction when the attempt verifies the PIN.
+ * Without one, a PIN started as a Twilio verification is approved all the same (its
+ * verification.approved queued in the attempt's transaction), whichever dialect checked it.
  */
 export function verifyPin(ctx: ServiceContext, principal: Principal, pinId: string, candidate: string, within?: UnitOfWork, dialect?: DialectVerification): Promise<Result<VerifyOutcome>> {
   // The attempt (and the verified mark or the lock) and its audit entry are committed without waiting
@@ -53,6 +57,8 @@ async function decide(unit: UnitOfWork, pinId: string, candidate: string, dialec
   const { pin } = read;
   const app = read.application && presentApplication(ctx, read.application);
   const now = ctx.clock();
+  // The store approves a Twilio verification only where the PIN has one, under its own channel.
+  const verification = dialect ?? { approved: twilioVerificationEvent('verification.approved', pin, TWILIO_CHANNEL[pin.channel], 'approved', now) };
 
   // verifyPinLimit counts verification requests per destination, before any attempt is spent.
   const limit = app ? parseRateLimit(app.configuration.verifyPinLimit) : null;
@@ -63,7 +69,7 @@ async function decide(unit: UnitOfWork, pinId: string, candidate: string, dialec
     : { event: 'pin.verify', applicationId: pin.applicationId, pinId, destination: pin.destination, reason: testNumberAuditReason(decisionOf(pin, attempt, now).pinError ?? 'verified', pin.testNumber) };
   // Any string is compared: a wrong length or alphabet is simply a wrong, counted attempt. The
   // store appends the audit entry in the attempt's own transaction where it can (SQLite).
-  const attempt = await unit.write(auditEventOf, (audit) => ctx.store.verifyPinAttempt(pin, now, limits, (pinHash) => ctx.keyring.matches(pinHash, pinId, candidate), audit, dialect));
+  const attempt = await unit.write(auditEventOf, (audit) => ctx.store.verifyPinAttempt(pin, now, limits, (pinHash) => ctx.keyring.matches(pinHash, pinId, candidate), audit, verification));
   if (attempt.kind === 'refused') {
     ctx.metrics.rateLimited('verifyPinLimit');
     return tooManyRequests('VERIFY_LIMIT', attempt.outcome);
@@ -76,6 +82,7 @@ async function decide(unit: UnitOfWork, pinId: string, candidate: string, dialec
   if (decision.verified && !pin.testNumber) {
     await countBreakerVerify(ctx, pin.applicationId, pin.destination, now);
     await countRiskVerify(ctx, pin.applicationId, pin.destination, now);
+    await countRoutedVerification(ctx, pin);
   }
   return ok({ pinId, destination: pin.destination, ...decision });
 }

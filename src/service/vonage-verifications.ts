@@ -15,7 +15,8 @@ import { isDeliverable } from '../domain/pin-lifecycle.js';
 import { chosenCodeTooShort } from '../domain/security-profile.js';
 import { serviceSid, verificationSid } from '../domain/twilio-sids.js';
 import { DEFAULT_LOCALE, twilioLocale } from '../domain/twilio-templates.js';
-import { pinIdOfVonageRequestId, vonageRequestId } from '../domain/vonage-ids.js';
+import { parseDuration } from '../domain/durations.js';
+import { pinIdOfVonageRequestId, resourceIdOfVonageId, vonageRequestId } from '../domain/vonage-ids.js';
 import type { WorkflowStep } from '../domain/workflows.js';
 import type { PinRecord } from '../store/store.js';
 import type { Principal, ServiceContext } from './context.js';
@@ -27,6 +28,7 @@ import { getService, serviceMessageId, type TwilioService } from './twilio-servi
 import { CUSTOM_CODE, START_LOCK_MS, updateVerification } from './twilio-verifications.js';
 import { inUnitOfWork, type UnitOfWork } from './unit-of-work.js';
 import { verifyPin } from './verify-pin.js';
+import { defaultTemplateId } from './vonage-templates.js';
 import { planSend } from './workflow-plan.js';
 
 /** Vonage's channels that twofa sends; `silent_auth`, `rcs` and `whatsapp_interactive` are refused (docs/vonage-verify.md). */
@@ -48,6 +50,8 @@ export interface StartInput {
   code?: string;
   codeLength?: number;
   templateId?: string;
+  /** Echoed in the request's callbacks. */
+  clientRef?: string;
 }
 
 export const CHANNEL_TIMEOUT_DEFAULT_S = 180;
@@ -110,6 +114,25 @@ function localeOf(locale: string | undefined): string {
   return twilioLocale(locale) ?? twilioLocale(locale.split(/[-_]/)[0]!) ?? DEFAULT_LOCALE;
 }
 
+/**
+ * The template a start sends with: the one `template_id` names (any SMS/voice message template of the
+ * application), else the application's default template; undefined: the built-in text of the locale.
+ * An email has no locale texts: a template is for the phone channels.
+ */
+async function customTemplateId(ctx: ServiceContext, principal: Principal, applicationId: string, first: VonageChannel, templateId: string | undefined): Promise<Result<string | undefined>> {
+  if (templateId === undefined) return ok(first === 'email' ? undefined : await defaultTemplateId(ctx, principal, applicationId));
+  if (first === 'email') return invalid('template_id', 'a template is for sms, voice and whatsapp workflows: leave it out for email');
+  const template = await readMessageTemplate(ctx, principal.accountId, applicationId, resourceIdOfVonageId(templateId));
+  if (!template || template.kind !== 'sms_voice') return invalid('template_id', `no template ${templateId} in this application (GET /v2/verify/templates)`);
+  return ok(template.id);
+}
+
+/** What a template's `${brand}`, `${time-limit}` and `${time-limit-unit}` become. */
+function templatePlaceholders(brand: string, pinTimeToLive: string): Record<string, string> {
+  const minutes = Math.max(1, Math.round((parseDuration(pinTimeToLive) ?? 15 * 60_000) / 60_000));
+  return { friendly_name: brand, 'time-limit': String(minutes), 'time-limit-unit': minutes === 1 ? 'minute' : 'minutes' };
+}
+
 export function startVerification(ctx: ServiceContext, principal: Principal, applicationId: string, input: StartInput): Promise<Result<{ requestId: string }>> {
   return inUnitOfWork(ctx, principal, (unit) => start(unit, applicationId, input));
 }
@@ -118,7 +141,6 @@ async function start(unit: UnitOfWork, applicationId: string, input: StartInput)
   const { ctx, principal } = unit;
   const channels = checkWorkflow(input.workflow);
   if (!channels.ok) return channels;
-  if (input.templateId !== undefined) return invalid('template_id', 'templates are not available on this server yet: leave template_id out to send the built-in text');
   const first = channels.value[0]!;
   const destination = destinationOf(first, input.workflow[0]!.to);
   if (!destination.ok) return destination;
@@ -142,7 +164,9 @@ async function start(unit: UnitOfWork, applicationId: string, input: StartInput)
     }
     const service = await getService(ctx, principal, serviceSid(applicationId));
     if (!service.ok) return service;
-    const builtIn = await serviceMessageId(ctx, principal, service.value, first === 'email' ? 'email' : 'sms_voice', localeOf(input.locale));
+    const custom = await customTemplateId(ctx, principal, applicationId, first, input.templateId);
+    if (!custom.ok) return custom;
+    const builtIn = custom.value ?? await serviceMessageId(ctx, principal, service.value, first === 'email' ? 'email' : 'sms_voice', localeOf(input.locale));
     // The later channels are the PIN's workflow steps, `channel_timeout` apart. An application with a
     // workflow of its own sends under that one (send-pin.ts), whichever dialect asked.
     const timeout = `${input.channelTimeout ?? CHANNEL_TIMEOUT_DEFAULT_S}s`;
@@ -150,17 +174,26 @@ async function start(unit: UnitOfWork, applicationId: string, input: StartInput)
     const plan = channels.value.length > 1 && !app.workflow?.length ? planSend(ctx, { ...app, workflow: steps }, first) : undefined;
     // The workflow's later channels are resent by the scheduler, which has no request placeholders to
     // give: their text holds the brand itself.
-    const messageId = plan ? await brandedMessageId(ctx, principal, service.value, builtIn, input.brand) : ok(builtIn);
+    // A template's steps are rendered with the start's placeholders and locale, which the PIN keeps.
+    const messageId = plan && !custom.value ? await brandedMessageId(ctx, principal, service.value, builtIn, input.brand) : ok(builtIn);
     if (!messageId.ok) return messageId;
     const from = input.workflow[0]!.from;
     const sent = await sendPin(ctx, principal, plan?.channel ?? first, {
-      applicationId, messageId: messageId.value, to: destination.value, placeholders: { friendly_name: input.brand }, pin: code.value,
+      applicationId, messageId: messageId.value, to: destination.value, pin: code.value,
+      ...(custom.value ? { placeholders: templatePlaceholders(input.brand, app.configuration.pinTimeToLive), ...(input.locale !== undefined ? { locale: input.locale } : {}) } : { placeholders: { friendly_name: input.brand } }),
       ...(from !== undefined && (first === 'sms' || first === 'email') ? { from } : {}),
     }, unit);
     if (!sent.ok) return sent;
     // Written after the PIN (send-pin.ts writes an application's steps before it): a crash in between
     // loses the later channels of this one request, never a PIN without its answer.
     if (plan) await ctx.store.workflows.schedule(principal.accountId, sent.value.pinId, plan.steps(now), now);
+    // What the callbacks tell beside the PIN (store/dialect-callbacks.ts). Written after the PIN, as
+    // its steps are: a crash in between loses this request's callbacks, never its answer.
+    const pin = await ctx.store.getPin(principal.accountId, sent.value.pinId);
+    await ctx.store.vonage.insertRequest({
+      pinId: sent.value.pinId, accountId: principal.accountId, applicationId, clientRef: input.clientRef ?? null,
+      channelTimeout: input.channelTimeout ?? CHANNEL_TIMEOUT_DEFAULT_S, channels: channels.value, createdAt: now, expiresAt: pin?.expiresAt ?? now,
+    });
     return ok({ requestId: vonageRequestId(sent.value.pinId) });
   } finally {
     await ctx.store.twilio.unlockStart(lockKey, lockedUntil);

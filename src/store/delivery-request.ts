@@ -10,4 +10,9 @@ export interface DeliveryRequest {
    * delivery/routing; the store keeps it as given.
    */
   skipTransports?: string[];
+  /**
+   * The locale the send asked for (a dialect's locale field), which picks among the template's
+   * locale texts at delivery (domain/template-locales.ts); absent: the number's country decides.
+   */
+  locale?: string;
 }

@@ -10,6 +10,9 @@ import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { maskDestination } from '../domain/destinations.js';
 import { ALL_PIN_EVENTS, pinEventBody, subscribesTo, type AccountEventType, type PinEventData, type PinEventType } from '../domain/pin-events.js';
 import type { TwilioVerificationEvent } from '../domain/twilio-events.js';
+import type { PreludeWebhookType } from '../domain/prelude-webhooks.js';
+import type { VonageCallbackType } from '../domain/vonage-callbacks.js';
+import { sweepDialectCallbacks } from './dialect-callbacks.js';
 import { deleteInBatches, PURGE_LIMITS, type PurgeLimits } from './purge-batches.js';
 import type { Database, EventOutboxTable, WebhookSubscriptionsTable } from './schema.js';
 import { PreparedQuery, type ParamOf } from './prepared-query.js';
@@ -36,8 +39,12 @@ export interface EventOutboxRecord {
   id: string;
   accountId: string;
   subscriptionId: string;
-  /** A pin.* event (of /api/v1/webhooks) or a verification.* event (of a Twilio Verify Webhook). */
-  type: PinEventType | AccountEventType | TwilioVerificationEvent;
+  /**
+   * A pin.* event (of /api/v1/webhooks), an account event (budget.threshold), a verification.* event
+   * (of a Twilio Verify Webhook), a Vonage callback (its subscription: the Vonage application) or a
+   * Prelude webhook (its subscription: the verification, whose row holds the callback URL).
+   */
+  type: PinEventType | AccountEventType | TwilioVerificationEvent | VonageCallbackType | PreludeWebhookType;
   /** The PIN the event is about; '' for an account event (budget.threshold). */
   pinId: string;
   /** The body (JSON, or a form for a Twilio webhook), sent byte for byte on every attempt. */
@@ -52,6 +59,12 @@ export interface TwilioWebhookTarget {
   enabled: boolean;
   accountId: string;
   tokenCiphertext: string | null;
+}
+
+/** Where a Vonage application's callbacks go, with the encrypted secret that signs them. */
+export interface VonageCallbackTarget {
+  url: string | null;
+  secretCiphertext: string | null;
 }
 
 /** What a state change tells the event about the delivery. */
@@ -72,6 +85,15 @@ export interface EventStore {
   findSubscriptions(ids: string[]): Promise<WebhookSubscriptionRecord[]>;
   /** A Twilio Verify Webhook an event goes to, with its account's encrypted Auth Token (null if it has none). */
   findTwilioWebhook(sid: string): Promise<TwilioWebhookTarget | undefined>;
+  /** The callback target of a Vonage application (undefined: it is no Vonage application any more). */
+  findVonageCallbackTarget(applicationId: string): Promise<VonageCallbackTarget | undefined>;
+  /** The callback URL of a Prelude verification (undefined: none, or the row was purged). */
+  findPreludeCallbackUrl(pinId: string): Promise<string | undefined>;
+  /**
+   * Queues the Vonage and Prelude callbacks that what committed since the last call makes due
+   * (store/dialect-callbacks.ts); answers how many. The event worker calls it before each claim.
+   */
+  queueDialectCallbacks(now: number): Promise<number>;
   /** Every subscription's encrypted secret (re-encryption under the current key after TWOFA_SECRET is rotated). */
   listSecretCiphertexts(): Promise<{ id: string; secretCiphertext: string }[]>;
   /** Replaces an encrypted secret if it is still `previous` (another node may have done it already). */
@@ -197,6 +219,20 @@ export class KyselyEventStore implements EventStore {
     const row = await this.db.selectFrom('twilio_webhooks as w').leftJoin('twilio_auth_tokens as t', 't.account_id', 'w.account_id')
       .select(['w.webhook_url', 'w.status', 'w.account_id', 't.token_ciphertext']).where('w.sid', '=', sid).executeTakeFirst();
     return row && { url: row.webhook_url, enabled: row.status === 'enabled', accountId: row.account_id, tokenCiphertext: row.token_ciphertext };
+  }
+
+  async findVonageCallbackTarget(applicationId: string): Promise<VonageCallbackTarget | undefined> {
+    const row = await this.db.selectFrom('vonage_applications').select(['callback_url', 'signature_secret_ciphertext']).where('application_id', '=', applicationId).executeTakeFirst();
+    return row && { url: row.callback_url, secretCiphertext: row.signature_secret_ciphertext };
+  }
+
+  async findPreludeCallbackUrl(pinId: string): Promise<string | undefined> {
+    const row = await this.db.selectFrom('prelude_verifications').select('callback_url').where('pin_id', '=', pinId).executeTakeFirst();
+    return row?.callback_url ?? undefined;
+  }
+
+  queueDialectCallbacks(now: number): Promise<number> {
+    return sweepDialectCallbacks(this.db, this.dialect, now);
   }
 
   async listSecretCiphertexts(): Promise<{ id: string; secretCiphertext: string }[]> {

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { CompiledQuery, sql, type InferResult, type Kysely, type Selectable, type Transaction } from 'kysely';
 import type { Autofill } from '../domain/autofill.js';
+import type { LocaleText } from '../domain/template-locales.js';
 import { isDeliverable } from '../domain/pin-lifecycle.js';
 import type { PinType } from '../domain/pin-generation.js';
 import { PIN_RECORD_COLUMNS, type Database, type MessageTemplatesTable, type PinRecordRow, type PinsTable, type EmailTemplatesTable, type ApplicationsTable } from './schema.js';
@@ -20,10 +21,12 @@ import { KyselyTestNumberStore } from './test-number-store.js';
 import { KyselyAuditStore } from './audit-store.js';
 import { KyselySecurityStore } from './security-store.js';
 import { KyselyRiskStore } from './risk-store.js';
+import { KyselyRouteStore } from './route-store.js';
 import { KyselyConsoleStore } from './console-store.js';
 import { KyselyTwilioStore } from './twilio-store.js';
 import { KyselyPreludeStore } from './prelude-store.js';
 import { KyselyVonageStore } from './vonage-store.js';
+import { KyselyFactorStore } from './factor-store.js';
 import { KyselyWorkflowStore, markWorkflowStepSent, WorkflowClaimLost, type WorkflowStepClaim } from './workflow-store.js';
 import type { WorkflowStep } from '../domain/workflows.js';
 import { PreparedQuery } from './prepared-query.js';
@@ -147,6 +150,7 @@ export class KyselyStore implements Store, RateLimiter {
   /** Anti-fraud settings, breaker blocks and conversion counters. */
   readonly security: KyselySecurityStore;
   readonly risk: KyselyRiskStore;
+  readonly routes: KyselyRouteStore;
   /** The hash-chained audit log. */
   readonly audit: KyselyAuditStore;
   /** The console's read queries and the account-scoped API key operations. */
@@ -161,6 +165,7 @@ export class KyselyStore implements Store, RateLimiter {
   readonly workflows: KyselyWorkflowStore;
   readonly budgets: KyselyBudgetStore;
   readonly prices: KyselyPriceStore;
+  readonly factors: KyselyFactorStore;
 
   /** PostgreSQL: the hot statements committed without waiting for the flush, made durable by durable(). */
   private readonly flushes: DeferredFlushes | undefined;
@@ -188,6 +193,7 @@ export class KyselyStore implements Store, RateLimiter {
     this.events = new KyselyEventStore(db, dialect, dialect === 'sqlite' ? this.config : UNCACHED);
     this.security = new KyselySecurityStore(db, this.config);
     this.risk = new KyselyRiskStore(db, this.config);
+    this.routes = new KyselyRouteStore(db, this.config);
     this.flushes = dialect === 'postgres' ? new DeferredFlushes(() => db.executeQuery(CompiledQuery.raw(COMMIT_BARRIER, [Date.now()]))) : undefined;
     // Its commits are synchronous: each makes the hot statements' commits before it durable.
     this.audit = new KyselyAuditStore(db, dialect, (work) => this.deferred(work), (commit) => this.flushes ? this.flushes.synchronous(commit) : commit());
@@ -200,6 +206,7 @@ export class KyselyStore implements Store, RateLimiter {
     this.workflows = new KyselyWorkflowStore(db, dialect, (work) => this.deferred(work));
     this.budgets = new KyselyBudgetStore(db);
     this.prices = new KyselyPriceStore(db);
+    this.factors = new KyselyFactorStore(db, dialect);
   }
 
   /** The PostgreSQL cache's version function, which starts listening for configuration changes on its first call. */
@@ -335,10 +342,29 @@ export class KyselyStore implements Store, RateLimiter {
   }
 
   async updateMessageTemplate(template: MessageTemplateRecord): Promise<void> {
-    const { id, account_id, application_id, created_at, kind, ...changes } = fromTemplate(template);
-    void created_at; void kind;
+    // The locale texts change only through replaceTemplateTexts: a stale record must not undo them.
+    const { id, account_id, application_id, created_at, kind, locale_texts, ...changes } = fromTemplate(template);
+    void created_at; void kind; void locale_texts;
     await this.db.updateTable('message_templates').set(changes)
       .where('id', '=', id).where('application_id', '=', application_id).where('account_id', '=', account_id).execute();
+  }
+
+  async replaceTemplateTexts(accountId: string, applicationId: string, id: string, expected: readonly LocaleText[], next: readonly LocaleText[], now: number): Promise<boolean> {
+    // Compare-and-set on the whole JSON: of two concurrent edits of one template's texts, the one that
+    // read what the other wrote over fails here and reads again (service/template-texts.ts).
+    const before = expected.length === 0 ? null : JSON.stringify(expected);
+    const result = await this.db.updateTable('message_templates')
+      .set({ locale_texts: next.length === 0 ? null : JSON.stringify(next), updated_at: now })
+      .where('id', '=', id).where('application_id', '=', applicationId).where('account_id', '=', accountId).where('kind', '=', 'sms_voice')
+      .where((eb) => (before === null ? eb('locale_texts', 'is', null) : eb('locale_texts', '=', before)))
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  }
+
+  async deleteMessageTemplate(accountId: string, applicationId: string, id: string): Promise<boolean> {
+    const result = await this.db.deleteFrom('message_templates')
+      .where('id', '=', id).where('application_id', '=', applicationId).where('account_id', '=', accountId).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
   }
 
   // --- email templates ---
@@ -954,7 +980,7 @@ export class KyselyStore implements Store, RateLimiter {
 
   /** See purge.ts. */
   purge(now: number, retentionMs: number, limits: PurgeLimits = PURGE_LIMITS): Promise<{ erased: number; deleted: number }> {
-    return purgeEnded(this.db, this.dialect, { events: this.events, twilio: this.twilio, idempotency: this.idempotency }, now, retentionMs, limits);
+    return purgeEnded(this.db, this.dialect, { events: this.events, twilio: this.twilio, idempotency: this.idempotency, factors: this.factors }, now, retentionMs, limits);
   }
 }
 
@@ -1030,6 +1056,9 @@ function toTemplate(row: Selectable<MessageTemplatesTable>): MessageTemplateReco
     voiceName: row.voice_name, repeatDtmf: row.repeat_dtmf, speechRate: row.speech_rate === null ? null : Number(row.speech_rate),
     regional: row.regional === null ? null : JSON.parse(row.regional),
     ...(row.autofill !== null ? { autofill: JSON.parse(row.autofill) as Autofill } : {}),
+    ...(row.locale_texts !== null ? { texts: JSON.parse(row.locale_texts) as LocaleText[] } : {}),
+    ...(row.name !== null ? { name: row.name } : {}),
+    ...(Number(row.is_default) === 1 ? { isDefault: true } : {}),
   };
 }
 
@@ -1041,13 +1070,14 @@ function fromTemplate(t: MessageTemplateRecord): Selectable<MessageTemplatesTabl
   if (t.kind === 'email') {
     return {
       ...common, message_text: null, sender_id: null, language: null, voice_name: null, repeat_dtmf: null, speech_rate: null, regional: null, autofill: null,
-      email_template_id: t.emailTemplateId, email_from: t.from, landing_page_id: t.landingPageId,
+      email_template_id: t.emailTemplateId, email_from: t.from, landing_page_id: t.landingPageId, locale_texts: null, name: null, is_default: 0,
     };
   }
   return {
     ...common, message_text: t.messageText, sender_id: t.senderId, language: t.language, voice_name: t.voiceName, repeat_dtmf: t.repeatDtmf,
     speech_rate: t.speechRate, regional: t.regional === null ? null : JSON.stringify(t.regional),
     autofill: t.autofill ? JSON.stringify(t.autofill) : null,
+    locale_texts: t.texts && t.texts.length > 0 ? JSON.stringify(t.texts) : null, name: t.name ?? null, is_default: t.isDefault === true ? 1 : 0,
     email_template_id: null, email_from: null, landing_page_id: null,
   };
 }

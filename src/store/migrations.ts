@@ -687,6 +687,42 @@ $$`).execute(db);
   for each statement execute function twofa_config_changed()`).execute(db);
       },
     },
+    '0031_routes': {
+      async up(db: Kysely<unknown>) {
+        // Routes (docs/routing.md): which named transport first delivered each PIN sent through a
+        // routes table (its verification is credited to that transport, then the row goes), the
+        // conversion counters per transport, country and hour that the cheapest strategy reads, and
+        // the applications' own senders per country.
+        await sql.raw(`create table route_deliveries (
+  pin_id text primary key,
+  transport text not null,
+  country text not null,
+  bucket_start bigint not null
+)`).execute(db);
+        await sql.raw('create index route_deliveries_bucket on route_deliveries (bucket_start)').execute(db);
+        await sql.raw(`create table route_conversions (
+  transport text not null,
+  country text not null,
+  bucket_start bigint not null,
+  sent integer not null,
+  verified integer not null,
+  primary key (country, transport, bucket_start)
+)`).execute(db);
+        await sql.raw('create index route_conversions_bucket on route_conversions (bucket_start)').execute(db);
+        await sql.raw(`create table application_senders (
+  application_id text not null,
+  country text not null,
+  account_id text not null,
+  sender_id text not null,
+  kind text not null,
+  updated_at bigint not null,
+  primary key (application_id, country)
+)`).execute(db);
+        if (dialect !== 'postgres') return;
+        await sql.raw(`create trigger application_senders_config_version after insert or update or delete or truncate on application_senders
+  for each statement execute function twofa_config_changed()`).execute(db);
+      },
+    },
     '0032_prices_budgets': {
       async up(db: Kysely<unknown>) {
         // Prices and budgets (docs/routing.md): the price of every message a transport took, one row
@@ -736,6 +772,124 @@ begin
   raise exception 'budget exceeded' using errcode = 'TF402';
 end
 $$`).execute(db);
+      },
+    },
+    '0034_template_locale_texts': {
+      async up(db: Kysely<unknown>) {
+        // A message template holds its texts per locale (and per channel) itself, as JSON read with
+        // the template (one row, one cache entry, no second read per delivery); a name and a default
+        // flag make it one of Vonage's templates. Written by compare-and-set on the JSON (kysely-store.ts).
+        await sql.raw('alter table message_templates add column locale_texts text').execute(db);
+        await sql.raw('alter table message_templates add column name text').execute(db);
+        await sql.raw('alter table message_templates add column is_default integer not null default 0').execute(db);
+      },
+    },
+    '0035_dialect_callbacks': {
+      async up(db: Kysely<unknown>) {
+        // Vonage Verify's callbacks go to the Vonage application's callback URL, signed with its
+        // signature secret (encrypted under TWOFA_SECRET, as webhook secrets are).
+        await sql.raw('alter table vonage_applications add column callback_url text').execute(db);
+        await sql.raw('alter table vonage_applications add column signature_secret_ciphertext text').execute(db);
+        // What a Vonage request adds to its PIN (client_ref, channel_timeout, its channels), and
+        // whether its end was reported: the callback sweep (store/dialect-callbacks.ts) walks the
+        // unreported ones only, through the partial index.
+        await sql.raw(`create table vonage_requests (
+  pin_id text primary key,
+  account_id text not null,
+  application_id text not null,
+  client_ref text,
+  channel_timeout integer not null,
+  channels text not null,
+  created_at ${bigint} not null,
+  expires_at ${bigint} not null,
+  reported text
+)`).execute(db);
+        await sql.raw('create index vonage_requests_open on vonage_requests (expires_at) where reported is null').execute(db);
+        await sql.raw('create index vonage_requests_expiry on vonage_requests (expires_at)').execute(db);
+        // What a Prelude verification adds to its PIN (metadata.correlation_id, options.callback_url),
+        // and what of it the webhooks reported already; `open` while some may still be due.
+        await sql.raw(`create table prelude_verifications (
+  pin_id text primary key,
+  account_id text not null,
+  correlation_id text,
+  callback_url text,
+  created_at ${bigint} not null,
+  expires_at ${bigint} not null,
+  authentication_reported integer not null,
+  reported_sends integer not null,
+  reported_delivery text,
+  open integer not null
+)`).execute(db);
+        await sql.raw('create index prelude_verifications_open on prelude_verifications (expires_at) where open = 1').execute(db);
+        await sql.raw('create index prelude_verifications_expiry on prelude_verifications (expires_at)').execute(db);
+      },
+    },
+    '0036_factors': {
+      async up(db: Kysely<unknown>) {
+        // Twilio Verify's Entities, Factors (TOTP, passkeys) and Challenges (docs/factors.md). A TOTP
+        // seed is kept as PIN ciphertexts are (AES-GCM under the keyring, bound to its factor); a
+        // passkey's public half in clear. `last_used_step` and `sign_count` only ever grow, by
+        // conditional UPDATEs: a code or an assertion is accepted once.
+        await sql.raw(`create table factor_entities (
+  sid text primary key,
+  account_id text not null,
+  application_id text not null,
+  identity text not null,
+  created_at ${bigint} not null,
+  updated_at ${bigint} not null,
+  unique (application_id, identity)
+)`).execute(db);
+        await sql.raw('create index factor_entities_account on factor_entities (account_id, application_id, created_at)').execute(db);
+        await sql.raw(`create table factors (
+  sid text primary key,
+  account_id text not null,
+  application_id text not null,
+  entity_sid text not null,
+  factor_type text not null,
+  status text not null,
+  friendly_name text not null,
+  config text not null,
+  metadata text,
+  secret_ciphertext text,
+  registration_challenge text,
+  credential_id text,
+  public_key text,
+  sign_count ${bigint},
+  transports text,
+  last_used_step ${bigint},
+  verification_attempts integer not null default 0,
+  created_at ${bigint} not null,
+  updated_at ${bigint} not null
+)`).execute(db);
+        await sql.raw('create index factors_entity on factors (entity_sid, created_at)').execute(db);
+        await sql.raw('create unique index factors_credential on factors (application_id, credential_id)').execute(db);
+        await sql.raw('create index factors_registration_challenge on factors (registration_challenge)').execute(db);
+        // The purge seeks unverified factors by age (Twilio drops them within a day) and challenges by expiry.
+        await sql.raw('create index factors_unverified on factors (status, created_at)').execute(db);
+        await sql.raw(`create table factor_challenges (
+  sid text primary key,
+  account_id text not null,
+  application_id text not null,
+  entity_sid text,
+  factor_sid text,
+  factor_type text not null,
+  status text not null,
+  responded_reason text not null,
+  details text,
+  hidden_details text,
+  metadata text,
+  nonce text,
+  attempts integer not null default 0,
+  expires_at ${bigint} not null,
+  responded_at ${bigint},
+  created_at ${bigint} not null,
+  updated_at ${bigint} not null
+)`).execute(db);
+        await sql.raw('create index factor_challenges_entity on factor_challenges (entity_sid, created_at)').execute(db);
+        await sql.raw('create index factor_challenges_factor on factor_challenges (factor_sid)').execute(db);
+        await sql.raw('create index factor_challenges_nonce on factor_challenges (nonce)').execute(db);
+        await sql.raw('create index factor_challenges_application on factor_challenges (application_id, created_at)').execute(db);
+        await sql.raw('create index factor_challenges_expiry on factor_challenges (expires_at)').execute(db);
       },
     },
   };

@@ -4,6 +4,8 @@ import { sql, type Kysely } from 'kysely';
 import type { KyselyEventStore } from './event-store.js';
 import type { KyselyIdempotencyStore } from './idempotency-store.js';
 import type { KyselyTwilioStore } from './twilio-store.js';
+import type { KyselyFactorStore } from './factor-store.js';
+import { UNVERIFIED_FACTOR_TTL_MS } from '../domain/factors.js';
 import { batchOf, deleteInBatches, inBatches, PURGE_LIMITS, type PurgeLimits } from './purge-batches.js';
 import type { Database } from './schema.js';
 
@@ -13,7 +15,7 @@ import type { Database } from './schema.js';
  * null`, `state <> 'pending'`): a run costs what expired or aged out since the last one, not what is
  * stored. test/store/store-contract.ts checks the plans of every statement.
  */
-export async function purgeEnded(db: Kysely<Database>, dialect: 'sqlite' | 'postgres', stores: { events: KyselyEventStore; twilio: KyselyTwilioStore; idempotency: KyselyIdempotencyStore }, now: number, retentionMs: number, limits: PurgeLimits = PURGE_LIMITS): Promise<{ erased: number; deleted: number }> {
+export async function purgeEnded(db: Kysely<Database>, dialect: 'sqlite' | 'postgres', stores: { events: KyselyEventStore; twilio: KyselyTwilioStore; idempotency: KyselyIdempotencyStore; factors: KyselyFactorStore }, now: number, retentionMs: number, limits: PurgeLimits = PURGE_LIMITS): Promise<{ erased: number; deleted: number }> {
   const { events } = stores;
   // Accounts subscribed to pin.expired get an event per PIN (bounded per run); the rest are erased at once.
   const expired = await events.expirePins(now);
@@ -46,6 +48,13 @@ export async function purgeEnded(db: Kysely<Database>, dialect: 'sqlite' | 'post
   const deleted = await deleteInBatches(db, dialect, limits, 'pins', (batch) =>
     db.selectFrom('pins').select('id').where('expires_at', '<=', cutoff).orderBy('expires_at').limit(batch));
   await stores.twilio.purge(cutoff, limits);
+  // What the Vonage and Prelude dialects keep beside a PIN goes with it.
+  await inBatches(limits, async (batch) => (await db.deleteFrom('vonage_requests')
+    .where('pin_id', 'in', batchOf(db.selectFrom('vonage_requests').select('pin_id').where('expires_at', '<=', cutoff).orderBy('expires_at').limit(batch), dialect))
+    .executeTakeFirst()).numDeletedRows);
+  await inBatches(limits, async (batch) => (await db.deleteFrom('prelude_verifications')
+    .where('pin_id', 'in', batchOf(db.selectFrom('prelude_verifications').select('pin_id').where('expires_at', '<=', cutoff).orderBy('expires_at').limit(batch), dialect))
+    .executeTakeFirst()).numDeletedRows);
   await deleteInBatches(db, dialect, limits, 'outbox', (batch) =>
     db.selectFrom('outbox').select('id').where('state', '<>', sql.lit('pending')).where('updated_at', '<=', cutoff).orderBy('updated_at').limit(batch));
   await deleteInBatches(db, dialect, limits, 'delivery_events', (batch) =>
@@ -55,5 +64,7 @@ export async function purgeEnded(db: Kysely<Database>, dialect: 'sqlite' | 'post
       .where('expires_at', '<=', now).orderBy('expires_at').limit(batch), dialect).$asTuple('key', 'bucket_start')))
     .executeTakeFirst()).numDeletedRows);
   await stores.idempotency.purge(now, limits);
+  // Challenges past the retention, and factors never verified within a day (as Twilio drops them).
+  await stores.factors.purge(cutoff, now - UNVERIFIED_FACTOR_TTL_MS, limits);
   return { erased: expired + erased, deleted };
 }

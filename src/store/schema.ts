@@ -60,6 +60,12 @@ export interface MessageTemplatesTable {
   landing_page_id: string | null;
   /** JSON of the SMS autofill setting (domain/autofill.ts); null: none. */
   autofill: string | null;
+  /** JSON array of the template's locale texts (domain/template-locales.ts); null: none. */
+  locale_texts: string | null;
+  /** The template's name (Vonage's templates); null: none. */
+  name: string | null;
+  /** 1: the application's default template for starts that name none (Vonage's is_default). */
+  is_default: number;
   created_at: number;
   updated_at: number;
 }
@@ -203,6 +209,9 @@ export interface Database {
   conversion_counts: ConversionCountsTable;
   risk_settings: RiskSettingsTable;
   risk_counters: RiskCountersTable;
+  route_deliveries: RouteDeliveriesTable;
+  route_conversions: RouteConversionsTable;
+  application_senders: ApplicationSendersTable;
   risk_decisions: RiskDecisionsTable;
   audit_log: AuditLogTable;
   audit_heads: AuditHeadsTable;
@@ -222,9 +231,89 @@ export interface Database {
   twilio_start_locks: TwilioStartLocksTable;
   prelude_settings: PreludeSettingsTable;
   vonage_applications: VonageApplicationsTable;
+  vonage_requests: VonageRequestsTable;
+  prelude_verifications: PreludeVerificationsTable;
+  factor_entities: FactorEntitiesTable;
+  factors: FactorsTable;
+  factor_challenges: FactorChallengesTable;
   message_prices: MessagePricesTable;
   budgets: BudgetsTable;
   budget_spend: BudgetSpendTable;
+}
+
+/** A user of an application, as Twilio's Entities name it (src/store/factor-store.ts). */
+export interface FactorEntitiesTable {
+  /** YE + 32 random hex. */
+  sid: string;
+  account_id: string;
+  application_id: string;
+  /** The customer's id of the user: unique in the application. */
+  identity: string;
+  created_at: number;
+  updated_at: number;
+}
+
+/** An entity's authenticator: a TOTP seed or a passkey (src/store/factor-store.ts). */
+export interface FactorsTable {
+  /** YF + 32 random hex. */
+  sid: string;
+  account_id: string;
+  application_id: string;
+  entity_sid: string;
+  /** totp or passkeys. */
+  factor_type: string;
+  /** unverified or verified. */
+  status: string;
+  friendly_name: string;
+  /** JSON: TOTP {alg, time_step, code_length, skew}; passkeys the relying party and authenticator criteria. */
+  config: string;
+  /** JSON object of strings, or null. */
+  metadata: string | null;
+  /** TOTP: `<keyId>:<AES-GCM>` of the Base32 seed under the PIN keyring, bound to the factor's SID. */
+  secret_ciphertext: string | null;
+  /** Passkeys: the WebAuthn challenge the registration must answer (base64url), null once verified. */
+  registration_challenge: string | null;
+  /** Passkeys: the credential's id (base64url), unique in the application. */
+  credential_id: string | null;
+  /** Passkeys: the credential's COSE public key (base64url). */
+  public_key: string | null;
+  /** Passkeys: the authenticator's signature counter, only ever raised. */
+  sign_count: number | null;
+  /** Passkeys: JSON list of the credential's transports, or null. */
+  transports: string | null;
+  /** TOTP: the time step of the last code accepted; a code of that step or an earlier one is refused (replay). */
+  last_used_step: number | null;
+  /** Counted attempts of the factor's verification (unverified factors only). */
+  verification_attempts: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** One sign-in asking a factor for proof (src/store/factor-store.ts). */
+export interface FactorChallengesTable {
+  /** YC + 32 random hex. */
+  sid: string;
+  account_id: string;
+  application_id: string;
+  /** Null for a passkeys challenge of a discoverable credential, until its answer names the user. */
+  entity_sid: string | null;
+  factor_sid: string | null;
+  factor_type: string;
+  /** pending, approved or denied (expired is a pending one past expires_at, also written by nothing). */
+  status: string;
+  responded_reason: string;
+  /** JSON {message, date, fields}, or null. */
+  details: string | null;
+  hidden_details: string | null;
+  metadata: string | null;
+  /** Passkeys: the WebAuthn challenge the assertion must answer (base64url). */
+  nonce: string | null;
+  /** Counted answers (a TOTP code each). */
+  attempts: number;
+  expires_at: number;
+  responded_at: number | null;
+  created_at: number;
+  updated_at: number;
 }
 
 /** The Vonage applications of the Vonage Verify dialect (src/store/vonage-store.ts). */
@@ -235,6 +324,45 @@ export interface VonageApplicationsTable {
   /** PEM (SPKI) of the RSA public key the application's JWTs (RS256) are checked with. */
   public_key: string;
   updated_at: number;
+  /** Where the application's Verify callbacks go (Vonage's status URL); null: none are sent. */
+  callback_url: string | null;
+  /** The secret that signs the callbacks (HS256), encrypted under TWOFA_SECRET. */
+  signature_secret_ciphertext: string | null;
+}
+
+/** A Vonage request's own fields beside its PIN (src/store/dialect-callbacks.ts). */
+export interface VonageRequestsTable {
+  pin_id: string;
+  account_id: string;
+  application_id: string;
+  client_ref: string | null;
+  /** Seconds between the workflow's channels. */
+  channel_timeout: number;
+  /** The workflow's channels, Vonage's names, space-separated. */
+  channels: string;
+  created_at: number;
+  /** The PIN's expiry (the row is purged with it). */
+  expires_at: number;
+  /** The end reported by the callbacks (completed, failed, expired); null while the request runs. */
+  reported: string | null;
+}
+
+/** A Prelude verification's own fields beside its PIN (src/store/dialect-callbacks.ts). */
+export interface PreludeVerificationsTable {
+  pin_id: string;
+  account_id: string;
+  correlation_id: string | null;
+  callback_url: string | null;
+  created_at: number;
+  expires_at: number;
+  /** 1 once verify.authentication was queued. */
+  authentication_reported: number;
+  /** The PIN's sends (send_count) reported by verify.attempt so far. */
+  reported_sends: number;
+  /** The delivery status the last verify.delivery_status reported (since that attempt). */
+  reported_delivery: string | null;
+  /** 1 while webhooks may still be due. */
+  open: number;
 }
 
 /** How an account's Prelude Verify calls reach the engine (src/store/prelude-store.ts). */
@@ -610,4 +738,28 @@ export interface BudgetSpendTable {
   expires_at: number;
   /** 1 once the budget.threshold event of 100 % went out for this period. */
   full_notified: Generated<number>;
+}
+
+export interface RouteDeliveriesTable {
+  pin_id: string;
+  transport: string;
+  country: string;
+  bucket_start: number;
+}
+
+export interface RouteConversionsTable {
+  transport: string;
+  country: string;
+  bucket_start: number;
+  sent: number;
+  verified: number;
+}
+
+export interface ApplicationSendersTable {
+  application_id: string;
+  country: string;
+  account_id: string;
+  sender_id: string;
+  kind: string;
+  updated_at: number;
 }

@@ -1,6 +1,7 @@
 // The one storage contract. Services depend on this interface only; the Kysely implementation
 // serves SQLite (and PostgreSQL) behind it, and test/store/ runs one conformance suite against each.
 import type { Autofill } from '../domain/autofill.js';
+import type { LocaleText } from '../domain/template-locales.js';
 import type { ApplicationRecord } from '../domain/application-rules.js';
 import type { Channel, DeliveryStatus } from '../domain/channels.js';
 import type { PinType } from '../domain/pin-generation.js';
@@ -8,6 +9,7 @@ import type { AuditAppend, AuditStore } from './audit-store.js';
 import type { PurgeLimits } from './purge-batches.js';
 import type { SecurityStore } from './security-store.js';
 import type { RiskStore } from './risk-store.js';
+import type { RouteStore } from './route-store.js';
 import type { EventStore } from './event-store.js';
 import type { ConsoleStore } from './console-store.js';
 import type { TwilioEventDraft, TwilioStore, TwilioVerificationRow } from './twilio-store.js';
@@ -21,6 +23,7 @@ import type { BudgetCharge } from '../domain/budgets.js';
 import type { Price } from '../domain/prices.js';
 import type { BudgetStore } from './budget-store.js';
 import type { PriceStore, MessagePriceInput } from './price-store.js';
+import type { FactorStore } from './factor-store.js';
 
 export type { DeliveryRequest } from './delivery-request.js';
 
@@ -95,6 +98,12 @@ export interface SmsVoiceTemplateRecord extends TemplateBase {
   regional: RegionalOptions | null;
   /** SMS autofill lines (WebOTP / iOS origin-bound line, Android app hash); absent or null: none. */
   autofill?: Autofill | null;
+  /** Texts per locale (domain/template-locales.ts), picked at delivery; absent or empty: messageText only. */
+  texts?: LocaleText[];
+  /** A name the template is known by (Vonage's templates, Twilio's FriendlyName); absent or null: none. */
+  name?: string | null;
+  /** The template a Vonage start without template_id sends with (at most one per application). */
+  isDefault?: boolean;
 }
 
 export interface EmailMessageTemplateRecord extends TemplateBase {
@@ -292,6 +301,8 @@ export interface Store {
   readonly security: SecurityStore;
   /** The risk score's settings, counters and recorded decisions (src/store/risk-store.ts). */
   readonly risk: RiskStore;
+  /** Routes' conversion counters and the applications' senders per country (src/store/route-store.ts). */
+  readonly routes: RouteStore;
   /** The hash-chained audit log (src/store/audit-store.ts). */
   readonly audit: AuditStore;
   /** The console's queries: paged PIN search, statistics aggregated in the database, the account's API keys. */
@@ -312,6 +323,8 @@ export interface Store {
   readonly budgets: BudgetStore;
   /** The prices of the messages sent, and the spend they sum to (src/store/price-store.ts). */
   readonly prices: PriceStore;
+  /** Twilio Verify's Entities, Factors (TOTP, passkeys) and Challenges (src/store/factor-store.ts). */
+  readonly factors: FactorStore;
   close(): Promise<void>;
   /** Liveness of the database, for /readyz and `twofa doctor`. */
   ping(): Promise<void>;
@@ -335,7 +348,15 @@ export interface Store {
   insertMessageTemplate(template: MessageTemplateRecord): Promise<void>;
   getMessageTemplate(accountId: string, applicationId: string, id: string): Promise<MessageTemplateRecord | undefined>;
   listMessageTemplates(accountId: string, applicationId: string): Promise<MessageTemplateRecord[]>;
+  /** Writes every field but the locale texts, which change only through replaceTemplateTexts. */
   updateMessageTemplate(template: MessageTemplateRecord): Promise<void>;
+  /**
+   * Replaces an SMS/voice template's locale texts if they are still `expected` (compare-and-set, with
+   * updatedAt); false when they changed meanwhile or the template is gone.
+   */
+  replaceTemplateTexts(accountId: string, applicationId: string, id: string, expected: readonly LocaleText[], next: readonly LocaleText[], now: number): Promise<boolean>;
+  /** Deletes a message template; PINs that named it can no longer be delivered (the composer says so). */
+  deleteMessageTemplate(accountId: string, applicationId: string, id: string): Promise<boolean>;
 
   // Email templates (the "web portal" resource emailTemplateId refers to)
   insertEmailTemplate(accountId: string, fields: EmailTemplateFields, now: number): Promise<EmailTemplateRecord>;

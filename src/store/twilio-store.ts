@@ -251,6 +251,11 @@ export function twilioEventRows(accountId: string, event: TwilioEventDraft, now:
   }));
 }
 
+/** The event as told of a verification on `channel` (its row's). */
+export function withChannel(event: TwilioEventDraft, channel: string): TwilioEventDraft {
+  return { ...event, params: { ...event.params, channel } };
+}
+
 /** Verifications the expiry sweep ends in one transaction. */
 const EXPIRY_BATCH = 200;
 const EXPIRED_PER_SWEEP = 2000;
@@ -395,11 +400,11 @@ export class KyselyTwilioStore implements TwilioStore {
    */
   async endVerificationIn(trx: Db, accountId: string, pinId: string, status: Exclude<TwilioVerificationStatus, 'pending'>, now: number, event?: TwilioEventDraft): Promise<boolean> {
     // Race gate: of concurrent ends of one verification only the first reports it.
-    const result = await trx.updateTable('twilio_verifications').set({ status, updated_at: now })
-      .where('pin_id', '=', pinId).where('account_id', '=', accountId).where('status', '=', 'pending').executeTakeFirst();
-    const ended = Number(result.numUpdatedRows) > 0;
-    if (ended && event) await this.enqueueEvent(trx, accountId, event, now);
-    return ended;
+    const ended = await trx.updateTable('twilio_verifications').set({ status, updated_at: now })
+      .where('pin_id', '=', pinId).where('account_id', '=', accountId).where('status', '=', 'pending').returning('channel').executeTakeFirst();
+    // The event names the verification's own channel, whoever drafted it (the engine's verify drafts it from the PIN's).
+    if (ended && event) await this.enqueueEvent(trx, accountId, withChannel(event, ended.channel), now);
+    return ended !== undefined;
   }
 
   /**

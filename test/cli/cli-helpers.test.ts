@@ -84,10 +84,13 @@ describe('help', () => {
   it('every command has a description and --help text with an example of itself', () => {
     const commands = leaves(buildProgram());
     assert.deepEqual(commands.map(fullName).sort(), [
-      'apps create', 'apps list', 'apps risk decisions', 'apps risk get', 'apps risk set', 'apps show', 'apps update', 'apps workflow delete', 'apps workflow get', 'apps workflow set', 'audit head', 'audit verify', 'budget remove', 'budget set', 'budget show', 'doctor', 'email-templates create', 'email-templates delete',
-      'email-templates list', 'email-templates show', 'inbox', 'keys auth-token', 'keys create', 'keys list', 'keys revoke', 'migrate', 'prices check', 'prices reload', 'prices show', 'resend', 'send', 'serve', 'spend',
-      'templates create', 'templates create-email', 'templates list', 'templates show', 'templates update', 'templates update-email',
-      'test-numbers add', 'test-numbers list', 'test-numbers remove', 'verify', 'vonage-apps remove', 'vonage-apps set-key', 'vonage-apps show',
+      'apps create', 'apps list', 'apps risk decisions', 'apps risk get', 'apps risk set', 'apps show', 'apps update', 'apps workflow delete', 'apps workflow get', 'apps workflow set', 'audit head',
+      'audit verify', 'budget remove', 'budget set', 'budget show', 'doctor', 'email-templates create', 'email-templates delete', 'email-templates list', 'email-templates show', 'factors add',
+      'factors answer', 'factors challenge', 'factors list', 'factors remove', 'factors verify', 'inbox', 'keys auth-token', 'keys create', 'keys list', 'keys revoke', 'migrate', 'prices check',
+      'prices reload', 'prices show', 'resend', 'routes explain', 'routes list', 'routes reload', 'send', 'serve', 'spend', 'templates create', 'templates create-email', 'templates list',
+      'templates show', 'templates texts add', 'templates texts list', 'templates texts remove', 'templates texts update', 'templates update', 'templates update-email', 'test-numbers add',
+      'test-numbers list', 'test-numbers remove', 'verify', 'vonage-apps list', 'vonage-apps remove', 'vonage-apps rotate-secret', 'vonage-apps set-callback', 'vonage-apps set-key',
+      'vonage-apps show',
     ].map((n) => `twofa ${n}`));
     for (const command of commands) {
       let help = '';

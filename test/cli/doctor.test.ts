@@ -143,6 +143,30 @@ describe('twofa doctor', () => {
     for (const secret of passwords) assert.ok(!result.stdout.includes(secret) && !result.stderr.includes(secret), `no ${secret.slice(0, 8)}... in the report`);
   });
 
+  it('checks named transports once each and channel DSNs that name them; a bad one is named by its variable', async () => {
+    const smppPort = await freePort();
+    const webhookSecret = `whsec_${randomBytes(32).toString('base64')}`;
+    const result = await doctor(['--json'], {
+      TWOFA_DATA_DIR: tempDir(),
+      TWOFA_PORT: String(await freePort()),
+      TWOFA_TRANSPORT_SMSC: `smpp://sysid:smpp-pass-123@127.0.0.1:${smppPort}`,
+      TWOFA_TRANSPORT_HOOK: `webhook+http://127.0.0.1:${new URL(server.url).port}/sms?secret=${webhookSecret}`,
+      TWOFA_TRANSPORT_BROKEN: 'smpp://127.0.0.1:2775',
+      TWOFA_SMS_DSN: 'failover(smsc hook)',
+      TWOFA_VOICE_DSN: 'hook',
+    });
+    const { checks } = report(result);
+    const statuses = Object.fromEntries(checks.map((c) => [c.name, [c.status, c.variable]]));
+    assert.deepEqual(statuses['transport smsc'], ['ok', undefined]);
+    assert.deepEqual(statuses['transport hook'], ['ok', undefined]);
+    assert.deepEqual(statuses['transport broken'], ['fail', 'TWOFA_TRANSPORT_BROKEN']);
+    assert.match(check(checks, 'transport broken').message, /TWOFA_TRANSPORT_BROKEN: the SMPP DSN needs the system_id/);
+    assert.equal(statuses['sms channel']?.[0], 'ok', 'failover(smsc hook) names configured transports');
+    assert.equal(statuses['voice channel']?.[0], 'ok');
+    assert.deepEqual(statuses['sms smpp'], ['warn', 'TWOFA_TRANSPORT_SMSC'], 'its SMSC does not listen; the webhook answers');
+    assert.ok(!result.stdout.includes('smpp-pass-123') && !result.stdout.includes(webhookSecret), 'no credential in the report');
+  });
+
   it('checks TWOFA_WHATSAPP_DSN and TWOFA_TELEGRAM_DSN once set: the DSN parses, the Graph API host answers, and a bad DSN is named without its token', async () => {
     const closed = await freePort();
     const result = await doctor(['--json'], {

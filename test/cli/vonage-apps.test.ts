@@ -1,5 +1,6 @@
 // `twofa vonage-apps set-key | show | remove` against a running server: the key it registers lets
-// Vonage's SDK log in with a JWT of the private half, and after `remove` it no longer does.
+// Vonage's SDK log in with a JWT of the private half, and after `remove` it no longer does; and
+// `set-callback | rotate-secret | list`: the callback URL and the signature secret, printed once.
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import fs from 'node:fs';
@@ -25,7 +26,8 @@ describe('twofa vonage-apps', () => {
 
   before(async () => {
     fs.writeFileSync(publicKeyFile, keys.publicKey.export({ type: 'spki', format: 'pem' }).toString());
-    server = await startServerProcess({ TWOFA_DATA_DIR: path.join(dir, 'data') });
+    // A callback URL on loopback needs the operator's opt-in to private addresses.
+    server = await startServerProcess({ TWOFA_DATA_DIR: path.join(dir, 'data'), TWOFA_WEBHOOK_ALLOW_PRIVATE: 'true' });
     env = { TWOFA_API_KEY: server.key };
     const created = await fetch(`${server.url}/2fa/2/applications`, { method: 'POST', headers: { authorization: `App ${server.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Acme' }) });
     applicationId = ((await created.json()) as { applicationId: string }).applicationId;
@@ -49,6 +51,24 @@ describe('twofa vonage-apps', () => {
     await assert.rejects(start(), /status code 401/);
     const again = await runCli(['vonage-apps', 'show', applicationId, '--url', server.url], env);
     assert.notEqual(again.code, 0, 'no key left to show');
+  });
+
+  it('sets the callback URL (printing the new signature secret once), rotates the secret, lists, and removes the URL', async () => {
+    assert.equal((await runCli(['vonage-apps', 'set-key', applicationId, publicKeyFile, '--url', server.url], env)).code, 0);
+    const set = await runCli(['vonage-apps', 'set-callback', applicationId, 'http://127.0.0.1:9/vonage', '--url', server.url], env);
+    assert.equal(set.code, 0, set.stderr);
+    assert.match(set.stdout, /sends its callbacks to http:\/\/127\.0\.0\.1:9\/vonage/);
+    const first = /shown only this once\): (\S+)/.exec(set.stdout)?.[1];
+    assert.ok(first && first.length >= 32);
+    const rotated = await runCli(['vonage-apps', 'rotate-secret', applicationId, '--url', server.url, '--json'], env);
+    assert.equal(rotated.code, 0, rotated.stderr);
+    const second = (JSON.parse(rotated.stdout) as { signatureSecret: string }).signatureSecret;
+    assert.ok(second.length >= 32 && second !== first);
+    const listed = await runCli(['vonage-apps', 'list', '--url', server.url], env);
+    assert.match(listed.stdout, new RegExp(`${applicationId}  callbacks: http://127\\.0\\.0\\.1:9/vonage`));
+    const removed = await runCli(['vonage-apps', 'set-callback', applicationId, '', '--url', server.url], env);
+    assert.equal(removed.code, 0, removed.stderr);
+    assert.match(removed.stdout, /sends no callbacks/);
   });
 
   it('refuses a file that is not there, before calling the server', async () => {

@@ -11,28 +11,20 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { buildWeb, webBuildIsStale } from '../../scripts/build-web.mjs';
 import { createTwofaClient, type TwofaClient } from '../../src/client/index.js';
 import { PROJECT_ROOT, startServerProcess, type ServerProcess } from '../support/server-process.js';
+import { closeBrowserAndServer, launchBrowser, skipWithoutBrowser } from './browser.js';
 
-const CHROMIUM = process.env['TWOFA_CHROMIUM'] ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic', '--no-first-run', '--disable-component-update', '--disable-sync'];
 const ARTIFACTS = path.join(PROJECT_ROOT, 'test', 'console', '.artifacts');
 const DOCS_SCREENSHOT = path.join(PROJECT_ROOT, 'docs', 'console-dashboard.png');
-const browserMissing = !fs.existsSync(CHROMIUM);
-const required = process.env['TWOFA_REQUIRE_BROWSER'] === '1';
-const skip = browserMissing && !required
-  ? `Chromium not found at ${CHROMIUM}: skipping the console's browser test (apt-get install chromium; TWOFA_REQUIRE_BROWSER=1 makes this a failure)`
-  : false;
-if (skip) process.stderr.write(`\n*** ${skip} ***\n\n`);
 
-describe('the console in Chromium', { skip, timeout: 90_000 }, () => {
+describe('the console in Chromium', { skip: skipWithoutBrowser, timeout: 90_000 }, () => {
   let server: ServerProcess;
   let api: TwofaClient;
-  let context: BrowserContext;
+  let browser: Awaited<ReturnType<typeof launchBrowser>>;
   let page: Page;
-  let userDataDir = '';
   const problems: string[] = [];
   const requestedUrls: string[] = [];
   const phone = '41791234567';
@@ -56,28 +48,24 @@ describe('the console in Chromium', { skip, timeout: 90_000 }, () => {
 
   let pricesDir: string | undefined;
   before(async () => {
-    if (browserMissing) throw new Error(`Chromium not found at ${CHROMIUM} and TWOFA_REQUIRE_BROWSER=1: install it (apt-get install chromium)`);
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     // The server serves the built app: build it when web/ changed since the last build.
     if (webBuildIsStale()) await buildWeb();
     // Swiss messages cost 0.05 EUR a part (docs/routing.md#prices): the PIN and Spend pages show it.
     pricesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'twofa-console-prices-'));
     fs.writeFileSync(path.join(pricesDir, 'prices.csv'), 'transport,country,prefix,price,currency\nlog,CH,,0.0500,EUR\n');
-    const [started, launched] = await Promise.all([
-      startServerProcess({ TWOFA_LOG_LEVEL: 'warn', TWOFA_PRICES_FILE: path.join(pricesDir, 'prices.csv') }),
-      (async () => {
-        userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'twofa-chromium-'));
-        return chromium.launchPersistentContext(userDataDir, {
-          executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1280, height: 860 },
-          locale: 'en-GB', timezoneId: 'UTC',
-        });
-      })(),
+    [server, browser] = await Promise.all([
+      startServerProcess({
+        TWOFA_LOG_LEVEL: 'warn',
+        TWOFA_PRICES_FILE: path.join(pricesDir, 'prices.csv'),
+        // Two named transports (both the local inbox) and a rule for India, for the Routes page.
+        TWOFA_TRANSPORT_PRIMARY: 'log://', TWOFA_TRANSPORT_BACKUP: 'log://',
+        TWOFA_ROUTES: JSON.stringify([{ name: 'india', channel: 'sms', countries: ['IN'], transports: ['primary', 'backup'], sender: { id: 'ACMEIN', kind: 'alphanumeric' }, regulatory: { dltEntityId: '1101234567890123456', dltTemplateId: '1107123456789012345' } }]),
+      }),
+      launchBrowser(),
     ]);
-    server = started;
-    context = launched;
-    context.setDefaultTimeout(10_000);
     api = createTwofaClient({ baseUrl: server.url, apiKey: server.key });
-    page = context.pages()[0] ?? await context.newPage();
+    page = browser.context.pages()[0] ?? await browser.context.newPage();
     // Refused requests (a wrong key, an invalid number) are logged by Chromium as failed loads: those are expected.
     page.on('console', (message) => { if (message.type() === 'error' && !/Failed to load resource/.test(message.text())) problems.push(`console: ${message.text()}`); });
     page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
@@ -87,13 +75,8 @@ describe('the console in Chromium', { skip, timeout: 90_000 }, () => {
   });
 
   after(async () => {
-    await context?.close().catch(() => undefined);
+    await closeBrowserAndServer(browser, server);
     if (pricesDir) fs.rmSync(pricesDir, { recursive: true, force: true });
-    if (userDataDir) fs.rmSync(userDataDir, { recursive: true, force: true });
-    if (server) {
-      await server.stop();
-      fs.rmSync(server.dataDir, { recursive: true, force: true });
-    }
   });
 
   it('signs in only with a key that has 2fa:manage, and shows the dashboard', async () => {
@@ -320,6 +303,27 @@ describe('the console in Chromium', { skip, timeout: 90_000 }, () => {
     await page.getByRole('cell', { name: /^Revoked/ }).first().waitFor();
     assert.ok(!(await page.content()).includes(key), 'the key is not shown again');
     await assert.rejects(createTwofaClient({ baseUrl: server.url, apiKey: key }).account.me(), /401/);
+  });
+
+  it('shows the routes table and explains the route of a number', async () => {
+    await nav('Routes');
+    const rule = page.getByRole('row', { name: /india/ });
+    await rule.waitFor();
+    assert.match((await rule.textContent()) ?? '', /IN.*primary → backup.*ACMEIN \(alphanumeric\).*dltEntityId 1101234567890123456/);
+    await page.getByLabel('Phone number', { exact: true }).fill('+919876543210');
+    await page.getByRole('button', { name: 'Explain' }).click();
+    const explained = page.getByRole('status').filter({ hasText: 'matched by country IN' });
+    await explained.waitFor();
+    const text = (await explained.textContent()) ?? '';
+    assert.match(text, /rule #0 india, matched by country IN/);
+    assert.match(text, /Sender: ACMEIN \(from route\)/);
+    assert.match(text, /dltTemplateId 1107123456789012345/);
+    assert.deepEqual(await explained.getByRole('row').allTextContents().then((rows) => rows.slice(1).map((r) => r.replace(/\s+/g, ' ').trim())), ['1primarynot priced—', '2backupnot priced—']);
+    await page.getByLabel('Phone number', { exact: true }).fill('12');
+    await page.getByRole('button', { name: 'Explain' }).click();
+    await page.getByText(/must be an international phone number/).first().waitFor();
+    assert.equal(await page.getByText('matched by country IN').count(), 0, 'the explanation of the number before is gone');
+    await shot('15-routes');
   });
 
   it('works at phone width and from the keyboard', async () => {

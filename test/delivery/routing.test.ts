@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { pino } from 'pino';
-import { createTransport, DsnError } from '../../src/delivery/dsn.js';
+import { createNamedTransports, createTransport, DsnError } from '../../src/delivery/dsn.js';
 import { Inbox } from '../../src/delivery/log/inbox.js';
 import { failoverMemberNames, RoutedTransport, splitRouteMembers } from '../../src/delivery/routing/routed-transport.js';
 import type { DeliveryResult, OutgoingMessage, Transport } from '../../src/delivery/transport.js';
@@ -130,5 +130,26 @@ describe('routes and recipients', () => {
     assert.deepEqual(await route.send(message), noAnswer);
     assert.equal(b.calls, 0, 'the person is not called again at once through another trunk');
     assert.equal(a.calls, 2, 'the breaker did not trip');
+  });
+});
+
+describe('named transports (TWOFA_TRANSPORT_<NAME>)', () => {
+  it('are made once and shared by the channel DSNs that name them, alone or in a route', async () => {
+    const named = await createNamedTransports({ smsc: 'log://', backup: 'log://' }, { inbox: new Inbox(), logger });
+    assert.deepEqual([...named.keys()], ['smsc', 'backup']);
+    assert.ok(named.get('smsc')?.pacer, 'each with its own pacer');
+    const alone = await createTransport('TWOFA_SMS_DSN', 'smsc', { inbox: new Inbox(), logger, named });
+    assert.equal(alone, named.get('smsc'), 'the same instance: one connection, one window');
+    const route = await createTransport('TWOFA_VOICE_DSN', 'failover(backup smsc)', { inbox: new Inbox(), logger, named });
+    assert.ok(route instanceof RoutedTransport);
+    assert.deepEqual(route.transports, [named.get('backup'), named.get('smsc')]);
+  });
+
+  it('refuses a name that is not configured, naming those that are', async () => {
+    const named = await createNamedTransports({ smsc: 'log://' }, { inbox: new Inbox(), logger });
+    await assert.rejects(createTransport('TWOFA_SMS_DSN', 'failover(smsc infobip)', { inbox: new Inbox(), logger, named }),
+      (err: Error) => err instanceof DsnError && /TWOFA_SMS_DSN: "infobip" is neither a DSN nor a named transport \(named: smsc\)/.test(err.message));
+    await assert.rejects(createNamedTransports({ off: 'none://' }, { inbox: new Inbox(), logger }), /TWOFA_TRANSPORT_OFF: none:\/\/ is not a transport/);
+    await assert.rejects(createNamedTransports({ smsc: 'smpp://nohost' }, { inbox: new Inbox(), logger }), /TWOFA_TRANSPORT_SMSC: the SMPP DSN needs the system_id/);
   });
 });

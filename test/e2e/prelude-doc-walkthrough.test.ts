@@ -28,7 +28,7 @@ describe('docs/prelude-verify.md walkthrough', () => {
     assert.match(created.id, /^vrf_[0-9a-z]{26}$/);
     assert.deepEqual({ ...created, id: 'vrf_', request_id: '' }, { id: 'vrf_', status: 'success', method: 'message', channels: ['sms'], metadata: { correlation_id: 'signup-1' }, request_id: '' });
     const checked = JSON.parse(outputs[2] ?? '');
-    assert.deepEqual({ ...checked, request_id: '' }, { status: 'success', id: created.id, request_id: '' });
+    assert.deepEqual({ ...checked, request_id: '' }, { status: 'success', id: created.id, metadata: { correlation_id: 'signup-1' }, request_id: '' });
   });
 
   it('runs the Node SDK block against the same server: created, then checked', () => {

@@ -174,7 +174,8 @@ describe('OpenAPI document', () => {
     const rateLimit = await h.request('POST', `/v2/Services/${service.body.sid}/RateLimits`, { rawBody: 'UniqueName=ip', headers: form });
     const bucket = await h.request('POST', `/v2/Services/${service.body.sid}/RateLimits/${rateLimit.body.sid}/Buckets`, { rawBody: 'Max=5&Interval=60', headers: form });
     const twilioWebhook = await h.request('POST', `/v2/Services/${service.body.sid}/Webhooks`, { rawBody: 'FriendlyName=crm&EventTypes=*&WebhookUrl=https%3A%2F%2Fhooks.example.com%2Ftwofa', headers: form });
-    const ids: Record<string, string> = { appId: applicationId, pinId: smsPin.body.pinId, id: String(emailTemplate.body.id), webhookId: webhook.body.id, ServiceSid: service.body.sid, RateLimitSid: rateLimit.body.sid };
+    const factor = await h.request('POST', `/v2/Services/${service.body.sid}/Entities/user-0001/Factors`, { rawBody: 'FriendlyName=phone&FactorType=totp', headers: form });
+    const ids: Record<string, string> = { appId: applicationId, pinId: smsPin.body.pinId, id: String(emailTemplate.body.id), webhookId: webhook.body.id, ServiceSid: service.body.sid, RateLimitSid: rateLimit.body.sid, Identity: 'user-0001' };
     const optional: string[] = [];
     for (const [where, operation] of operationsOf(doc)) {
       const body = (operation as { requestBody?: { required?: boolean } }).requestBody;
@@ -186,6 +187,7 @@ describe('OpenAPI document', () => {
           : name === 'pinId' && template.endsWith('/email') ? emailPin.body.pinId
             : name === 'Sid' ? (template.includes('/Verifications/') ? verification.body.sid : template.includes('/Buckets/') ? bucket.body.sid
               : template.includes('/Webhooks/') ? twilioWebhook.body.sid
+              : template.includes('/Factors/') ? factor.body.sid : template.includes('/Challenges/') ? `YC${'0'.repeat(32)}`
               : template.includes('/RateLimits/') ? rateLimit.body.sid : service.body.sid) : ids[name]!);
       // No body at all, not even a content type.
       const response = await h.request(method, url, { vonageApplicationId: applicationId });
@@ -200,7 +202,9 @@ describe('OpenAPI document', () => {
     assert.deepEqual(optional.sort(), [
       'POST /2fa/2/pin/{pinId}/resend', 'POST /2fa/2/pin/{pinId}/resend/email', 'POST /2fa/2/pin/{pinId}/resend/telegram', 'POST /2fa/2/pin/{pinId}/resend/voice',
       'POST /2fa/2/pin/{pinId}/resend/whatsapp',
-      // Twilio's updates of a Service, a Rate Limit, a Bucket and a Webhook take every parameter as optional.
+      // Twilio's updates of a Factor, a Service, a Rate Limit, a Bucket and a Webhook take every parameter
+      // as optional (a Factor's: a rename, a new configuration, or the code that verifies it).
+      'POST /v2/Services/{ServiceSid}/Entities/{Identity}/Factors/{Sid}',
       'POST /v2/Services/{ServiceSid}/RateLimits/{RateLimitSid}/Buckets/{Sid}', 'POST /v2/Services/{ServiceSid}/RateLimits/{Sid}',
       'POST /v2/Services/{ServiceSid}/Webhooks/{Sid}',
       'POST /v2/Services/{Sid}',

@@ -489,7 +489,7 @@ export function storeConformance(name: string, open: () => Promise<Store>, optio
       // One transaction or nothing: when the verification's end cannot be written (an event that
       // cannot be serialised stands for any failure of it), the PIN is neither verified nor charged an attempt.
       const failing = approval(unwritable.pin.id);
-      failing.approved.params.channel = Symbol('unserialisable') as unknown as string;
+      failing.approved.params.to = Symbol('unserialisable') as unknown as string;
       await assert.rejects(verifyAttempt(unwritable.pin, T0 + 3, [], () => true, failing));
       const untouched = await store.getPin(account, unwritable.pin.id);
       assert.equal(untouched?.verifiedAt, null);
@@ -750,6 +750,33 @@ export function storeConformance(name: string, open: () => Promise<Store>, optio
       assert.deepEqual(await store.getMessageTemplate(accountId, app.id, id), { ...without, updatedAt: T0 + 1 });
     });
 
+    it('keeps a template\'s locale texts, name and default flag; replaces the texts only if they are as expected; deletes it', async () => {
+      const id = `MSG-LT-${randomUUID()}`;
+      const en = { id: 'L1', channel: null, locale: 'en-us', text: 'code {{pin}}', createdAt: T0, updatedAt: T0 };
+      const template = {
+        kind: 'sms_voice' as const, id, accountId, applicationId: app.id, pinType: 'NUMERIC' as const, pinLength: 6, messageText: 'code {{pin}}',
+        senderId: null, language: 'en', voiceName: null, repeatDtmf: null, speechRate: null, regional: null, createdAt: T0, updatedAt: T0,
+        name: 'otp', isDefault: true, texts: [en],
+      };
+      await store.insertMessageTemplate(template);
+      assert.deepEqual(await store.getMessageTemplate(accountId, app.id, id), template);
+      const es = { id: 'L2', channel: 'sms' as const, locale: 'es', text: 'código {{pin}}', createdAt: T0 + 1, updatedAt: T0 + 1 };
+      assert.equal(await store.replaceTemplateTexts(accountId, app.id, id, [], [es], T0 + 1), false, 'the texts are not empty');
+      assert.equal(await store.replaceTemplateTexts(accountId, app.id, id, [en], [en, es], T0 + 1), true);
+      assert.equal(await store.replaceTemplateTexts(accountId, app.id, id, [en], [es], T0 + 2), false, 'a stale expectation loses');
+      // Another field's update keeps the texts, even from a record read before they changed.
+      await store.updateMessageTemplate({ ...template, pinLength: 8, isDefault: false, updatedAt: T0 + 3 });
+      const { isDefault, ...notDefault } = template;
+      void isDefault;
+      assert.deepEqual(await store.getMessageTemplate(accountId, app.id, id), { ...notDefault, pinLength: 8, texts: [en, es], updatedAt: T0 + 3 });
+      assert.equal(await store.replaceTemplateTexts(accountId, app.id, id, [en, es], [], T0 + 4), true);
+      const emptied = await store.getMessageTemplate(accountId, app.id, id);
+      assert.ok(emptied?.kind === 'sms_voice' && emptied.texts === undefined, 'no texts: absent, as on every store');
+      assert.equal(await store.deleteMessageTemplate('another-account', app.id, id), false);
+      assert.equal(await store.deleteMessageTemplate(accountId, app.id, id), true);
+      assert.equal(await store.getMessageTemplate(accountId, app.id, id), undefined);
+    });
+
     describe('idempotency keys', () => {
       const claim = (id: string, token: string, now: number, fingerprint = 'f1') =>
         store.idempotency.claim({ id, accountId, fingerprint, token, now, leaseUntil: now + 1000, expiresAt: now + 60_000, maxLiveKeys: 1_000 });
@@ -837,6 +864,43 @@ export function storeConformance(name: string, open: () => Promise<Store>, optio
       }
     });
 
+    it('queues the Vonage and Prelude callbacks of what committed, once each, through indexes', async () => {
+      assert.ok(store instanceof KyselyStore, 'the dialects\' rows are kept by the Kysely store');
+      const recorder = new StatementRecorder();
+      const recording = new KyselyStore(store.db.withPlugin(recorder), store.dialect, async () => undefined);
+      // Long before T0, where nothing of the other tests is due.
+      const P = T0 - 60 * 86_400_000;
+      await store.vonage.saveApplication({ accountId, applicationId: app.id, publicKey: 'pem', callbackUrl: 'https://hooks.example.com/v', signatureSecretCiphertext: 'k:x', updatedAt: P });
+      const [vonagePin, preludePin, runningPin] = [newPin({ createdAt: P, expiresAt: P + 60_000 }), newPin({ createdAt: P, expiresAt: P + 60_000 }), newPin({ createdAt: P, expiresAt: P + 60_000 })];
+      for (const p of [vonagePin, preludePin, runningPin]) await store.createPin(p, [], P);
+      for (const p of [vonagePin, runningPin]) {
+        await store.vonage.insertRequest({ pinId: p.pin.id, accountId, applicationId: app.id, clientRef: 'ref1', channelTimeout: 180, channels: ['sms', 'voice'], createdAt: P, expiresAt: P + 60_000 });
+      }
+      await store.prelude.saveVerification({ pinId: preludePin.pin.id, accountId, correlationId: 'c-1', callbackUrl: 'https://hooks.example.com/p', createdAt: P, expiresAt: P + 60_000 });
+      assert.equal(await store.twilio.settlePin(accountId, vonagePin.pin.id, 'approved', P + 10), true);
+
+      await recording.events.queueDialectCallbacks(P + 20);
+      const queued = (await store.events.claim(P + 20, P + 1000, 1000)).filter((e) => [vonagePin.pin.id, preludePin.pin.id, runningPin.pin.id].includes(e.pinId));
+      assert.deepEqual(queued.map((e) => `${e.pinId}:${e.type}:${e.subscriptionId}`).sort(), [
+        `${vonagePin.pin.id}:vonage.event:${app.id}`, `${vonagePin.pin.id}:vonage.summary:${app.id}`, `${preludePin.pin.id}:verify.authentication:${preludePin.pin.id}`,
+      ].sort(), 'the ended request and the new verification; nothing of the running request');
+      const summary = JSON.parse(queued.find((e) => e.type === 'vonage.summary')!.payload) as Record<string, unknown>;
+      assert.deepEqual([summary['status'], summary['client_ref'], (summary['workflow'] as Array<{ status: string }>).map((w) => w.status)], ['completed', 'ref1', ['completed', 'unused']]);
+      assert.equal(await store.events.findPreludeCallbackUrl(preludePin.pin.id), 'https://hooks.example.com/p');
+      assert.deepEqual(await store.events.findVonageCallbackTarget(app.id), { url: 'https://hooks.example.com/v', secretCiphertext: 'k:x' });
+
+      for (const e of queued) await store.events.complete(e.id, P + 25);
+      await store.events.queueDialectCallbacks(P + 30);
+      assert.deepEqual((await store.events.claim(P + 2000, P + 3000, 1000)).filter((e) => [vonagePin.pin.id, preludePin.pin.id].includes(e.pinId)), [], 'each is queued once');
+      const statements = recorder.compile(store.dialect).filter((q) => /^\s*select/i.test(q.sql));
+      assert.ok(statements.length >= 2, `the sweeps' statements were recorded (${statements.length})`);
+      for (const statement of statements) {
+        const plan = await explain(store, statement);
+        assert.deepEqual(plan.walks, [], `walks ${plan.walks.join(', ')}:\n${statement.sql}\n${plan.text}`);
+      }
+      await store.vonage.deleteApplication(accountId, app.id);
+    });
+
     it('queues the message of an undelivered receipt again with the request given, only while the receipt names the PIN\'s latest message and the PIN is live', async () => {
       // The failover decision (which members to skip, whether any is left) is the caller's
       // (service/delivery-tracking.ts); the store guards the write.
@@ -900,6 +964,39 @@ export function storeConformance(name: string, open: () => Promise<Store>, optio
       await store.queueResend(resent.input.pin.id, 'sms', { id: randomUUID(), request: { placeholders: {} } }, [], T0 + 40);
       assert.equal((await store.recordReceipt(resent.receipt, { now: T0 + 50, requeue }))?.requeued, false, 'a resend is on its way already');
       assert.equal((await store.claimOutbox(T0 + 60, T0 + 1000, 1000)).filter((c) => c.pinId === resent.input.pin.id).length, 1, 'only the resend is queued');
+    });
+
+    it('routes: counts a PIN\'s first routed delivery and its verification once each, in either order, per transport and country', async () => {
+      const routes = store.routes;
+      const pin = () => randomUUID();
+      const [a, b, c, d] = [pin(), pin(), pin(), pin()];
+      await routes.countRoutedDelivery(a, 'smsc', 'IN', T0);
+      await routes.countRoutedDelivery(a, 'infobip', 'IN', T0 + 10); // a resend of the same PIN
+      await routes.countRoutedVerification(a, T0 + 20);
+      await routes.countRoutedVerification(a, T0 + 30); // verified again (allowMultiplePinVerifications)
+      // A verification that overtakes the delivery's count is credited when the delivery is counted.
+      await routes.countRoutedVerification(b, T0 + 40);
+      await routes.countRoutedDelivery(b, 'smsc', 'IN', T0 + 40);
+      await routes.countRoutedDelivery(c, 'smsc', 'IN', T0 + 50);
+      await routes.countRoutedDelivery(d, 'vonage', 'FR', T0 + 60);
+      assert.deepEqual(Object.fromEntries(await routes.conversionsTo('IN', T0 - 3_600_000)), { smsc: { sent: 3, verified: 2 } });
+      assert.deepEqual(Object.fromEntries(await routes.conversionsTo('FR', T0 - 3_600_000)), { vonage: { sent: 1, verified: 0 } });
+      assert.deepEqual(Object.fromEntries(await routes.conversionsTo('IN', T0 + 3_600_000)), {}, 'hours before `since` are left out');
+      await routes.purge(T0 + 3 * 3_600_000);
+      assert.deepEqual(Object.fromEntries(await routes.conversionsTo('IN', 0)), {});
+    });
+
+    it('routes: keeps an application\'s sender per country', async () => {
+      const routes = store.routes;
+      const applicationId = randomUUID();
+      await routes.putApplicationSender('acct', applicationId, { country: 'IN', id: 'ACMEIN', kind: 'alphanumeric', updatedAt: T0 });
+      await routes.putApplicationSender('acct', applicationId, { country: 'US', id: '15005550006', kind: 'long_code', updatedAt: T0 });
+      await routes.putApplicationSender('acct', applicationId, { country: 'IN', id: 'ACMEPY', kind: 'alphanumeric', updatedAt: T0 + 1 });
+      assert.deepEqual(await routes.applicationSender(applicationId, 'IN'), { id: 'ACMEPY', kind: 'alphanumeric' });
+      assert.deepEqual((await routes.listApplicationSenders(applicationId)).map((x) => [x.country, x.id]), [['IN', 'ACMEPY'], ['US', '15005550006']]);
+      assert.equal(await routes.deleteApplicationSender(applicationId, 'IN'), true);
+      assert.equal(await routes.deleteApplicationSender(applicationId, 'IN'), false);
+      assert.equal(await routes.applicationSender(applicationId, 'IN'), undefined);
     });
   });
 }

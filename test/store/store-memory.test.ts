@@ -15,5 +15,6 @@ storeConformance('in memory', async () => new MemoryStore(), {
     'approves a Twilio verification, with its verification.approved event, in the transaction of the verify that verifies its PIN': TWILIO,
     'starts a Twilio verification, with its verification.started event, in the transaction of its PIN, or not at all': TWILIO,
     'keeps a Service\'s Rate Limit names unique under concurrent creates, and deletes a limit with its Buckets': TWILIO,
+    'queues the Vonage and Prelude callbacks of what committed, once each, through indexes': 'the Vonage and Prelude dialects\' rows are not kept in memory; their callbacks are tested over HTTP on SQLite and PostgreSQL (test/vonage/, test/prelude/)',
   },
 });

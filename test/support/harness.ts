@@ -14,6 +14,7 @@ import { createNode, type TwofaNode } from '../../src/main.js';
 import { authenticate, createApiKey, SCOPE_PIN_SEND } from '../../src/service/api-keys.js';
 import { accountSid } from '../../src/domain/twilio-sids.js';
 import { dialectOfPath } from '../../src/http/error-envelope.js';
+import type { PriceList } from '../../src/domain/prices.js';
 import type { Store } from '../../src/store/store.js';
 import { assertResponseConforms } from '../openapi/response-conformance.js';
 import { createTestDatabase, type TestDatabase } from './postgres.js';
@@ -39,7 +40,7 @@ export const offlineResolver: HostResolver = async (hostname) => {
   throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
 };
 
-export async function createHarness(env: Record<string, string> = {}, options: { resolveHost?: HostResolver; receiptRetryTimer?: RetryTimer } = {}): Promise<Harness> {
+export async function createHarness(env: Record<string, string> = {}, options: { resolveHost?: HostResolver; receiptRetryTimer?: RetryTimer; prices?: PriceList } = {}): Promise<Harness> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'twofa-test-'));
   const dbFile = path.join(dir, 'twofa.db');
   const database: TestDatabase | undefined = process.env['TWOFA_TEST_DATABASE'] === 'postgres' && env['TWOFA_DATABASE_URL'] === undefined
@@ -57,6 +58,7 @@ export async function createHarness(env: Record<string, string> = {}, options: {
   const clock = { now: Date.now(), advance(ms: number) { this.now += ms; } };
   const node = await createNode(config, logger, {
     clock: () => clock.now, resolveHost: options.resolveHost ?? offlineResolver, ...(options.receiptRetryTimer !== undefined && { receiptRetryTimer: options.receiptRetryTimer }),
+    ...(options.prices !== undefined && { prices: options.prices }),
   });
   const now = clock.now;
   const a = (await createApiKey(node.store, { accountName: 'account-a', now })).key;
@@ -133,6 +135,14 @@ export async function createAppAndTemplate(h: Harness, options: { configuration?
   });
   if (template.status !== 200) throw new Error(`create template: ${template.status} ${JSON.stringify(template.body)}`);
   return { applicationId: app.body.applicationId as string, messageId: template.body.messageId as string };
+}
+
+/** Delivers what is queued and reads the text a PIN's message on `channel` reached the inbox with, its code written as CODE. */
+export async function deliveredText(h: Harness, accountId: string, pinId: string, channel = 'sms'): Promise<string> {
+  await h.node.worker.drain();
+  const message = h.node.inbox.list(accountId, { limit: 1000 }).find((m) => m.pinId === pinId && m.channel === channel);
+  if (!message) throw new Error(`no ${channel} message for PIN ${pinId}`);
+  return (message.text ?? '').replace(/[0-9]{4,10}/, 'CODE');
 }
 
 /** Delivers what is queued and reads the PIN the way a recipient would: from the inbox. */

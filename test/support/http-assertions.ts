@@ -85,6 +85,12 @@ export function freshPhone(): string {
   return `41793${String(100000 + ((process.pid * 7 + phoneCounter) % 900000)).padStart(6, '0')}`;
 }
 
+/** A Spanish mobile number, different on each call: its country's language is es. */
+export function spanishPhone(): string {
+  phoneCounter += 1;
+  return `346${String((process.pid * 17 + phoneCounter) % 100_000_000).padStart(8, '0')}`;
+}
+
 let emailCounter = 0;
 export function freshEmail(): string {
   emailCounter += 1;

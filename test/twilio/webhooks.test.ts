@@ -3,7 +3,7 @@
 // 127.0.0.1, each signature checked with the SDK's own twilio.validateRequest and the account's Auth
 // Token from /api/v1/twilio/auth-token.
 import assert from 'node:assert/strict';
-import http from 'node:http';
+import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import twilio from 'twilio';
@@ -11,6 +11,7 @@ import { createHarness, deliveredPin, type Harness } from '../support/harness.js
 import { freshPhone } from '../support/http-assertions.js';
 import { assertDocumentedFields, assertTwilioError } from './documented-fields.js';
 import { RecordingClient, rejectsWith } from './sdk-support.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 interface Received { path: string; headers: http.IncomingHttpHeaders; body: string; params: Record<string, string> }
 
@@ -20,9 +21,8 @@ describe('Twilio Verify Webhooks through the official Node SDK', () => {
   const recorder = new RecordingClient({ keepAlive: false });
   let base: string;
   let serviceSid: string;
-  let receiver: http.Server;
+  let receiver: WebhookReceiver;
   let hookBase: string;
-  const received: Received[] = [];
 
   before(async () => {
     // http:// to the receiver on loopback needs the operator's opt-in to private addresses.
@@ -33,22 +33,14 @@ describe('Twilio Verify Webhooks through the official Node SDK', () => {
     client = twilio(accountSid, h.keys.a, { httpClient: recorder });
     client.verify.baseUrl = base;
     serviceSid = (await client.verify.v2.services.create({ friendlyName: 'Hooked' })).sid;
-    receiver = http.createServer((req, res) => {
-      let body = '';
-      req.on('data', (c: Buffer) => { body += c.toString('utf8'); });
-      req.on('end', () => {
-        received.push({ path: req.url ?? '', headers: req.headers, body, params: Object.fromEntries(new URLSearchParams(body)) });
-        res.writeHead(200).end();
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    hookBase = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    receiver = await startWebhookReceiver();
+    hookBase = receiver.base;
   });
   after(async () => {
     await h.close();
-    await new Promise((resolve) => receiver.close(resolve));
+    await receiver.close();
   });
-  beforeEach(() => { received.length = 0; });
+  beforeEach(() => { receiver.received.length = 0; });
 
   async function token(): Promise<string> {
     const answer = await h.request('GET', '/api/v1/twilio/auth-token');
@@ -59,7 +51,7 @@ describe('Twilio Verify Webhooks through the official Node SDK', () => {
   /** Delivers the queued events and answers those the receiver got at `path`. */
   async function eventsAt(path: string): Promise<Received[]> {
     await h.node.events.drain();
-    return received.filter((r) => r.path === path);
+    return receiver.received.filter((r) => r.path === path).map((r): Received => ({ ...r, params: Object.fromEntries(new URLSearchParams(r.body)) }));
   }
 
   it('creates, lists, fetches, updates and deletes a webhook with every documented field', async () => {
@@ -127,6 +119,37 @@ describe('Twilio Verify Webhooks through the official Node SDK', () => {
     const statusOf: Record<string, string> = { 'verification.started': 'pending', 'verification.approved': 'approved', 'verification.canceled': 'canceled' };
     for (const e of events) assert.equal(e.params['status'], statusOf[e.params['type']!]);
     assert.equal(new Set(events.map((e) => e.params['uuid'])).size, 4);
+    await client.verify.v2.services(serviceSid).webhooks(hook.sid).remove();
+  });
+
+  it('sends verification.approved when a Twilio-started PIN is verified through another dialect (Infobip, Prelude, Vonage)', async () => {
+    const hook = await client.verify.v2.services(serviceSid).webhooks.create({ friendlyName: 'cross', eventTypes: ['verification.approved'], webhookUrl: `${hookBase}/cross` });
+    const applicationId = serviceSid.slice(2).toUpperCase();
+    const start = async (channel: 'sms' | 'call') => {
+      const to = `+${freshPhone()}`;
+      const started = await client.verify.v2.services(serviceSid).verifications.create({ to, channel });
+      const pinId = started.sid.slice(2).toUpperCase();
+      return { to, sid: started.sid, pinId, code: await deliveredPin(h, pinId) };
+    };
+    const byInfobip = await start('call');
+    const verified = await h.request('POST', `/2fa/2/pin/${byInfobip.pinId}/verify`, { body: { pin: byInfobip.code } });
+    assert.equal(verified.body.verified, true);
+    assert.equal((await h.request('PUT', '/api/v1/prelude/settings', { body: { applicationId } })).status, 200);
+    const byPrelude = await start('sms');
+    const checked = await h.request('POST', '/v2/verification/check', { body: { target: { type: 'phone_number', value: byPrelude.to }, code: byPrelude.code } });
+    assert.equal(checked.body.status, 'success');
+    const byVonage = await start('sms');
+    const requestId = byVonage.pinId.toLowerCase().replace(/^(.{8})(.{4})(.{4})(.{4})(.{12})$/, '$1-$2-$3-$4-$5');
+    const completed = await h.request('POST', `/v2/verify/${requestId}`, { body: { code: byVonage.code }, vonageApplicationId: applicationId });
+    assert.equal(completed.body.status, 'completed');
+
+    const events = await eventsAt('/cross');
+    assert.deepEqual(events.map((e) => `${e.params['verification_sid']} ${e.params['status']} ${e.params['channel']}`).sort(),
+      [`${byInfobip.sid} approved call`, `${byPrelude.sid} approved sms`, `${byVonage.sid} approved sms`].sort());
+    const authToken = await token();
+    for (const e of events) assert.equal(twilio.validateRequest(authToken, String(e.headers['x-twilio-signature']), `${hookBase}/cross`, e.params), true);
+    // The verification is approved once: a Twilio check of it now finds nothing.
+    await rejectsWith(client.verify.v2.services(serviceSid).verificationChecks.create({ to: byInfobip.to, code: byInfobip.code }), 404, 20404);
     await client.verify.v2.services(serviceSid).webhooks(hook.sid).remove();
   });
 

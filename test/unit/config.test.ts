@@ -41,6 +41,23 @@ describe('configuration', () => {
     assert.equal(config.pinRetentionMs, 7 * 86_400_000);
   });
 
+  it('reads named transports and routes from the environment and the file; refuses a routes table with any error', () => {
+    const rule = { channel: 'sms', countries: ['IN'], transports: ['smsc'] };
+    const fromEnv = loadConfig({ TWOFA_TRANSPORT_SMSC: 'smpp://a:b@smsc:2775', TWOFA_TRANSPORT_INFO_BIP: 'infobip://KEY@x.api.infobip.com', TWOFA_ROUTES: JSON.stringify([rule]) });
+    assert.deepEqual(fromEnv.transports, { smsc: 'smpp://a:b@smsc:2775', info_bip: 'infobip://KEY@x.api.infobip.com' });
+    assert.deepEqual(fromEnv.routes.map((r) => [r.index, r.channel, r.countries, r.transports, r.strategy]), [[0, 'sms', ['IN'], ['smsc'], 'ordered']]);
+    const file = configFile({ transports: { smsc: 'log://' }, routes: [rule] });
+    const fromFile = loadConfig({ TWOFA_CONFIG: file, TWOFA_TRANSPORT_BACKUP: 'log://' });
+    assert.deepEqual(fromFile.transports, { smsc: 'log://', backup: 'log://' });
+    assert.equal(fromFile.routes.length, 1);
+    assert.deepEqual(fromFile.routesSource, { TWOFA_CONFIG: file });
+    assert.throws(() => loadConfig({ TWOFA_ROUTES: JSON.stringify([rule]) }), /TWOFA_ROUTES: refused whole, nothing changed: routes\[0\]\.transports\[0\]: unknown transport "smsc" \(no named transports are configured/);
+    assert.throws(() => loadConfig({ TWOFA_CONFIG: configFile({ transports: { smsc: 'log://' }, routes: [rule, { channel: 'fax' }] }) }), /routes in .*twofa\.config\.json: refused whole.*routes\[1\]\.channel/);
+    assert.throws(() => loadConfig({ TWOFA_ROUTES: '[{' }), /TWOFA_ROUTES: is not valid JSON/);
+    assert.throws(() => loadConfig({ TWOFA_CONFIG: configFile({ transports: ['smpp://x'] }) }), /"transports" must be an object/);
+    assert.throws(() => loadConfig({ 'TWOFA_TRANSPORT_9LIVES': 'log://' }), /TWOFA_TRANSPORT_9LIVES: "9lives" is not a transport name/);
+  });
+
   it('refuses unknown keys, bad values and bad JSON in the file, saying where', () => {
     assert.throws(() => loadConfig({ TWOFA_CONFIG: configFile({ prot: 1 }) }), /unknown option "prot"/);
     assert.throws(() => loadConfig({ TWOFA_CONFIG: configFile({ port: 'x' }) }), /TWOFA_PORT \(port in .*twofa\.config\.json\)/);

@@ -13,6 +13,7 @@ const KINDS = [
   { kind: 'webhook secret', context: 'webhook-subscription:', seal: keyring.encryptWebhookSecret, open: keyring.decryptWebhookSecret, openOther: other.decryptWebhookSecret },
   { kind: 'Twilio Auth Token', context: 'twilio-auth-token:', seal: keyring.encryptTwilioAuthToken, open: keyring.decryptTwilioAuthToken, openOther: other.decryptTwilioAuthToken },
   { kind: 'test number code', context: 'test-number:', seal: keyring.encryptTestNumberCode, open: keyring.decryptTestNumberCode, openOther: other.decryptTestNumberCode },
+  { kind: 'TOTP factor seed', context: 'factor-secret:', seal: keyring.encryptFactorSecret, open: keyring.decryptFactorSecret, openOther: other.decryptFactorSecret },
 ] as const;
 
 describe('PinKeyring stored secrets', () => {

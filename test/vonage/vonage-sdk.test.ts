@@ -261,7 +261,7 @@ describe('Vonage Verify v2 through the official Node SDK', () => {
   });
 
   it('answers in Vonage\'s problem shape under /v2/verify only: Prelude\'s and Twilio\'s paths keep theirs', async () => {
-    const unknown = await h.request('GET', '/v2/verify/templates', { vonageApplicationId: applicationId });
+    const unknown = await h.request('GET', '/v2/verify/no-such-resource/here', { vonageApplicationId: applicationId });
     assert.equal(unknown.status, 404);
     assert.equal(unknown.headers['content-type'], 'application/problem+json; charset=utf-8');
     assert.deepEqual(Object.keys(unknown.body).sort(), ['detail', 'instance', 'title', 'type']);

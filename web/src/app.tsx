@@ -5,6 +5,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ComponentChildren } from 'preact';
 import { SessionContext } from './context.js';
 import { Link, match, navigate, useLocation } from './router.js';
+import { FactorsPage } from './pages/factors.js';
 import { signIn, signOut, storedKey, type Session } from './session.js';
 import { SignIn } from './pages/sign-in.js';
 import { Dashboard } from './pages/dashboard.js';
@@ -21,6 +22,8 @@ import { ApiKeys } from './pages/keys.js';
 import { Webhooks } from './pages/webhooks.js';
 import { TestNumbers } from './pages/test-numbers.js';
 import { SpendPage } from './pages/spend.js';
+import { Routes } from './pages/routes.js';
+import { VonageApplications } from './pages/vonage-applications.js';
 
 const NAV: Array<{ href: string; label: string; section: string }> = [
   { href: '/', label: 'Dashboard', section: '' },
@@ -32,6 +35,8 @@ const NAV: Array<{ href: string; label: string; section: string }> = [
   { href: '/keys', label: 'API keys', section: 'keys' },
   { href: '/webhooks', label: 'Webhooks', section: 'webhooks' },
   { href: '/test-numbers', label: 'Test numbers', section: 'test-numbers' },
+  { href: '/routes', label: 'Routes', section: 'routes' },
+  { href: '/vonage-applications', label: 'Vonage applications', section: 'vonage-applications' },
   { href: '/spend', label: 'Spend', section: 'spend' },
 ];
 
@@ -41,6 +46,8 @@ function route(path: string): { title: string; page: ComponentChildren } {
   if (path === '/applications') return { title: 'Applications', page: <Applications /> };
   if ((m = match('/applications/:appId/templates/new', path))) return { title: 'New message template', page: <TemplatePage appId={m['appId']!} /> };
   if ((m = match('/applications/:appId/templates/:msgId', path))) return { title: 'Message template', page: <TemplatePage appId={m['appId']!} msgId={m['msgId']!} /> };
+  if ((m = match('/applications/:appId/factors', path))) return { title: 'Users\' factors', page: <FactorsPage appId={m['appId']!} /> };
+  if ((m = match('/applications/:appId/factors/:identity', path))) return { title: 'Factors', page: <FactorsPage key={m['identity']} appId={m['appId']!} identity={m['identity']!} /> };
   if ((m = match('/applications/:appId', path))) return { title: 'Application', page: <ApplicationPage appId={m['appId']!} /> };
   if (path === '/email-templates') return { title: 'Email templates', page: <EmailTemplates /> };
   if (path === '/email-templates/new') return { title: 'New email template', page: <EmailTemplatePage /> };
@@ -52,6 +59,8 @@ function route(path: string): { title: string; page: ComponentChildren } {
   if (path === '/keys') return { title: 'API keys', page: <ApiKeys /> };
   if (path === '/webhooks') return { title: 'Webhooks', page: <Webhooks /> };
   if (path === '/test-numbers') return { title: 'Test numbers', page: <TestNumbers /> };
+  if (path === '/routes') return { title: 'Routes', page: <Routes /> };
+  if (path === '/vonage-applications') return { title: 'Vonage applications', page: <VonageApplications /> };
   if (path === '/spend') return { title: 'Spend and budgets', page: <SpendPage /> };
   return { title: 'Not found', page: <section><h1 tabIndex={-1}>Page not found</h1><p>There is no console page at this address. <Link href="/">Go to the dashboard</Link>.</p></section> };
 }

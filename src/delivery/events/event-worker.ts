@@ -1,5 +1,7 @@
-// Delivers PIN events (pin.sent, pin.delivered, ...) to the accounts' webhook subscriptions, and
-// verification events to Twilio Verify Webhooks (signed as Twilio signs): claims due rows of the event
+// Delivers PIN events (pin.sent, pin.delivered, ...) to the accounts' webhook subscriptions,
+// verification events to Twilio Verify Webhooks (signed as Twilio signs), Vonage Verify callbacks to
+// the Vonage applications' callback URLs (signed as Vonage signs) and Prelude webhooks to their
+// verifications' callback URLs (queued by the store's sweep before each claim): claims due rows of the event
 // outbox through the leased loop (leased-worker.ts), POSTs each body signed the Standard Webhooks way
 // with the subscription's secret, and records the outcome. Like the PIN outbox it is at least once: an
 // event whose node died is sent again with the same `webhook-id`, on which receivers deduplicate.
@@ -9,6 +11,8 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Logger } from 'pino';
 import { isTwilioVerificationEvent, twilioSignature } from '../../domain/twilio-events.js';
+import { isPreludeWebhook } from '../../domain/prelude-webhooks.js';
+import { isVonageCallback, vonageCallbackAuthorization, vonageSignatureSecretId } from '../../domain/vonage-callbacks.js';
 import type { PinKeyring } from '../../domain/pin-secrets.js';
 import type { EventOutboxRecord, EventStore } from '../../store/event-store.js';
 import { decide, errorMessage, LeasedWorker, logDecision, type AttemptOutcome, type LoopSettings, type RetryPolicy, type Settlement } from '../leased-worker.js';
@@ -74,7 +78,11 @@ export class EventWorker {
       ...deps,
       what: 'events',
       queue: {
-        claim: (now, leaseUntil, max, holder) => events.claim(now, leaseUntil, max, holder),
+        // The dialects' callbacks are queued from what committed since the last claim, then claimed with the rest.
+        claim: async (now, leaseUntil, max, holder) => {
+          await events.queueDialectCallbacks(now);
+          return events.claim(now, leaseUntil, max, holder);
+        },
         renew: (items, holder, leaseUntil) => events.renew(items.map(({ id, attempts }) => ({ id, attempts })), holder, leaseUntil),
         release: (items, now) => events.release(items.map((item) => item.id), now),
         releaseHeld: (holder, now, keep) => events.releaseHeld(holder, now, keep.map((item) => item.id)),
@@ -136,7 +144,10 @@ export class EventWorker {
   }
 
   private async send(item: EventOutboxRecord): Promise<AttemptOutcome> {
-    const target = isTwilioVerificationEvent(item.type) ? await this.twilioTarget(item) : await this.standardTarget(item);
+    const target = isTwilioVerificationEvent(item.type) ? await this.twilioTarget(item)
+      : isVonageCallback(item.type) ? await this.vonageTarget(item)
+        : isPreludeWebhook(item.type) ? await this.preludeTarget(item)
+          : await this.standardTarget(item);
     if (!target.ok) return target;
     const { url, headers } = target;
     // The lookup hook never sees an IP literal: those are judged here (the URL was checked when it
@@ -200,6 +211,37 @@ export class EventWorker {
         'x-twilio-signature': twilioSignature(token, webhook.url, item.payload),
       },
     };
+  }
+
+  /**
+   * A Vonage Verify callback: JSON to the Vonage application's callback URL, read at each attempt (a
+   * URL removed cancels the callbacks still waiting), signed with its signature secret as Vonage
+   * signs (a JWT whose payload_hash is the body's SHA-256).
+   */
+  private async vonageTarget(item: EventOutboxRecord): Promise<Target> {
+    const target = await this.events.findVonageCallbackTarget(item.subscriptionId);
+    if (target?.url == null) return { ok: false, error: 'the Vonage application has no callback URL any more', final: 'cancelled' };
+    const secret = target.secretCiphertext === null ? null : this.keyring.decryptWebhookSecret(vonageSignatureSecretId(item.subscriptionId), target.secretCiphertext);
+    if (secret === null) {
+      return { ok: false, error: 'the Vonage application\'s signature secret cannot be decrypted (made under a TWOFA_SECRET no longer configured): rotate it', final: 'failed' };
+    }
+    return {
+      ok: true, url: new URL(target.url), headers: {
+        'content-type': 'application/json',
+        'user-agent': 'twofa-webhooks',
+        authorization: vonageCallbackAuthorization(secret, item.subscriptionId, item.payload, this.wallClockSeconds()),
+      },
+    };
+  }
+
+  /**
+   * A Prelude Verify webhook: JSON to the callback URL its verification's create named. Unsigned:
+   * Prelude does not publish what its signature covers (docs/prelude-verify.md).
+   */
+  private async preludeTarget(item: EventOutboxRecord): Promise<Target> {
+    const url = await this.events.findPreludeCallbackUrl(item.subscriptionId);
+    if (url === undefined) return { ok: false, error: 'the verification is gone', final: 'cancelled' };
+    return { ok: true, url: new URL(url), headers: { 'content-type': 'application/json', 'user-agent': 'twofa-webhooks' } };
   }
 
   /**

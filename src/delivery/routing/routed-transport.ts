@@ -52,13 +52,30 @@ export class RoutedTransport implements Transport {
   }
 
   async send(message: OutgoingMessage): Promise<DeliveryResult> {
+    return (await this.sendThrough(message, this.order(this.clock()))).result;
+  }
+
+  /**
+   * Sends through `preferred` (members of this route) in that order, a member in its cool-down moved
+   * behind the healthy ones: how a routes table tries a rule's transports, each with its breaker.
+   * Answers which member took the message.
+   */
+  async sendInOrder(message: OutgoingMessage, preferred: readonly Transport[]): Promise<{ result: DeliveryResult; by?: Transport }> {
+    const now = this.clock();
+    const members = preferred.map((t) => this.members.find((m) => m.transport === t)).filter((m): m is Member => m !== undefined);
+    const healthy = members.filter((m) => m.skipUntil <= now);
+    const tripped = members.filter((m) => m.skipUntil > now).sort((a, b) => a.skipUntil - b.skipUntil);
+    return this.sendThrough(message, [...healthy, ...tripped]);
+  }
+
+  private async sendThrough(message: OutgoingMessage, ordered: Member[]): Promise<{ result: DeliveryResult; by?: Transport }> {
     const errors: string[] = [];
     let anyRetryable = false;
     // Members a delivery receipt already reported undeliverable for this PIN (a nested route is asked
     // anyway: it skips its own listed members).
     const skip = message.skipTransports ?? [];
-    const members = this.order(this.clock()).filter((m) => m.transport instanceof RoutedTransport || !skip.includes(m.transport.name));
-    if (members.length === 0) return { ok: false, retryable: false, error: `every transport of ${this.name} was tried already for this PIN (${skip.join(', ')})` };
+    const members = ordered.filter((m) => m.transport instanceof RoutedTransport || !skip.includes(m.transport.name));
+    if (members.length === 0) return { result: { ok: false, retryable: false, error: `every transport of ${this.name} was tried already for this PIN (${skip.join(', ')})` } };
     for (const member of members) {
       let result: DeliveryResult;
       try {
@@ -69,12 +86,12 @@ export class RoutedTransport implements Transport {
       if (result.ok) {
         member.consecutiveFailures = 0;
         member.skipUntil = 0;
-        return { ...result, transport: result.transport ?? member.transport.name };
+        return { result: { ...result, transport: result.transport ?? member.transport.name }, by: member.transport };
       }
       anyRetryable ||= result.retryable;
       errors.push(`${member.transport.name}: ${result.error}`);
       // A recipient who is busy or does not answer gets no second call through the next member at once.
-      if (result.byRecipient) return result;
+      if (result.byRecipient) return { result };
       // Only unreachability trips the breaker; a refusal of this one message says nothing about the next.
       if (result.retryable && ++member.consecutiveFailures >= this.failureThreshold) {
         member.skipUntil = this.clock() + this.cooldownMs;
@@ -82,7 +99,7 @@ export class RoutedTransport implements Transport {
       }
       this.logger.warn({ route: this.name, transport: member.transport.name, pinId: message.pinId, error: result.error }, 'transport failed; trying the next one');
     }
-    return { ok: false, retryable: anyRetryable, error: errors.join('; ') };
+    return { result: { ok: false, retryable: anyRetryable, error: errors.join('; ') } };
   }
 
   /** The transports of this route (callback routes look inside it for providers' callbacks). */
@@ -128,9 +145,18 @@ export function failoverRoutesOf(transports: Partial<Record<Channel, Transport>>
   return { membersOf: (channel) => routes.get(channel), hasMember: (transport) => everyMember.has(transport) };
 }
 
-/** The transports that deliver, with nested failover/roundrobin routes flattened; a plain transport is its own. */
+/** A transport made of others (a failover/roundrobin route, a routes table): what it may deliver through. */
+export interface CompositeTransport extends Transport {
+  readonly transports: readonly Transport[];
+}
+
+function isComposite(transport: Transport): transport is CompositeTransport {
+  return Array.isArray((transport as Partial<CompositeTransport>).transports);
+}
+
+/** The transports that deliver, with nested routes (and routes tables) flattened; a plain transport is its own. */
 export function routeLeaves(transport: Transport): Transport[] {
-  return transport instanceof RoutedTransport ? transport.transports.flatMap(routeLeaves) : [transport];
+  return isComposite(transport) ? [...new Set(transport.transports.flatMap(routeLeaves))] : [transport];
 }
 
 /**

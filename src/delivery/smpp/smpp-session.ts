@@ -80,6 +80,8 @@ export interface SubmitSm {
   dataCoding: number;
   /** Octets as they go on the wire (UDH included when esmClass has 0x40), at most 254. */
   shortMessage: Buffer;
+  /** Optional parameters the SMSC defines itself (vendor-specific tags, 0x1400-0x3FFF), each an octet string. */
+  tlvs?: { tag: number; value: Buffer }[];
 }
 
 export interface SubmitSmResp {
@@ -293,7 +295,9 @@ export class SmppSession {
       const why =
         this.currentState === 'bound'
           ? `no free slot in the submit window (${this.window}) within ${seconds}`
-          : `not bound to the SMSC within ${seconds}${this.lastError ? ` (last error: ${this.lastError.message})` : ''}`;
+          // Worded as the bind attempt's own timeout says it: whichever timer fires first, the sender
+          // learns the same thing (no bind in time).
+          : `no bind within ${seconds}: not bound to the SMSC${this.lastError ? ` (last error: ${this.lastError.message})` : ''}`;
       pending.reject(new SmppSessionError('timeout', why, true));
     } else if (pending.phase === 'written') {
       this.finish(pending);
@@ -593,8 +597,20 @@ export class SmppSession {
   }
 }
 
+/**
+ * The package writes only TLVs it knows by name: a vendor tag gets a name of its own, registered once
+ * (octet string), so that it is written like the standard ones.
+ */
+function vendorTlvName(tag: number): string {
+  const name = `vendor_tlv_0x${tag.toString(16)}`;
+  if (!(name in smpp.tlvs)) smpp.addTLV(name, { id: tag, type: smpp.types.tlv.buffer });
+  return name;
+}
+
 function submitFields(pdu: SubmitSm): Record<string, unknown> {
+  const tlvs = Object.fromEntries((pdu.tlvs ?? []).map((t) => [vendorTlvName(t.tag), t.value]));
   return {
+    ...tlvs,
     service_type: pdu.serviceType ?? '',
     source_addr_ton: pdu.sourceAddrTon,
     source_addr_npi: pdu.sourceAddrNpi,

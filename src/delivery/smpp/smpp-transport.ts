@@ -27,6 +27,14 @@
 //   timeout=                 longest a send may take: waiting for the bind, for a window slot and
 //                            for every part's submit_sm_resp together (100ms-5m); also the limit
 //                            for bind, enquire_link and unbind answers                       default 10s
+//   dlt_entity_tlv=          India DLT: the vendor TLV tag that carries the Principal Entity id (a route's
+//                            `regulatory.dltEntityId`), as an octet string of its digits    default 0x1400
+//   dlt_template_tlv=        India DLT: the vendor TLV tag of the content template id
+//                            (`regulatory.dltTemplateId`)                                   default 0x1401
+//                            Both defaults are the tags India's operators published in their DLT SMPP
+//                            interface specification (PE_ID, TEMPLATE_ID); an SMSC with other tags
+//                            names them here, in hex (0x1400) or decimal (5120), within 0x1400-0x3FFF.
+//                            The TLVs go on every part of a message whose route sets the ids, only then.
 //   dlr_regex=               pattern for receipt texts whose format is not SMPP 3.4 Appendix B,
 //                            with named groups (?<id>...) and (?<stat>...), optionally (?<err>...);
 //                            matched case-insensitively                                      default: Appendix B
@@ -94,6 +102,9 @@ export interface SmppSettings {
   enquireLinkMs: number;
   timeoutMs: number;
   receiptPattern: RegExp | undefined;
+  /** Vendor TLV tags of India's DLT ids. */
+  dltEntityTlv: number;
+  dltTemplateTlv: number;
 }
 
 export interface SmppTransportDeps {
@@ -122,8 +133,14 @@ const PARAMETERS = [
   'window',
   'enquire_link',
   'timeout',
+  'dlt_entity_tlv',
+  'dlt_template_tlv',
   'dlr_regex',
 ] as const;
+
+/** India DLT's vendor TLV tags in the operators' SMPP interface specification: PE_ID and TEMPLATE_ID. */
+export const DEFAULT_DLT_ENTITY_TLV = 0x1400;
+export const DEFAULT_DLT_TEMPLATE_TLV = 0x1401;
 type Parameter = (typeof PARAMETERS)[number];
 
 const TONS = new Set([0, 1, 2, 3, 4, 5, 6]);
@@ -207,6 +224,7 @@ export class SmppTransport implements Transport {
     const source = this.sourceAddress(message.from);
     if (typeof source === 'string') return refuse(source);
 
+    const regulatoryTlvs = this.regulatoryTlvs(message);
     const encoded: EncodedSms = encodeSmsText(text);
     const total = encoded.parts.length;
     if (total > MAX_PARTS) return refuse(`the text needs ${total} SMS parts; at most ${MAX_PARTS} can be concatenated`);
@@ -236,6 +254,7 @@ export class SmppTransport implements Transport {
         registeredDelivery: this.settings.registeredDelivery,
         dataCoding: encoded.dataCoding,
         shortMessage: multipart ? Buffer.concat([concatenationUdh(reference, total, index + 1), part]) : part,
+        ...(regulatoryTlvs.length > 0 && { tlvs: regulatoryTlvs }),
       };
       let commandStatus: number;
       try {
@@ -280,6 +299,15 @@ export class SmppTransport implements Transport {
   private nextReference(): number {
     this.reference = (this.reference + 1) & 0xff;
     return this.reference;
+  }
+
+  /** The route's regulatory fields as the SMSC's vendor TLVs (India DLT), octet strings of their digits. */
+  private regulatoryTlvs(message: OutgoingMessage): { tag: number; value: Buffer }[] {
+    const tlvs: { tag: number; value: Buffer }[] = [];
+    const { dltEntityId, dltTemplateId } = message.regulatory ?? {};
+    if (dltEntityId !== undefined) tlvs.push({ tag: this.settings.dltEntityTlv, value: Buffer.from(dltEntityId, 'ascii') });
+    if (dltTemplateId !== undefined) tlvs.push({ tag: this.settings.dltTemplateTlv, value: Buffer.from(dltTemplateId, 'ascii') });
+    return tlvs;
   }
 
   private sourceAddress(from: string | undefined): { addr: string; ton: number; npi: number } | string {
@@ -388,6 +416,15 @@ export function parseSmppDsn(variable: string, url: URL): SmppSettings {
     return ms as number;
   };
 
+  // SMPP 3.4 §5.3.2: tags 0x1400-0x3FFF are reserved for SMSC vendor-specific TLVs.
+  const vendorTag = (name: Parameter, fallback: number): number => {
+    const text = params.get(name);
+    if (text === undefined) return fallback;
+    const tag = /^0x[0-9a-f]{1,4}$/i.test(text) ? Number.parseInt(text.slice(2), 16) : /^[0-9]{1,5}$/.test(text) ? Number(text) : Number.NaN;
+    if (!(tag >= 0x1400 && tag <= 0x3fff)) fail(`${name}=${text} is not valid: must be a vendor-specific TLV tag from 0x1400 to 0x3FFF, e.g. ${name}=0x1400`);
+    return tag;
+  };
+
   let receiptPattern: RegExp | undefined;
   const dlrRegex = params.get('dlr_regex');
   if (dlrRegex !== undefined) {
@@ -413,6 +450,8 @@ export function parseSmppDsn(variable: string, url: URL): SmppSettings {
     enquireLinkMs: duration('enquire_link', 100, 3_600_000, 30_000, 'must be a duration from 100ms to 1h, e.g. 30s'),
     timeoutMs: duration('timeout', 100, 300_000, 10_000, 'must be a duration from 100ms to 5m, e.g. 10s'),
     receiptPattern,
+    dltEntityTlv: vendorTag('dlt_entity_tlv', DEFAULT_DLT_ENTITY_TLV),
+    dltTemplateTlv: vendorTag('dlt_template_tlv', DEFAULT_DLT_TEMPLATE_TLV),
   };
 }
 

@@ -66,6 +66,18 @@ declare module 'smpp' {
       new (command: string, options?: Record<string, unknown>): PDU;
     };
 
+    interface TlvType {
+      read(buffer: Buffer, offset: number, length: number): unknown;
+      write(value: unknown, buffer: Buffer, offset: number): void;
+      size(value: unknown): number;
+    }
+
+    /** TLVs the package knows, by name, and their value types. */
+    const tlvs: Record<string, { id: number; type: TlvType }>;
+    const types: { tlv: Record<'int8' | 'int16' | 'int32' | 'cstring' | 'string' | 'buffer', TlvType> };
+    /** Teaches the package a TLV (a vendor tag): it is then written when a PDU has a field of that name. */
+    function addTLV(name: string, options: { id: number; type: TlvType }): void;
+
     /** command_status names of SMPP, e.g. errors.ESME_RTHROTTLED === 0x58. */
     const errors: Record<string, number>;
   }

@@ -65,6 +65,11 @@ import deleteApplicationWorkflow from './api-v1/delete-application-workflow.js';
 import twilioVerify from './twilio/index.js';
 import getTemplateAutofill from './api-v1/get-template-autofill.js';
 import updateTemplateAutofill from './api-v1/update-template-autofill.js';
+import listTemplateTexts from './api-v1/list-template-texts.js';
+import createTemplateText from './api-v1/create-template-text.js';
+import getTemplateText from './api-v1/get-template-text.js';
+import updateTemplateText from './api-v1/update-template-text.js';
+import deleteTemplateText from './api-v1/delete-template-text.js';
 import createTestNumber from './api-v1/create-test-number.js';
 import deleteTestNumber from './api-v1/delete-test-number.js';
 import listTestNumbers from './api-v1/list-test-numbers.js';
@@ -77,6 +82,15 @@ import vonageVerify from './vonage/index.js';
 import getVonageApplication from './api-v1/get-vonage-application.js';
 import updateVonageApplication from './api-v1/update-vonage-application.js';
 import deleteVonageApplication from './api-v1/delete-vonage-application.js';
+import listRoutes from './api-v1/list-routes.js';
+import reloadRoutes from './api-v1/reload-routes.js';
+import explainRoute from './api-v1/explain-route.js';
+import listApplicationSenders from './api-v1/list-application-senders.js';
+import updateApplicationSender from './api-v1/update-application-sender.js';
+import deleteApplicationSender from './api-v1/delete-application-sender.js';
+import listVonageApplications from './api-v1/list-vonage-applications.js';
+import rotateVonageSignatureSecret from './api-v1/rotate-vonage-signature-secret.js';
+import { API_V1_FACTOR_ROUTES } from './api-v1/factors/index.js';
 
 export const ALL_ROUTES: RegisterRoute[] = [
   // Infobip 2FA API v2: the 18 operations
@@ -100,13 +114,19 @@ export const ALL_ROUTES: RegisterRoute[] = [
   twilioVerify, getTwilioAuthToken, rotateTwilioAuthToken,
   // Prelude Verify v2 under /v2/verification (JSON, Bearer API keys, Prelude's errors), and its account settings
   preludeVerify, getPreludeSettings, updatePreludeSettings,
-  vonageVerify, getVonageApplication, updateVonageApplication, deleteVonageApplication,
+  vonageVerify, listVonageApplications, getVonageApplication, updateVonageApplication, deleteVonageApplication, rotateVonageSignatureSecret,
   // SMS autofill lines of 2FA messages
   getTemplateAutofill, updateTemplateAutofill,
+  // locale texts of 2FA messages (Vonage's template fragments), picked at delivery by a send's locale
+  listTemplateTexts, createTemplateText, getTemplateText, updateTemplateText, deleteTemplateText,
   // test numbers: fixed codes, nothing delivered (app-store review, end-to-end tests)
   createTestNumber, listTestNumbers, deleteTestNumber,
   // prices, spend and budgets (docs/routing.md)
   getBudget, updateBudget, deleteBudget, getApplicationBudget, updateApplicationBudget, deleteApplicationBudget, getSpend, getPrices, reloadPrices,
   // fallback workflows across channels
   getApplicationWorkflow, updateApplicationWorkflow, deleteApplicationWorkflow,
+  // routes: the operator's table explained and reloaded, the applications' own senders per country
+  listRoutes, reloadRoutes, explainRoute, listApplicationSenders, updateApplicationSender, deleteApplicationSender,
+  // a user's own authenticators (TOTP factors) and their challenges
+  ...API_V1_FACTOR_ROUTES,
 ];

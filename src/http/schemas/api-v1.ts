@@ -378,6 +378,19 @@ export const SecurityResponseSchema = Type.Object({
     threshold: Type.Number(),
     warning: Type.Union([Type.String(), Type.Null()]),
   }, { description: 'Worst-case chance that a guesser succeeds, from the alphabet, length, attempts and send and verify limits.' }),
+  totp: Type.Object({
+    codeLength: Type.Integer({ description: 'The Service\'s Totp.CodeLength, else 6.' }),
+    skew: Type.Integer({ description: 'The Service\'s Totp.Skew, else 1.' }),
+    codesPerWindow: Type.Integer(),
+    windowMinutes: Type.Number(),
+    codesPerChallenge: Type.Integer(),
+    codesPerVerification: Type.Integer(),
+    guessesPerFactorPerDay: Type.Integer(),
+    successProbabilityPerFactorPerDay: Type.Number(),
+    wrongChallengeCodes: Type.Integer({ description: 'Wrong or replayed codes in challenges of the last 24 hours.' }),
+    deniedChallenges: Type.Integer({ description: 'Challenges denied (five wrong codes) in the last 24 hours.' }),
+    lockedFactors: Type.Integer({ description: 'Unverified factors locked out after five wrong codes.' }),
+  }, { description: 'Guessing against the application\'s TOTP factors: the bound and what the last 24 hours saw (docs/factors.md).' }),
   updatedAt: Type.Union([Type.Integer(), Type.Null()], { description: 'When the settings were last changed; null: never (all guards off).' }),
 }, { description: 'The application\'s anti-fraud settings, active breaker blocks and brute-force budget.' });
 
@@ -419,6 +432,31 @@ export const AutofillResponseSchema = Type.Object({
   webOtpDomain: Type.Union([Type.String(), Type.Null()]),
   androidAppHash: Type.Union([Type.String(), Type.Null()]),
 }, { description: 'The autofill lines added to the SMS of this message (never to Infobip-shaped bodies or voice calls).' });
+
+// --- locale texts of 2FA messages (/api/v1/applications/{appId}/messages/{msgId}/texts) ---
+
+export const TemplateTextParamsSchema = Type.Object({ appId: Type.String({ maxLength: 64 }), msgId: Type.String({ maxLength: 64 }), textId: Type.String({ maxLength: 64 }) });
+
+const LocaleTextBody = Type.String({ minLength: 1, maxLength: 1600, description: 'The text, with {{pin}} (required) and the message\'s placeholders ({{friendly_name}}: the brand or service name a dialect\'s start gives).' });
+
+export const CreateTemplateTextRequestSchema = Type.Object({
+  locale: Type.String({ minLength: 2, maxLength: 35, description: 'A BCP-47 tag (en-us, pt-BR, el): matched without regard to case or -/_.' }),
+  channel: Type.Optional(Type.Union([Type.Literal('sms'), Type.Literal('voice'), Type.Null()], { description: 'sms or voice; left out or null: every phone channel (a channel\'s own text wins).' })),
+  text: LocaleTextBody,
+}, { additionalProperties: false });
+
+export const UpdateTemplateTextRequestSchema = Type.Object({ text: LocaleTextBody }, { additionalProperties: false });
+
+export const TemplateTextSchema = Type.Object({
+  id: Type.String(),
+  locale: Type.String(),
+  channel: Type.Union([Type.Literal('sms'), Type.Literal('voice'), Type.Null()]),
+  text: Type.String(),
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+}, { additionalProperties: false, title: 'TemplateText', description: 'A text of the message for one locale (and channel), picked at delivery by the send\'s locale, else the number\'s country\'s language.' });
+
+export const TemplateTextListSchema = Type.Object({ texts: Type.Array(TemplateTextSchema) }, { title: 'TemplateTextList', description: 'The message\'s locale texts, in the order they were added.' });
 
 // --- test numbers (/api/v1/test-numbers) ---
 
@@ -462,11 +500,20 @@ export const PreludeSettingsBodySchema = Type.Object({
 export const VonageApplicationSchema = Type.Object({
   applicationId: Type.String({ description: 'The twofa application, which is the Vonage application: its id is the JWTs\' application_id.' }),
   publicKey: Type.String({ description: 'PEM of the RSA public key the application\'s JWTs (RS256) are checked with.' }),
+  callbackUrl: Type.Union([Type.String(), Type.Null()], { description: 'Where the Verify callbacks (event, summary) are POSTed, Vonage\'s status URL; null: none are sent.' }),
+  signatureSecretSet: Type.Boolean({ description: 'Whether the application has a signature secret (it signs the callbacks, HS256).' }),
+  signatureSecret: Type.Optional(Type.String({ description: 'The signature secret, only in the answer that set it (the first callback URL, a rotation, or one given): it is never shown again.' })),
   updatedAt: Type.String({ format: 'date-time' }),
 }, { description: 'A twofa application as a Vonage application of the Vonage Verify dialect (/v2/verify).' });
 
+export const VonageApplicationListSchema = Type.Object({
+  applications: Type.Array(VonageApplicationSchema),
+}, { description: 'The account\'s Vonage applications.' });
+
 export const VonageApplicationBodySchema = Type.Object({
-  publicKey: Type.String({ maxLength: 8192, description: 'PEM (-----BEGIN PUBLIC KEY-----) of an RSA key.' }),
+  publicKey: Type.Optional(Type.String({ maxLength: 8192, description: 'PEM (-----BEGIN PUBLIC KEY-----) of an RSA key; required when the application is registered.' })),
+  callbackUrl: Type.Optional(Type.String({ maxLength: 2048, description: 'https URL of the Verify callbacks; an empty string removes it (callbacks still waiting are cancelled). The first one comes with a new signature secret.' })),
+  signatureSecret: Type.Optional(Type.String({ maxLength: 128, description: 'A signature secret of your choosing (32 to 128 characters) instead of one made by twofa.' })),
 }, { additionalProperties: false });
 
 export const ApplicationIdParamsSchema = Type.Object({ applicationId: Type.String({ maxLength: 64 }) });

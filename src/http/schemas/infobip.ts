@@ -129,6 +129,12 @@ export type MessageResponse = Static<typeof MessageResponseSchema>;
 
 // --- sending ---
 
+/** twofa's extension: the locale whose text of the template to send (docs/api.md, "Templates with languages"). */
+const Locale = Type.String({
+  minLength: 2, maxLength: 35,
+  description: 'twofa\'s extension: picks the message template\'s text of this locale (a BCP-47 tag); without it, or without a text of it, the language of the number\'s country, else messageText.',
+});
+
 export const StartAuthenticationRequestSchema = Type.Object({
   applicationId: ResourceId(),
   messageId: ResourceId(),
@@ -136,6 +142,7 @@ export const StartAuthenticationRequestSchema = Type.Object({
   from: Type.Optional(Type.String({ maxLength: 64, description: 'Overrides the template senderId.' })),
   placeholders: Type.Optional(Placeholders),
   trackDelivery: Type.Optional(Type.Boolean({ description: 'Answer an externalMessageId identifying the delivery.' })),
+  locale: Type.Optional(Locale),
 });
 
 export const NcNeededQuerySchema = Type.Object({
@@ -171,6 +178,7 @@ export type StartEmailAuthenticationResponse = Static<typeof StartEmailAuthentic
 export const ResendPinRequestSchema = Type.Object({
   placeholders: Type.Optional(Placeholders),
   trackDelivery: Type.Optional(Type.Boolean()),
+  locale: Type.Optional(Locale),
 });
 
 export const ResendPinViaEmailRequestSchema = Type.Object({

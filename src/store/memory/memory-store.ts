@@ -12,6 +12,7 @@
 // paged search and statistics, aggregated in SQL). Every method of those throws NotKeptInMemory;
 // their use cases are tested over HTTP on the real stores.
 import { randomUUID } from 'node:crypto';
+import type { LocaleText } from '../../domain/template-locales.js';
 import type { ApplicationRecord } from '../../domain/application-rules.js';
 import { acceptsAttempt, isDeliverable } from '../../domain/pin-lifecycle.js';
 import type { WorkflowStep } from '../../domain/workflows.js';
@@ -23,6 +24,7 @@ import type {
   EmailTemplateRecord, MessageTemplateRecord, NewPin, OutboxRecord, PinRecord, PinToVerify, RateLimitCheck, RateLimitOutcome, ReceiptMessage,
   ReceiptInput, ReceiptOptions, Store, VerificationRow, VerifyAttempt,
 } from '../store.js';
+import { MemoryRouteStore } from '../route-store.js';
 import type { TwilioStore } from '../twilio-store.js';
 import type { PreludeStore } from '../prelude-store.js';
 import type { VonageStore } from '../vonage-store.js';
@@ -31,6 +33,8 @@ import type { PriceStore } from '../price-store.js';
 import type { BudgetCharge } from '../../domain/budgets.js';
 import type { WorkflowStepClaim } from '../workflow-store.js';
 import { firstBatches, MemoryRateLimits } from './memory-limits.js';
+import { MemoryFactorStore } from './memory-factor-store.js';
+import { UNVERIFIED_FACTOR_TTL_MS } from '../../domain/factors.js';
 import {
   compare, key, MemoryAuditStore, MemoryEventStore, MemoryIdempotencyStore, MemoryRiskStore, MemorySecurityStore, MemoryTestNumberStore, MemoryWorkflowStore,
   NotKeptInMemory,
@@ -97,9 +101,11 @@ export class MemoryStore implements Store {
   readonly events = new MemoryEventStore(this.pins);
   readonly security = new MemorySecurityStore();
   readonly risk = new MemoryRiskStore();
+  readonly routes = new MemoryRouteStore();
   readonly audit = new MemoryAuditStore();
   readonly idempotency = new MemoryIdempotencyStore();
   readonly testNumbers = new MemoryTestNumberStore();
+  readonly factors = new MemoryFactorStore();
   readonly workflows = new MemoryWorkflowStore(
     (accountId, applicationId, steps, now) => this.setApplicationWorkflow(accountId, applicationId, steps, now),
     (pinId) => this.pins.has(pinId),
@@ -225,8 +231,23 @@ export class MemoryStore implements Store {
     const k = key(template.applicationId, template.id);
     const current = this.messageTemplates.get(k);
     if (current?.accountId !== template.accountId) return;
-    // Its kind and creation time stay.
-    this.messageTemplates.set(k, withoutEmptyAutofill({ ...copy(template), kind: current.kind, createdAt: current.createdAt } as MessageTemplateRecord));
+    // Its kind, creation time and locale texts stay (texts change through replaceTemplateTexts only).
+    const texts = current.kind === 'sms_voice' ? current.texts : undefined;
+    this.messageTemplates.set(k, withoutEmptyAutofill({ ...copy(template), kind: current.kind, createdAt: current.createdAt, texts } as MessageTemplateRecord));
+  }
+
+  async replaceTemplateTexts(accountId: string, applicationId: string, id: string, expected: readonly LocaleText[], next: readonly LocaleText[], now: number): Promise<boolean> {
+    const current = this.messageTemplates.get(key(applicationId, id));
+    if (current?.accountId !== accountId || current.kind !== 'sms_voice') return false;
+    if (JSON.stringify(current.texts ?? []) !== JSON.stringify(expected)) return false;
+    this.messageTemplates.set(key(applicationId, id), withoutEmptyAutofill({ ...current, texts: copy([...next]), updatedAt: now }));
+    return true;
+  }
+
+  async deleteMessageTemplate(accountId: string, applicationId: string, id: string): Promise<boolean> {
+    const current = this.messageTemplates.get(key(applicationId, id));
+    if (current?.accountId !== accountId) return false;
+    return this.messageTemplates.delete(key(applicationId, id));
   }
 
   // --- email templates ---
@@ -594,12 +615,18 @@ export class MemoryStore implements Store {
     this.removeHistory((h) => oldHistory.has(h));
     this.limits.purge(now, limits);
     await this.idempotency.purge(now, limits);
+    await this.factors.purge(cutoff, now - UNVERIFIED_FACTOR_TTL_MS);
     return { erased: expired + erasing.length, deleted: deleting.length };
   }
 }
 
 /** A template's autofill is absent, never null, as the database stores read it. */
 function withoutEmptyAutofill(template: MessageTemplateRecord): MessageTemplateRecord {
-  if (template.kind === 'sms_voice' && !template.autofill) delete template.autofill;
+  if (template.kind !== 'sms_voice') return template;
+  // So are its empty locale texts, a missing name and a false default flag.
+  if (!template.autofill) delete template.autofill;
+  if (!template.texts?.length) delete template.texts;
+  if (template.name == null) delete template.name;
+  if (template.isDefault !== true) delete template.isDefault;
   return template;
 }

@@ -10,7 +10,7 @@ import type { WorkflowStep } from '../../domain/workflows.js';
 import { chainEntry, type AuditEntry, type AuditEntryInput, type AuditFilter, type AuditSeal, type AuditStore } from '../audit-store.js';
 import type { AuditHeadStore, ChainTip } from '../audit-head-store.js';
 import {
-  EXPIRED_EVENTS_PER_PURGE, pinEventRows, type EventOutboxRecord, type EventStore, type PinEventDetails, type TwilioWebhookTarget,
+  EXPIRED_EVENTS_PER_PURGE, pinEventRows, type EventOutboxRecord, type EventStore, type PinEventDetails, type TwilioWebhookTarget, type VonageCallbackTarget,
   type WebhookSubscriptionChanges, type WebhookSubscriptionRecord,
 } from '../event-store.js';
 import type { IdempotencyClaim, IdempotencyClaimRequest, IdempotencyStore } from '../idempotency-store.js';
@@ -87,6 +87,22 @@ export class MemoryEventStore implements EventStore {
   async findTwilioWebhook(sid: string): Promise<TwilioWebhookTarget | undefined> {
     void sid;
     throw new NotKeptInMemory('a Twilio Verify Webhook');
+  }
+
+  async findVonageCallbackTarget(applicationId: string): Promise<VonageCallbackTarget | undefined> {
+    void applicationId;
+    throw new NotKeptInMemory('a Vonage application');
+  }
+
+  async findPreludeCallbackUrl(pinId: string): Promise<string | undefined> {
+    void pinId;
+    throw new NotKeptInMemory('a Prelude verification');
+  }
+
+  /** No dialect rows are kept in memory, so no dialect callback is ever due. */
+  async queueDialectCallbacks(now: number): Promise<number> {
+    void now;
+    return 0;
   }
 
   async listSecretCiphertexts(): Promise<{ id: string; secretCiphertext: string }[]> {

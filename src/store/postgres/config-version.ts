@@ -22,7 +22,7 @@ export const CONFIG_CHANNEL = 'twofa_config';
  * Each has the trigger that bumps config_version (migration 0024): a table added here needs its
  * trigger created by a new migration.
  */
-export const CONFIG_TABLES = ['api_keys', 'accounts', 'applications', 'message_templates', 'email_templates', 'security_settings', 'webhook_subscriptions', 'test_numbers', 'risk_settings'];
+export const CONFIG_TABLES = ['api_keys', 'accounts', 'applications', 'message_templates', 'email_templates', 'security_settings', 'webhook_subscriptions', 'test_numbers', 'risk_settings', 'application_senders'];
 
 /** The version the cache compares: the newest counter observed, this node's own changes, and whether notifications arrive. */
 export class PostgresConfigVersion {

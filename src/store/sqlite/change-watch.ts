@@ -4,7 +4,7 @@
 import type BetterSqlite3 from 'better-sqlite3';
 
 /** Tables whose rows the configuration cache holds (directly or joined). */
-const CONFIG_TABLES = /\b(?:api_keys|accounts|applications|message_templates|email_templates|security_settings|risk_settings|webhook_subscriptions|test_numbers)\b/i;
+const CONFIG_TABLES = /\b(?:api_keys|accounts|applications|message_templates|email_templates|security_settings|risk_settings|application_senders|webhook_subscriptions|test_numbers)\b/i;
 
 export class SqliteChangeWatch {
   private localWrites = 0;

@@ -4,21 +4,21 @@
 // Service's webhooks (twilio-store.ts makes the rows, as its Kysely methods do off the hot path).
 import type BetterSqlite3 from 'better-sqlite3';
 import type { DialectStart } from '../store.js';
-import { twilioEventRows, type TwilioEventDraft } from '../twilio-store.js';
+import { twilioEventRows, withChannel, type TwilioEventDraft } from '../twilio-store.js';
 import type { SqliteEventStatements } from './event-statements.js';
 
 export class SqliteTwilioStatements {
   private readonly insertVerification: BetterSqlite3.Statement<[string, string, string, string, number, number, number, string | null, string | null]>;
   private readonly insertAttempt: BetterSqlite3.Statement<[string, string, string, string, number, number, number]>;
   // Race gate: of concurrent ends of one verification only the first reports it (as twilio-store.ts endVerification).
-  private readonly approve: BetterSqlite3.Statement<[number, string, string]>;
+  private readonly approve: BetterSqlite3.Statement<[number, string, string], { channel: string }>;
   private readonly hooks: BetterSqlite3.Statement<[string, string], { sid: string; event_types: string }>;
 
   constructor(connection: BetterSqlite3.Database, private readonly events: SqliteEventStatements) {
     this.insertVerification = connection.prepare(`insert into twilio_verifications (pin_id, account_id, status, channel, created_at, updated_at, expires_at, amount, payee)
       values (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     this.insertAttempt = connection.prepare('insert into twilio_attempts (sid, account_id, pin_id, channel, seq, created_at, expires_at) values (?, ?, ?, ?, ?, ?, ?)');
-    this.approve = connection.prepare("update twilio_verifications set status = 'approved', updated_at = ? where pin_id = ? and account_id = ? and status = 'pending'");
+    this.approve = connection.prepare("update twilio_verifications set status = 'approved', updated_at = ? where pin_id = ? and account_id = ? and status = 'pending' returning channel");
     this.hooks = connection.prepare("select sid, event_types from twilio_webhooks where application_id = ? and account_id = ? and status = 'enabled'");
   }
 
@@ -29,9 +29,13 @@ export class SqliteTwilioStatements {
     if (started) this.enqueue(row.accountId, started, row.createdAt);
   }
 
-  /** Approves the PIN's pending verification and queues `event`; must run inside a write transaction. */
+  /**
+   * Approves the PIN's pending verification, if it has one, and queues `event` naming the
+   * verification's own channel; must run inside a write transaction.
+   */
   approveVerification(accountId: string, pinId: string, now: number, event: TwilioEventDraft): void {
-    if (this.approve.run(now, pinId, accountId).changes > 0) this.enqueue(accountId, event, now);
+    const approved = this.approve.get(now, pinId, accountId);
+    if (approved) this.enqueue(accountId, withChannel(event, approved.channel), now);
   }
 
   private enqueue(accountId: string, event: TwilioEventDraft, now: number): void {

@@ -86,6 +86,17 @@ describe('Infobip transport against a local SMS API', () => {
     });
   });
 
+  it('carries a route\'s India DLT ids as Infobip documents them, on /sms/3 and /sms/2', async () => {
+    const regulatory = { dltEntityId: '1101234567890123456', dltTemplateId: '1107123456789012345' };
+    const indiaDlt = { principalEntityId: regulatory.dltEntityId, contentTemplateId: regulatory.dltTemplateId };
+    infobip.reply = pending();
+    await transport(infobip.baseUrl).send({ ...message, regulatory });
+    assert.deepEqual(JSON.parse(infobip.last().body).messages[0].options, { regional: { indiaDlt } });
+    infobip.reply = { status: 200, body: { messages: [{ status: { groupName: 'PENDING' }, messageId: 'v2-id' }] } };
+    await transport(infobip.baseUrl, '&api=2').send({ ...message, regulatory });
+    assert.deepEqual(JSON.parse(infobip.last().body).messages[0].regional, { indiaDlt });
+  });
+
   it('leaves out what is not configured (sender, webhooks)', async () => {
     infobip.reply = pending();
     const { from: _from, ...withoutFrom } = message;

@@ -71,6 +71,13 @@ describe('Vonage transport against a local SMS API', () => {
     assert.equal(fields.callback, 'https://twofa.example.com/api/v1/callbacks/vonage?token=tok123');
   });
 
+  it('carries a route\'s India DLT ids as the SMS API\'s entity-id and content-id', async () => {
+    vonage.reply = accepted();
+    await transport(vonage.baseUrl).send({ ...message, regulatory: { dltEntityId: '1101234567890123456', dltTemplateId: '1107123456789012345' } });
+    const fields = formFields(vonage.last().body);
+    assert.deepEqual([fields['entity-id'], fields['content-id']], ['1101234567890123456', '1107123456789012345']);
+  });
+
   it('uses the DSN sender when the template has none, and refuses for good with neither', async () => {
     vonage.reply = accepted();
     const { from: _from, ...withoutFrom } = message;

@@ -23,9 +23,17 @@ describe('smpp:// DSN', () => {
       enquireLinkMs: 30_000,
       timeoutMs: 10_000,
       receiptPattern: undefined,
+      dltEntityTlv: 0x1400,
+      dltTemplateTlv: 0x1401,
     });
     const tls = parse('smpps://id:pw@[::1]');
     assert.deepEqual([tls.tls, tls.host, tls.port], [true, '::1', 3550]);
+  });
+
+  it('reads the vendor TLV tags of India\'s DLT ids, in hex or decimal, and refuses tags outside the vendor range', () => {
+    const settings = parse('smpp://id:pw@smsc.example.com?dlt_entity_tlv=0x1501&dlt_template_tlv=5378');
+    assert.deepEqual([settings.dltEntityTlv, settings.dltTemplateTlv], [0x1501, 0x1502]);
+    assert.throws(() => parse('smpp://id:pw@smsc.example.com?dlt_entity_tlv=0x0204'), /dlt_entity_tlv=0x0204 is not valid: must be a vendor-specific TLV tag from 0x1400 to 0x3FFF/);
   });
 
   it('reads every parameter', () => {

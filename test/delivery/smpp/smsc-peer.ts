@@ -24,6 +24,8 @@ export interface RecordedSubmit {
   bindIndex: number;
   /** The message_id we answered with, once answered. */
   messageId?: string;
+  /** Vendor-specific TLVs (tags 0x1400-0x3FFF) by tag, their octets as sent. */
+  vendorTlvs: Map<number, Buffer>;
 }
 
 export interface RecordedBind {
@@ -204,6 +206,7 @@ export class SmscPeer {
         text: typeof decoded.message === 'string' ? decoded.message : decoded.message.toString('latin1'),
         udh: decoded.udh ?? [],
         bindIndex,
+        vendorTlvs: vendorTlvsOf(pdu),
       };
       const index = this.submits.length;
       this.submits.push(submit);
@@ -238,4 +241,17 @@ export class SmscPeer {
       session.close();
     });
   }
+}
+
+/**
+ * The PDU's vendor TLVs: the package decodes a tag it does not know under the tag's number, and one a
+ * codec in this process registered under that name (smpp.tlvs maps it back to its tag).
+ */
+function vendorTlvsOf(pdu: smpp.PDU): Map<number, Buffer> {
+  const found = new Map<number, Buffer>();
+  for (const [key, value] of Object.entries(pdu)) {
+    const tag = /^\d+$/.test(key) ? Number(key) : smpp.tlvs[key]?.id;
+    if (tag !== undefined && tag >= 0x1400 && tag <= 0x3fff && Buffer.isBuffer(value)) found.set(tag, value);
+  }
+  return found;
 }

@@ -122,6 +122,25 @@ function SecurityForm({ appId, security, onSaved }: { appId: string; security: A
   );
 }
 
+/** Brute force against the application's TOTP factors: the bound the server enforces, and what the last day saw. */
+function TotpGuessing({ totp }: { totp: ApplicationSecurity['totp'] }) {
+  const chance = totp.successProbabilityPerFactorPerDay;
+  return (
+    <div class="totp-guessing" aria-label="TOTP factors">
+      <h3>TOTP factors</h3>
+      <p>
+        At most {totp.codesPerWindow} codes per factor every {totp.windowMinutes} min ({totp.codesPerChallenge} per challenge,
+        {' '}{totp.codesPerVerification} per verification): a guesser gets {totp.guessesPerFactorPerDay} tries a day against
+        {' '}{totp.codeLength}-digit codes (skew {totp.skew}), a chance of {chance === 0 ? 'none' : `1 in ${Math.round(1 / chance).toLocaleString('en')}`} per factor per day.
+      </p>
+      <p data-testid="totp-guessing">
+        Last 24 hours: <strong>{totp.wrongChallengeCodes}</strong> wrong codes, <strong>{totp.deniedChallenges}</strong> challenges denied;
+        {' '}<strong>{totp.lockedFactors}</strong> factors locked out of their verification.
+      </p>
+    </div>
+  );
+}
+
 export function SecurityPanel({ appId }: { appId: string }) {
   const client = useClient();
   const state = useLoad(() => client.security.get(appId), [client, appId]);
@@ -141,6 +160,7 @@ export function SecurityPanel({ appId }: { appId: string }) {
                   <ul>{security.activeBlocks.map((b) => <li key={b.scope}>{b.scope} until {dateTime(b.blockedUntil)}: {b.reason}</li>)}</ul>
                 </div>
               ) : null}
+              <TotpGuessing totp={security.totp} />
               <SecurityForm appId={appId} security={security} onSaved={setLatest} />
             </>
           );

@@ -95,6 +95,10 @@ export function ApplicationPage({ appId }: { appId: string }) {
               )}
             </section>
             <WorkflowPanel appId={app.applicationId} />
+            <section class="panel" aria-labelledby="factors-title">
+              <h2 id="factors-title">Users' factors</h2>
+              <p>TOTP factors (authenticator apps) of the application's users: <Link href={`/applications/${app.applicationId}/factors`}>manage them</Link>.</p>
+            </section>
             <SecurityPanel appId={app.applicationId} />
             <SpendBudgetPanel appId={app.applicationId} />
           </>

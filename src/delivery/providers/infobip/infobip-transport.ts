@@ -6,6 +6,10 @@
 // {messages: [{messageId, status: {groupName, name, ...}}]}: PENDING means accepted, REJECTED or
 // UNDELIVERABLE means refused for good (e.g. REJECTED_NOT_ENOUGH_CREDITS, REJECTED_DESTINATION).
 //
+// India DLT: a message whose route sets `regulatory` ids carries them as Infobip documents, under
+// `options.regional.indiaDlt` on /sms/3 and `regional.indiaDlt` on /sms/2 (`principalEntityId`,
+// `contentTemplateId`).
+//
 // Voice (TWOFA_VOICE_DSN): one JSON POST per call to Infobip's text-to-speech voice message API,
 // POST /tts/3/advanced ({messages: [{from, destinations: [{to}], text, language, speechRate, voice:
 // {name}, repeatDtmf, notifyUrl, notifyContentType}]}), which answers like the SMS API ({messages:
@@ -61,7 +65,8 @@ export class InfobipTransport implements Transport, CallbackCapable {
     if (message.channel === 'voice') return this.call(message);
     const check = checkSmsMessage('infobip', message, this.options.from);
     if (!check.ok) return check.result;
-    const body = { messages: [this.api === 3 ? this.v3Message(check.to, check.text, check.from) : this.v2Message(check.to, check.text, check.from)] };
+    const regional = indiaDlt(message);
+    const body = { messages: [this.api === 3 ? this.v3Message(check.to, check.text, check.from, regional) : this.v2Message(check.to, check.text, check.from, regional)] };
     return this.post(this.endpoint, body, message, redactProviderText);
   }
 
@@ -110,25 +115,38 @@ export class InfobipTransport implements Transport, CallbackCapable {
     return { ok: true, providerMessageId: messageId };
   }
 
-  private v3Message(to: string, text: string, from: string | undefined): Record<string, unknown> {
+  private v3Message(to: string, text: string, from: string | undefined, regional: Regional | undefined): Record<string, unknown> {
     return {
       ...(from !== undefined && { sender: from }),
       destinations: [{ to }],
       content: { text },
+      ...(regional !== undefined && { options: { regional } }),
       ...(this.options.notifyUrl !== undefined && {
         webhooks: { delivery: { url: this.options.notifyUrl }, contentType: 'application/json' },
       }),
     };
   }
 
-  private v2Message(to: string, text: string, from: string | undefined): Record<string, unknown> {
+  private v2Message(to: string, text: string, from: string | undefined, regional: Regional | undefined): Record<string, unknown> {
     return {
       ...(from !== undefined && { from }),
       destinations: [{ to }],
       text,
+      ...(regional !== undefined && { regional }),
       ...(this.options.notifyUrl !== undefined && { notifyUrl: this.options.notifyUrl, notifyContentType: 'application/json' }),
     };
   }
+}
+
+interface Regional {
+  indiaDlt: { principalEntityId?: string; contentTemplateId?: string };
+}
+
+/** The route's India DLT ids in Infobip's `regional.indiaDlt`; undefined when the route sets none. */
+function indiaDlt(message: OutgoingMessage): Regional | undefined {
+  const { dltEntityId, dltTemplateId } = message.regulatory ?? {};
+  if (dltEntityId === undefined && dltTemplateId === undefined) return undefined;
+  return { indiaDlt: { ...(dltEntityId !== undefined && { principalEntityId: dltEntityId }), ...(dltTemplateId !== undefined && { contentTemplateId: dltTemplateId }) } };
 }
 
 // Infobip's error bodies: v2 {"requestError": {"serviceException": {"messageId", "text"}}},

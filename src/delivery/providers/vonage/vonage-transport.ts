@@ -17,6 +17,9 @@
 //   within a PIN's lifetime (9 needs someone to top up the account), and a failover pair moves on
 //   to its next transport straight away instead of waiting out our retries.
 //
+// India DLT: a message whose route sets `regulatory` ids carries them as the SMS API's `entity-id`
+// (the Principal Entity id) and `content-id` (the content template id).
+//
 // Voice (TWOFA_VOICE_DSN): `vonage://KEY:SECRET@default?from=15005550006&application_id=...&
 // private_key_file=/etc/twofa/vonage.key`. One JSON POST per call to the Voice API,
 // https://api.nexmo.com/v1/calls, authenticated by a JWT signed (RS256) with the Vonage
@@ -106,6 +109,9 @@ export class VonageTransport implements Transport, CallbackCapable {
     // Without type=unicode Vonage sends the text as GSM-7 and characters outside it arrive garbled.
     if (smsTextInfo(check.text).encoding === 'UCS-2') form.set('type', 'unicode');
     if (this.options.callbackUrl !== undefined) form.set('callback', this.options.callbackUrl);
+    const { dltEntityId, dltTemplateId } = message.regulatory ?? {};
+    if (dltEntityId !== undefined) form.set('entity-id', dltEntityId);
+    if (dltTemplateId !== undefined) form.set('content-id', dltTemplateId);
 
     const answer = await postToProvider('vonage', {
       url: this.endpoint,

@@ -4,6 +4,7 @@
 import { formatMicros } from '../../../domain/money.js';
 import type { MessagePriceRecord } from '../../../store/price-store.js';
 import type { MessagePriceSchema } from '../../schemas/prices.js';
+import type { LocaleText } from '../../../domain/template-locales.js';
 import type { Static } from 'typebox';
 import { accountSid, apiKeySid } from '../../../domain/twilio-sids.js';
 import type { AuditPage } from '../../../service/audit-log.js';
@@ -14,6 +15,7 @@ import type { PinDetails } from '../../../service/delivery-tracking.js';
 import type { WebhookView } from '../../../service/webhooks.js';
 import type { AccountApiKey } from '../../../store/console-store.js';
 import type { VonageApplicationRow } from '../../../store/vonage-store.js';
+import type { VonageApplicationView } from '../../../service/vonage-applications.js';
 import type { EmailTemplateRecord } from '../../../store/store.js';
 import type {
   ApiKeySchema, AuditPageSchema, CreatedApiKeySchema, CreatedWebhookResponseSchema, EmailTemplateResponseSchema, MeResponseSchema,
@@ -103,6 +105,18 @@ export function toAuditPageResponse(page: AuditPage): Static<typeof AuditPageSch
   };
 }
 
-export function toVonageApplication(row: VonageApplicationRow) {
-  return { applicationId: row.applicationId, publicKey: row.publicKey, updatedAt: new Date(row.updatedAt).toISOString() };
+export function toVonageApplication(row: VonageApplicationRow, signatureSecret?: string) {
+  return {
+    applicationId: row.applicationId, publicKey: row.publicKey, callbackUrl: row.callbackUrl, signatureSecretSet: row.signatureSecretCiphertext !== null,
+    ...(signatureSecret !== undefined ? { signatureSecret } : {}), updatedAt: new Date(row.updatedAt).toISOString(),
+  };
+}
+
+/** An answer that may show a secret it set. */
+export function toVonageApplicationView(view: VonageApplicationView) {
+  return toVonageApplication(view.row, view.signatureSecret);
+}
+
+export function toTemplateText(t: LocaleText) {
+  return { id: t.id, locale: t.locale, channel: t.channel, text: t.text, createdAt: new Date(t.createdAt).toISOString(), updatedAt: new Date(t.updatedAt).toISOString() };
 }

@@ -23,7 +23,14 @@ const register: RegisterRoute = (app, { ctx }) => {
           customCode: options.custom_code, method: options.method, preferredChannel: options.preferred_channel, callbackUrl: options.callback_url,
         }),
       } : {}),
+      ...(metadata?.correlation_id !== undefined ? { metadata: { correlationId: metadata.correlation_id } } : {}),
       ...(signals?.ip !== undefined ? { clientAddress: signals.ip } : {}),
+      ...(signals !== undefined ? {
+        signals: definedFields({
+          ip: signals.ip, deviceId: signals.device_id, devicePlatform: signals.device_platform, deviceModel: signals.device_model, osVersion: signals.os_version,
+          appVersion: signals.app_version, userAgent: signals.user_agent, isTrustedUser: signals.is_trusted_user, ja4Fingerprint: signals.ja4_fingerprint,
+        }),
+      } : {}),
     });
     return respond(reply, result, (outcome) => toCreatedVerification(outcome, metadata, request.id));
   });

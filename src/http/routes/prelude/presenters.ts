@@ -17,5 +17,9 @@ export function toCreatedVerification(outcome: CreateOutcome, metadata: { correl
 }
 
 export function toVerificationCheck(outcome: CheckOutcome, requestId: string) {
-  return { status: outcome.status, ...('id' in outcome ? { id: outcome.id } : {}), request_id: requestId };
+  return {
+    status: outcome.status, ...('id' in outcome ? { id: outcome.id } : {}),
+    ...('correlationId' in outcome && outcome.correlationId !== undefined ? { metadata: { correlation_id: outcome.correlationId } } : {}),
+    request_id: requestId,
+  };
 }

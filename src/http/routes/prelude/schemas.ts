@@ -12,7 +12,7 @@ export const Target = Type.Object({
 }, { additionalProperties: false });
 
 const Metadata = Type.Object({
-  correlation_id: Type.Optional(Text(64, 'Echoed in the create\'s answer.')),
+  correlation_id: Type.Optional(Text(64, 'Kept with the verification: echoed in the create\'s answer, answered by its check and told in its webhooks.')),
 }, { additionalProperties: false });
 
 const Signals = Type.Object({
@@ -25,7 +25,7 @@ const Signals = Type.Object({
   user_agent: Type.Optional(Text(1024)),
   is_trusted_user: Type.Optional(Type.Boolean()),
   ja4_fingerprint: Type.Optional(Text(256)),
-}, { description: 'Accepted, not used yet.' });
+}, { description: 'Passed to the engine with the create: ip is a signal of the risk score; the others are handed down for the risk decision.' });
 
 const Options = Type.Object({
   template_id: Type.Optional(Text(64, 'A message template of the account\'s Prelude application (its messageId).')),
@@ -36,7 +36,7 @@ const Options = Type.Object({
   method: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('voice'), Type.Literal('message')])),
   preferred_channel: Type.Optional(Text(16, 'whatsapp and telegram are sent as such; other channels by SMS.')),
   sender_id: Type.Optional(Text(64, 'Accepted, not used: the transport\'s sender sends.')),
-  callback_url: Type.Optional(Text(2048, 'Checked; not called yet (see docs/prelude-verify.md).')),
+  callback_url: Type.Optional(Text(2048, 'https URL of the verification\'s webhooks (verify.authentication, verify.attempt, verify.delivery_status), unsigned (docs/prelude-verify.md).')),
 }, { description: 'Members beyond these (app_realm, integration, channels, ...) are accepted and not applied.' });
 
 export const CreateVerificationBody = Type.Object({

@@ -14,11 +14,11 @@ const register: RegisterRoute = (app, { ctx }) => {
     consumes: FORM, params: ServiceSidParams, body: CreateVerificationBody,
     response: { 201: VerificationSchema, ...twilioErrorResponses(400, 401, 403, 404, 429) },
   }), async (request, reply) => {
-    const { To, Channel, CustomFriendlyName, RateLimits, Locale, TemplateSid, CustomCode, AppHash, Amount, Payee, ChannelConfiguration, DeviceIp } = request.body;
+    const { To, Channel, CustomFriendlyName, RateLimits, Locale, TemplateSid, TemplateCustomSubstitutions, CustomCode, AppHash, Amount, Payee, ChannelConfiguration, DeviceIp } = request.body;
     const result = await startVerification(ctx, request.principal, request.params.ServiceSid, {
       to: To, channel: Channel,
       ...definedFields({
-        customFriendlyName: CustomFriendlyName, rateLimits: RateLimits, locale: Locale, templateSid: TemplateSid, customCode: CustomCode,
+        customFriendlyName: CustomFriendlyName, rateLimits: RateLimits, locale: Locale, templateSid: TemplateSid, templateCustomSubstitutions: TemplateCustomSubstitutions, customCode: CustomCode,
         appHash: AppHash, amount: Amount, payee: Payee, channelConfiguration: ChannelConfiguration, deviceIp: DeviceIp,
       }),
     });

@@ -38,6 +38,7 @@ import deleteWebhook from './delete-webhook.js';
 import fetchWebhook from './fetch-webhook.js';
 import listWebhooks from './list-webhooks.js';
 import updateWebhook from './update-webhook.js';
+import { FACTOR_ROUTES } from './factors/index.js';
 
 const TWILIO_ROUTES: RegisterRoute[] = [
   createService, listServices, fetchService, updateService, deleteService,
@@ -48,6 +49,7 @@ const TWILIO_ROUTES: RegisterRoute[] = [
   createSafeListNumber, fetchSafeListNumber, deleteSafeListNumber,
   createMessagingConfiguration, listMessagingConfigurations, fetchMessagingConfiguration, updateMessagingConfiguration, deleteMessagingConfiguration,
   createWebhook, listWebhooks, fetchWebhook, updateWebhook, deleteWebhook,
+  ...FACTOR_ROUTES,
 ];
 
 /** Form bodies as the SDKs send them: a repeated key becomes an array of its values. */

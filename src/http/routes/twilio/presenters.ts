@@ -202,7 +202,7 @@ export function toTemplate(request: FastifyRequest, t: BuiltInTemplate) {
   return {
     sid: t.sid, account_sid: accountSid(request.principal.accountId), friendly_name: t.friendlyName, channels: [...t.channels],
     translations: Object.fromEntries(Object.entries(t.translations).map(([locale, text]) => [locale, {
-      is_default_translation: locale === DEFAULT_LOCALE, status: 'approved', locale, text, date_updated: isoDate(t.createdAt), date_created: isoDate(t.createdAt),
+      is_default_translation: locale === (t.defaultLocale ?? DEFAULT_LOCALE), status: 'approved', locale, text, date_updated: isoDate(t.createdAt), date_created: isoDate(t.createdAt),
     }])),
   };
 }

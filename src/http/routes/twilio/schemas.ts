@@ -309,7 +309,7 @@ export const TemplateSchema = Type.Object({
     date_updated: DateTime,
     date_created: DateTime,
   })),
-}, { title: 'TwilioVerificationTemplate', description: 'A built-in message template with its translations, by locale (the `Locale` of a start).' });
+}, { title: 'TwilioVerificationTemplate', description: 'A message template (the built-in one or a custom one of the account) with its translations, by locale (the `Locale` of a start).' });
 
 export const TemplatePageSchema = Type.Object({ templates: Type.Array(TemplateSchema), meta: PageMetaSchema }, { title: 'TwilioVerificationTemplatePage', description: 'One page of templates.' });
 

@@ -16,12 +16,12 @@ const WorkflowStep = Type.Object({
 export const StartVerificationBody = Type.Object({
   brand: Type.String({ minLength: 1, maxLength: 18, pattern: '^[^/{}:$]*$', description: 'The {{friendly_name}} of the built-in text.' }),
   workflow: Type.Array(WorkflowStep, { minItems: 1, maxItems: 3 }),
-  locale: Type.Optional(Type.String({ maxLength: 35, description: 'Picks the built-in text\'s language (en-us by default).' })),
+  locale: Type.Optional(Type.String({ maxLength: 35, description: 'Picks the template\'s fragment (else the number\'s country\'s language, else its default text), or the built-in text\'s language (en-us by default).' })),
   channel_timeout: Type.Optional(Type.Integer({ minimum: 15, maximum: 900, description: 'Seconds between the workflow\'s channels (180).' })),
-  client_ref: Type.Optional(Type.String({ minLength: 1, maxLength: 40, pattern: '^[a-zA-Z0-9]*$', description: 'Accepted; echoed in callbacks once they exist.' })),
+  client_ref: Type.Optional(Type.String({ minLength: 1, maxLength: 40, pattern: '^[a-zA-Z0-9]*$', description: 'Your reference: echoed in the request\'s callbacks (event, summary).' })),
   code_length: Type.Optional(Type.Integer({ minimum: 4, maximum: 10, description: 'Digits of the generated code (4).' })),
   code: Type.Optional(Type.String({ minLength: 4, maxLength: 10, pattern: '^[a-zA-Z0-9]+$', description: 'The code to send instead of a generated one.' })),
-  template_id: Type.Optional(Type.String({ maxLength: 64, description: 'Refused (422): templates are not available yet.' })),
+  template_id: Type.Optional(Type.String({ maxLength: 64, description: 'A template of the application (GET /v2/verify/templates; any SMS/voice message template\'s id as a UUID); without it, the default template if one is set, else the built-in text.' })),
   fraud_check: Type.Optional(Type.Boolean({ description: 'Accepted; the engine\'s guards run on every send.' })),
 }, { additionalProperties: false });
 

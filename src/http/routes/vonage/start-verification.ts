@@ -12,10 +12,10 @@ const register: RegisterRoute = (app, { ctx }) => {
     body: StartVerificationBody,
     response: { 202: StartedVerificationSchema, ...vonageErrorResponses(400, 401, 403, 404, 409, 413, 415, 422, 429) },
   }), async (request, reply) => {
-    const { brand, workflow, locale, channel_timeout: channelTimeout, code, code_length: codeLength, template_id: templateId } = request.body;
+    const { brand, workflow, locale, channel_timeout: channelTimeout, code, code_length: codeLength, template_id: templateId, client_ref: clientRef } = request.body;
     const result = await startVerification(ctx, request.principal, request.vonageApplicationId, {
       brand, workflow: workflow.map((step) => ({ channel: step.channel, to: step.to, ...definedFields({ from: step.from }) })),
-      ...definedFields({ locale, channelTimeout, code, codeLength, templateId }),
+      ...definedFields({ locale, channelTimeout, code, codeLength, templateId, clientRef }),
     });
     if (!result.ok) return sendFailure(reply, result.failure);
     return reply.code(202).send({ request_id: result.value.requestId });

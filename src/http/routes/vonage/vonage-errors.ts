@@ -22,6 +22,22 @@ const PROBLEM_BY_CODE: Record<string, Problem> = {
   'request-not-found': { status: 404, title: 'Not Found', type: `${VERIFY_ERRORS}#request-not-found` },
   concurrent: { status: 409, title: 'Conflict', type: `${VERIFY_ERRORS}#concurrent` },
   conflict: { status: 409, title: 'Conflict', type: `${VERIFY_ERRORS}#conflict` },
+  'template-not-found': { status: 404, title: 'Not Found', type: `${VERIFY_ERRORS}#template-not-found` },
+  'template-fragment-not-found': { status: 404, title: 'Not Found', type: `${VERIFY_ERRORS}#template-fragment-not-found` },
+  'template-exists': { status: 409, title: 'Conflict', type: `${VERIFY_ERRORS}#template-exists` },
+  'fragment-exists': { status: 409, title: 'Conflict', type: `${VERIFY_ERRORS}#fragment-exists` },
+  'not-empty-template': { status: 409, title: 'Conflict', type: `${VERIFY_ERRORS}#not-empty-template` },
+  'max-templates': { status: 409, title: 'Conflict', type: `${VERIFY_ERRORS}#max-templates` },
+};
+
+/** Failures of the templates' use cases (service/vonage-templates.ts), by Vonage's code. */
+const CODE_BY_FAILURE: Partial<Record<FailureName, string>> = {
+  MESSAGE_NOT_FOUND: 'template-not-found',
+  TEMPLATE_TEXT_NOT_FOUND: 'template-fragment-not-found',
+  TEMPLATE_NAME_EXISTS: 'template-exists',
+  TEMPLATE_TEXT_EXISTS: 'fragment-exists',
+  TEMPLATE_NOT_EMPTY: 'not-empty-template',
+  TEMPLATE_LIMIT_REACHED: 'max-templates',
 };
 
 /** The problem of each status, for failures without a Vonage code of their own. */
@@ -49,7 +65,8 @@ const STATUS_BY_FAILURE: Partial<Record<FailureName, number>> = {
 };
 
 function problemOf(failure: Failure): Problem {
-  const coded = failure.dialectCode === undefined ? undefined : PROBLEM_BY_CODE[failure.dialectCode];
+  const code = failure.dialectCode ?? CODE_BY_FAILURE[failure.name];
+  const coded = code === undefined ? undefined : PROBLEM_BY_CODE[code];
   if (coded) return coded;
   const status = STATUS_BY_FAILURE[failure.name] ?? statusOf(failure.name);
   return { status, ...(PROBLEM_BY_STATUS[status] ?? PROBLEM_BY_STATUS[500]!) };
