@@ -15,7 +15,7 @@ import { EventWorker } from './delivery/events/event-worker.js';
 import { createMessageRevoker } from './delivery/message-revocation.js';
 import { OutboxWorker } from './delivery/outbox-worker.js';
 import { PriceListFile, type PriceListState } from './delivery/price-list-file.js';
-import { plannedTransportOf } from './delivery/planned-transport.js';
+import { plannedTransportsOf } from './delivery/planned-transport.js';
 import { WorkflowScheduler, workflowDeliveryFailed } from './service/workflows.js';
 import type { OutboxRecord } from './store/store.js';
 import { systemResolver, type HostResolver, type WebhookAddressPolicy } from './delivery/webhook/webhook-address-guard.js';
@@ -23,7 +23,6 @@ import { hasProviderCallback, type BoundProviderCallback } from './delivery/prov
 import { failoverRoutesOf, routeLeaves } from './delivery/routing/routed-transport.js';
 import { RoutingTransport } from './delivery/routing/route-table.js';
 import { CONVERSION_WINDOW_MS, Routing, type RoutesReload } from './delivery/routing/routing.js';
-import type { PriceList } from './domain/prices.js';
 import type { DeliveryReceipt, Transport } from './delivery/transport.js';
 import { PinKeyring } from './domain/pin-secrets.js';
 import type { App } from './http/route-types.js';
@@ -154,11 +153,7 @@ export interface NodeOptions {
   resolveHost?: HostResolver;
   /** How a delivery receipt's retries are timed; tests fire them by hand. Default: unref'd timers. */
   receiptRetryTimer?: RetryTimer;
-  /** The operator's price list (explain, the cheapest strategy); default: empty, nothing priced. */
-  prices?: PriceList;
 }
-
-const NO_PRICES: PriceList = { priceOf: () => undefined };
 
 function isLoopback(host: string): boolean {
   return host === '127.0.0.1' || host === '::1' || host === 'localhost' || host.startsWith('127.');
@@ -180,7 +175,9 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
     outboxDepth: () => store.countPendingOutbox(),
     oldestPendingAgeMs: async () => outboxAgeMs(await store.oldestPendingOutboxAt(), clock()),
   });
-  // An invalid price list stops the start: a node that priced nothing would count no budget.
+  // An invalid price list stops the start: a node that priced nothing would count no budget. The one
+  // list prices messages at delivery, the budgets' estimates and the routes' explain and cheapest
+  // strategy; a reload (SIGHUP, `twofa prices reload`) replaces its lines in place, for all of them.
   const prices = await PriceListFile.open(config.pricesFile, clock);
   if (config.pricesFile !== undefined) logger.info({ file: config.pricesFile, lines: prices.state().lines.length }, 'price list loaded');
   const transportDeps: TransportDeps = { inbox, logger, clock, metrics, onReceipt: (receipt) => onReceipt(receipt) };
@@ -189,7 +186,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
   // With named transports, the phone channels deliver through the routes table (docs/routing.md).
   let routing: Routing | undefined;
   const transports = named.size === 0 ? ownTransports : (routing = new Routing(named, config.routes, ownTransports, {
-    logger, clock, prices: options.prices ?? NO_PRICES, store: { conversionsTo: (c, s) => store.routes.conversionsTo(c, s), applicationSender: (a, c) => store.routes.applicationSender(a, c) },
+    logger, clock, prices, store: { conversionsTo: (c, s) => store.routes.conversionsTo(c, s), applicationSender: (a, c) => store.routes.applicationSender(a, c) },
     loadRules: (names) => loadRoutes(names, config.routesSource),
   })).channelTransports(ownTransports);
   const channelOpen = (channel: Channel) => {
@@ -248,11 +245,9 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
     webhookAddresses,
     ...(revoker !== undefined && { pinEnded: revoker.pinEnded }),
     ...(routing !== undefined && { routing }),
-    plannedTransports: (channel, to, applicationId) => routing !== undefined ? routing.plannedTransports(channel, to, applicationId)
-      : Promise.resolve(ownTransports[channel] === undefined ? [] : routeLeaves(ownTransports[channel]).map((t) => t.name)),
+    plannedTransports: plannedTransportsOf(ownTransports, routing),
     workflowStepDue: () => workflows.wake(),
     prices,
-    plannedTransport: plannedTransportOf(transports),
     reloadPrices: () => reloadPrices(),
     priceListState: () => prices.state(),
   };

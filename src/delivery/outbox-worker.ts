@@ -214,9 +214,9 @@ export class OutboxWorker {
     if (result.ok) {
       const acceptedBy = result.transport ?? transport.name;
       this.metrics.deliveryLatency(item.channel, acceptedBy, this.clock() - item.createdAt);
-      // Priced by the transport that took it (a route's member), per SMS part, unless its provider said what it cost.
+      // Priced by the transport that took it (a route's member; a named transport by its name), per SMS part, unless its provider said what it cost.
       const price = this.prices && priceMessage(this.prices, {
-        channel: item.channel, transport: acceptedBy, to: message.to, segments: item.channel === 'sms' ? smsTextInfo(message.text ?? '').segments : 1,
+        channel: item.channel, transport: result.named ?? acceptedBy, to: message.to, segments: item.channel === 'sms' ? smsTextInfo(message.text ?? '').segments : 1,
       }, phoneCountry, result.price);
       return {
         ok: true, ...reached, transport: transport.name, accepted: { transport: acceptedBy, providerMessageId: result.providerMessageId },
@@ -247,7 +247,7 @@ export class OutboxWorker {
     if (decision.state === 'delivered') {
       const accepted = attempt.accepted && { ...attempt.accepted, ...(attempt.price && { price: attempt.price }) };
       recorded = await this.record(item, () => this.store.completeOutbox(item.id, item.pinId, now, accepted, audit));
-      if (recorded !== undefined && attempt.price && accepted) this.metrics.spend(accepted.transport, attempt.price);
+      if (recorded !== undefined && attempt.price && accepted) this.metrics.spend(attempt.price.transport, attempt.price);
       if (attempt.routed !== undefined) await this.countRouted(item, attempt.routed, now);
     } else if (decision.state === 'retried') {
       await this.record(item, () => this.store.retryOutbox(item.id, item.pinId, now + decision.retryInMs, decision.error, now));

@@ -74,12 +74,15 @@ export interface VoiceContent {
  */
 export type DeliveryResult =
   /**
-   * `transport`: the name of the transport that accepted it, when a route chose among several.
+   * `transport`: the name of the transport that accepted it, when a route chose among several (its
+   * kind, `smpp`, `infobip`, ...: the name its receipts carry).
+   * `named`: the operator's name of the named transport that accepted it (TWOFA_TRANSPORT_<NAME>), when
+   * one did: the name its price list lines and the spend statistics go by.
    * `price`: what the provider's answer said the whole message costs (Vonage's message-price,
    * Telegram's request_cost, Twilio's price when already set); it overrides the price list.
    */
   | {
-    ok: true; providerMessageId?: string; transport?: string; price?: Price;
+    ok: true; providerMessageId?: string; transport?: string; named?: string; price?: Price;
     /** When a routes table chose the transport: the named transport that took it and the destination's country (conversion counters). */
     routed?: RoutedDelivery;
   }

@@ -99,6 +99,11 @@ export function parsePriceList(text: string, source: string, countryOf: (to: str
 export interface MessagePrice {
   /** The message's channel (a resend may take another than its PIN's). */
   channel: string;
+  /**
+   * The transport the message was priced by, as price list lines and the spend statistics name it: a
+   * named transport's operator name (TWOFA_TRANSPORT_<NAME>) when one took it, else the transport's own.
+   */
+  transport: string;
   /** SMS parts; 1 for any other channel: the price list's price is per part. */
   segments: number;
   /** Micro-units for the whole message; null: no known price. */
@@ -119,7 +124,7 @@ export interface MessagePrice {
 export function priceMessage(list: PriceList, message: { channel: string; transport: string; to: string; segments: number }, countryOf: (to: string) => string | undefined, reported?: Price): MessagePrice {
   const line = message.channel === 'email' ? undefined : list.priceOf(message.transport, message.to);
   const country = line?.country ?? (message.channel === 'email' ? null : countryOf(message.to) ?? null);
-  const base = { channel: message.channel, segments: message.segments, country, prefix: line?.prefix ?? null };
+  const base = { channel: message.channel, transport: message.transport, segments: message.segments, country, prefix: line?.prefix ?? null };
   const reportedMicros = reported && parseMicros(reported.amount);
   if (reported && reportedMicros !== undefined && /^[A-Z]{3}$/.test(reported.currency)) return { ...base, amount: reportedMicros, currency: reported.currency, source: 'provider' };
   if (line) return { ...base, amount: parseMicros(line.amount)! * message.segments, currency: line.currency, source: 'list' };

@@ -85,13 +85,13 @@ function plannedSegments(template: MessageTemplateRecord, channel: Channel, plac
 
 /**
  * The budget caps a send or resend is charged against, at the price it will cost: the price list's
- * line for the transport it is planned to take (ServiceContext.plannedTransport) x its SMS parts.
+ * line for the transport it is planned to take first (ServiceContext.plannedTransports) x its SMS parts.
  * None without a price list, for a message with no known price (it counts against no cap, and is
  * flagged unpriced in the spend statistics once sent), or when no budget applies.
  */
 export async function plannedBudgetCharges(ctx: ServiceContext, accountId: string, applicationId: string, message: { channel: Channel; to: string; template: MessageTemplateRecord; placeholders: Record<string, string> }, now: number): Promise<NamedBudgetCharge[]> {
-  if (!ctx.prices || !ctx.plannedTransport || message.channel === 'email') return [];
-  const transport = ctx.plannedTransport(message.channel, message.to);
+  if (!ctx.prices || !ctx.plannedTransports || message.channel === 'email') return [];
+  const [transport] = await ctx.plannedTransports(message.channel, message.to, applicationId);
   if (transport === undefined) return [];
   const price = priceMessage(ctx.prices, { channel: message.channel, transport, to: message.to, segments: plannedSegments(message.template, message.channel, message.placeholders) }, phoneCountry);
   if (price.amount === null || price.currency === null) return [];

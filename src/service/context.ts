@@ -45,8 +45,6 @@ export interface ServiceContext {
   workflowStepDue?: () => void;
   /** The operator's price list (TWOFA_PRICES_FILE); absent: no message has a price and no budget counts. */
   prices?: PriceList;
-  /** The transport a message of the channel to this number will be handed first (delivery/planned-transport.ts): the one a budget prices it by. */
-  plannedTransport?: (channel: Channel, to: string) => string | undefined;
   /** The price list in force on this node (GET /api/v1/prices). */
   priceListState?: () => PriceListState;
   /** Reads the price list file again (POST /api/v1/prices/reload); throws on an invalid file, keeping the list in force. */
@@ -56,8 +54,8 @@ export interface ServiceContext {
   /**
    * The transports a message of `applicationId` on `channel` to `to` would be tried through, in order:
    * named transports as a routes table plans them (the cheapest strategy's order included), else the
-   * members of the channel's own DSN by their kind (`smpp`, `log`). What a send-time cost estimate prices.
-   * Absent in unit tests' contexts.
+   * members of the channel's own DSN by their kind (`smpp`, `log`) (delivery/planned-transport.ts). A
+   * budget charges a send the price of the first of them. Absent in unit tests' contexts.
    */
   plannedTransports?: (channel: Channel, to: string, applicationId: string) => Promise<string[]>;
 }

@@ -158,7 +158,7 @@ async function recordDeliveryReceipt(ctx: ServiceContext, routes: FailoverRoutes
   // The provider's own word on what the message cost replaces the price list's (Infobip's delivery reports).
   if (receipt.price) {
     const amount = parseMicros(receipt.price.amount);
-    if (amount !== undefined) await ctx.store.prices.reportProviderPrice(receipt.transport, receipt.providerMessageId, amount, receipt.price.currency);
+    if (amount !== undefined) await ctx.store.prices.reportProviderPrice(matched.pinId, receipt.providerMessageId, amount, receipt.price.currency);
   }
   // Queued again for the next member of a failover route: start the worker now rather than at its next poll.
   if (matched.requeued) ctx.messageQueued();

@@ -42,7 +42,7 @@ export interface PriceStore {
    * A provider's receipt reported the real price of a message it took: it replaces the list's.
    * False when no such message is recorded (yet).
    */
-  reportProviderPrice(transport: string, providerMessageId: string, amount: number, currency: string): Promise<boolean>;
+  reportProviderPrice(pinId: string, providerMessageId: string, amount: number, currency: string): Promise<boolean>;
   /** Deletes the prices of messages sent before `before` (with the PINs they belong to). */
   purge(before: number): Promise<number>;
 }
@@ -82,9 +82,9 @@ export class KyselyPriceStore implements PriceStore {
     }));
   }
 
-  async reportProviderPrice(transport: string, providerMessageId: string, amount: number, currency: string): Promise<boolean> {
+  async reportProviderPrice(pinId: string, providerMessageId: string, amount: number, currency: string): Promise<boolean> {
     const result = await this.db.updateTable('message_prices').set({ amount, currency, source: 'provider' })
-      .where('transport', '=', transport).where('provider_message_id', '=', providerMessageId).executeTakeFirst();
+      .where('pin_id', '=', pinId).where('provider_message_id', '=', providerMessageId).executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   }
 

@@ -42,7 +42,7 @@ describe('the price list', () => {
 
   it('prices a message per SMS part, and lets a provider\'s reported price override the list', () => {
     const sms = priceMessage(list, { channel: 'sms', transport: 'twilio', to: '442079460123', segments: 3 }, phoneCountry);
-    assert.deepEqual(sms, { channel: 'sms', segments: 3, amount: 120_000, currency: 'EUR', country: 'GB', prefix: null, source: 'list' });
+    assert.deepEqual(sms, { channel: 'sms', transport: 'twilio', segments: 3, amount: 120_000, currency: 'EUR', country: 'GB', prefix: null, source: 'list' });
     const reported = priceMessage(list, { channel: 'sms', transport: 'twilio', to: '442079460123', segments: 3 }, phoneCountry, { amount: '0.1111', currency: 'USD' });
     assert.deepEqual([reported.amount, reported.currency, reported.source], [111_100, 'USD', 'provider']);
     const unpriced = priceMessage(list, { channel: 'sms', transport: 'twilio', to: '14155550100', segments: 1 }, phoneCountry);

@@ -291,12 +291,12 @@ const COMPLETE_MESSAGES = named(`with
     returning id
   ),
   price_input as (
-    select * from unnest($10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::int[], $16::bigint[], $17::text[], $18::text[])
-      as c(id, pin_id, channel, country, prefix, segments, amount, currency, source)
+    select * from unnest($10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::int[], $16::bigint[], $17::text[], $18::text[], $19::text[])
+      as c(id, pin_id, channel, country, prefix, segments, amount, currency, source, transport)
   ),
   priced as (
     insert into message_prices (delivery_id, pin_id, account_id, application_id, channel, transport, country, prefix, at, segments, amount, currency, source, provider_message_id)
-    select c.id, x.id, x.account_id, x.application_id, c.channel, i.transport, coalesce(c.country, x.country), c.prefix, i.at, c.segments, c.amount, c.currency, c.source,
+    select c.id, x.id, x.account_id, x.application_id, c.channel, c.transport, coalesce(c.country, x.country), c.prefix, i.at, c.segments, c.amount, c.currency, c.source,
       i.provider_message_id
     from price_input c join input i on i.id = c.id join pins x on x.id = c.pin_id
     where i.transport is not null
@@ -318,7 +318,7 @@ export async function completeMessages(db: Db, messages: CompletedMessage[]): Pr
     messages.map((m) => m.id), messages.map((m) => m.now), messages.map((m) => m.transport), messages.map((m) => m.providerMessageId), messages.map((m) => m.eventId),
     pins.map((m) => m.pinId), pins.map((m) => m.now), pins.map((m) => m.transport), pins.map((m) => m.providerMessageId),
     priced.map((m) => m.id), priced.map((m) => m.pinId), prices.map((p) => p.channel), prices.map((p) => p.country), prices.map((p) => p.prefix),
-    prices.map((p) => p.segments), prices.map((p) => p.amount), prices.map((p) => p.currency), prices.map((p) => p.source),
+    prices.map((p) => p.segments), prices.map((p) => p.amount), prices.map((p) => p.currency), prices.map((p) => p.source), prices.map((p) => p.transport),
   ]);
 }
 

@@ -133,8 +133,8 @@ export class SqliteOutboxStatements {
         this.history(o, false, { event: 'sent', transport: o.transport, providerMessageId: o.providerMessageId, error: null });
       }
       if (o.price && o.transport !== null) {
-        const { channel, country, prefix, segments, amount, currency, source } = o.price;
-        this.priced.run({ id: o.id, pinId: o.pinId, now: o.now, transport: o.transport, providerMessageId: o.providerMessageId, channel, country, prefix, segments, amount, currency, source });
+        const { channel, transport, country, prefix, segments, amount, currency, source } = o.price;
+        this.priced.run({ id: o.id, pinId: o.pinId, now: o.now, transport, providerMessageId: o.providerMessageId, channel, country, prefix, segments, amount, currency, source });
       }
       this.events.enqueuePinEvent('pin.sent', o.pinId, o.now, { status: 'sent', transport: o.transport });
     } else if (o.kind === 'retried') {
