@@ -12,6 +12,7 @@ import type { ApiKey, ApiKeyRequest, CreatedApiKey, Me, PinListQuery, PinPage, S
 import type { Budget, BudgetRequest, PriceList, Spend, SpendQuery } from './types.js';
 import type { ApplicationSender, ApplicationSenderRequest, RouteExplainQuery, RouteExplanation, Routes } from './types.js';
 import type { MessageText, MessageTextRequest, MessageTextUpdate } from './types.js';
+import type { NewPasskeyChallengeRequest, NewPasskeyRequest, PasskeyChallenge, PasskeyCredentialJson, PasskeyFactor, PasskeySettings, PasskeySettingsRequest } from './types.js';
 import type { Challenge, ChallengeRequest, Factor, FactorEntity, FactorRequest, NewFactor } from './types.js';
 import type { ApplicationRisk, ApplicationRiskRequest, ApplicationSecurity, ApplicationSecurityRequest, AuditPage, AuditQuery, RiskDecisionPage, RiskDecisionQuery, SafeListEntry, Workflow } from './types.js';
 
@@ -215,6 +216,20 @@ export interface TwofaClient {
     set(appId: string, body: Workflow): Promise<Workflow>;
     /** Removes it: later sends go out on the channel asked for. */
     delete(appId: string): Promise<void>;
+  };
+  passkeys: {
+    /** The relying party the application's passkeys are made for (id, name, origins, authenticator criteria). */
+    getSettings(appId: string): Promise<PasskeySettings>;
+    /** Sets it: fields left out keep their values, null clears one. */
+    updateSettings(appId: string, body: PasskeySettingsRequest): Promise<PasskeySettings>;
+    /** Starts a user's passkey: an unverified factor with the options for navigator.credentials.create(). */
+    create(appId: string, body: NewPasskeyRequest): Promise<PasskeyFactor>;
+    /** Finishes it with the credential navigator.credentials.create() made (its toJSON()). */
+    verify(appId: string, credential: PasskeyCredentialJson): Promise<PasskeyFactor>;
+    /** Asks for a passkey (a user's, a factor, or any discoverable one): a challenge with the options for navigator.credentials.get(). */
+    createChallenge(appId: string, body?: NewPasskeyChallengeRequest): Promise<PasskeyChallenge>;
+    /** Approves the challenge the assertion of navigator.credentials.get() answers. */
+    approveChallenge(appId: string, credential: PasskeyCredentialJson): Promise<PasskeyChallenge>;
   };
   audit: {
     /** One page of the account's audit log, oldest first; pass `next` as `after` for the following page. */
@@ -435,6 +450,14 @@ export function createTwofaClient(options: TwofaClientOptions): TwofaClient {
       get: (appId) => call('workflows.get', { appId }),
       set: (appId, body) => call('workflows.set', { appId }, { body }),
       delete: async (appId) => { await call<undefined>('workflows.delete', { appId }); },
+    },
+    passkeys: {
+      getSettings: (appId) => call('passkeys.getSettings', { appId }),
+      updateSettings: (appId, body) => call('passkeys.updateSettings', { appId }, { body }),
+      create: (appId, body) => call('passkeys.create', { appId }, { body }),
+      verify: (appId, credential) => call('passkeys.verify', { appId }, { body: credential }),
+      createChallenge: (appId, body = {}) => call('passkeys.createChallenge', { appId }, { body }),
+      approveChallenge: (appId, credential) => call('passkeys.approveChallenge', { appId }, { body: credential }),
     },
     risk: {
       get: (appId) => call('risk.get', { appId }),

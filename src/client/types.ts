@@ -25,6 +25,9 @@ import type {
   VerifyPinRequestSchema, VerifyPinResponseSchema,
 } from '../http/schemas/infobip.js';
 import type {
+  NewPasskeyBodySchema, NewPasskeyChallengeBodySchema, PasskeyChallengeSchema, PasskeyCredentialBodySchema, PasskeyFactorSchema, PasskeySettingsBodySchema, PasskeySettingsSchema,
+} from '../http/schemas/passkeys.js';
+import type {
   ChallengeSchema, CreateChallengeRequestSchema, CreateFactorRequestSchema, EntitySchema, FactorSchema, NewFactorSchema,
 } from '../http/schemas/api-v1-factors.js';
 
@@ -227,6 +230,20 @@ export type MessageText = Static<typeof TemplateTextSchema>;
 export type MessageTextRequest = Static<typeof CreateTemplateTextRequestSchema>;
 /** What PUT .../texts/{textId} takes. */
 export type MessageTextUpdate = Static<typeof UpdateTemplateTextRequestSchema>;
+
+// --- Passkeys (/api/v1/applications/{appId}/passkeys..., docs/factors.md) ---
+
+/** The relying party an application's passkeys are made for. */
+export type PasskeySettings = Static<typeof PasskeySettingsSchema>;
+export type PasskeySettingsRequest = Static<typeof PasskeySettingsBodySchema>;
+/** A passkey factor; `options` (for navigator.credentials.create()) only when it is created. */
+export type PasskeyFactor = Static<typeof PasskeyFactorSchema>;
+export type NewPasskeyRequest = Static<typeof NewPasskeyBodySchema>;
+/** A passkey challenge; `options` (for navigator.credentials.get()) only when it is created. */
+export type PasskeyChallenge = Static<typeof PasskeyChallengeSchema>;
+export type NewPasskeyChallengeRequest = Static<typeof NewPasskeyChallengeBodySchema>;
+/** What navigator.credentials.create()/get() made, as its toJSON() writes it (e.g. @simplewebauthn/browser's answer). */
+export type PasskeyCredentialJson = Static<typeof PasskeyCredentialBodySchema>;
 
 // --- factors (/api/v1/applications/{appId}/entities/...) ---
 

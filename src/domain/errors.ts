@@ -93,6 +93,10 @@ export const FAILURE_NAMES = [
   'FACTOR_ATTEMPTS_EXHAUSTED', // the factor's verification took its 5 wrong codes
   'CHALLENGE_ATTEMPTS_EXHAUSTED', // the challenge took its 5 wrong codes
   'FACTOR_CODE_LIMIT', // codes checked against one factor across its challenges: the brute-force window is full
+  // Passkeys (WebAuthn)
+  'PASSKEYS_CRITERIA_MISSING', // no authenticator attachment, discoverable credentials or user verification, from the request or the Service
+  'PASSKEY_REGISTRATION_REFUSED', // an attestation that does not answer a waiting registration, or fails its checks (origin, relying party, ...)
+  'PASSKEY_ASSERTION_REFUSED', // an assertion that does not answer a pending challenge, or fails its checks (origin, signature, counter, ...)
 ] as const;
 
 export type FailureName = (typeof FAILURE_NAMES)[number];

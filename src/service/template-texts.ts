@@ -20,7 +20,7 @@ export interface LocaleTextInput {
 }
 
 /** Rounds of compare-and-set before an edit gives up: only edits of one template at the same moment retry. */
-const EDIT_ROUNDS = 5;
+const EDIT_ROUNDS = 20;
 
 /** The SMS/voice template a locale text belongs to (an email template has none). */
 export async function smsVoiceTemplate(ctx: ServiceContext, principal: Principal, applicationId: string, messageId: string): Promise<Result<SmsVoiceTemplateRecord>> {
@@ -61,7 +61,10 @@ async function editTexts<T>(
   for (let round = 0; round < EDIT_ROUNDS; round++) {
     const template = await smsVoiceTemplate(ctx, principal, applicationId, messageId);
     if (!template.ok) return template;
-    const current = template.value.texts ?? [];
+    // The cached template may lag the texts another edit just wrote: the list is read from the database.
+    const fresh = round === 0 ? template.value : (await ctx.store.listMessageTemplates(principal.accountId, applicationId)).find((t) => t.id === messageId);
+    if (fresh?.kind !== 'sms_voice') return messageNotFound(messageId);
+    const current = fresh.texts ?? [];
     const now = ctx.clock();
     const edited = edit(current, now);
     if (!edited.ok) return edited;

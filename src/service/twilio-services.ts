@@ -4,7 +4,8 @@
 // Every application of the account is a Service; one made through Infobip's API gets its message
 // templates at its first verification.
 import { ok, fail, FieldErrors, type Result } from '../domain/errors.js';
-import { applicationIdOf } from '../domain/twilio-sids.js';
+import { passkeySettingsErrors, type PasskeyConfigPatch } from '../domain/passkeys.js';
+import { applicationIdOf, serviceSid } from '../domain/twilio-sids.js';
 import { voiceLanguageOf } from '../domain/template-locales.js';
 import { DEFAULT_LOCALE, localeMessageText } from '../domain/twilio-templates.js';
 import { TOTP_LIMITS } from '../domain/totp.js';
@@ -16,6 +17,7 @@ import { createEmailTemplate } from './email-templates.js';
 import { readMessageTemplate } from './effective-records.js';
 import { createEmailMessageTemplate, createSmsVoiceTemplate, updateSmsVoiceTemplate } from './message-templates.js';
 import { setTemplateAutofill } from './template-autofill.js';
+import { inUnitOfWork } from './unit-of-work.js';
 
 /**
  * The engine's configuration of a Service made through the Twilio dialect: Twilio's verification
@@ -124,6 +126,15 @@ function checkInput(input: ServiceInput, errors: FieldErrors): void {
   }
 }
 
+/** The Passkeys.* settings as merged, checked as a whole (an origin must sit on the relying party id, set before or now). */
+function checkPasskeys(settings: TwilioServiceSettings, errors: FieldErrors): void {
+  const names: Record<string, string> = {
+    'relying_party.id': 'Passkeys.RelyingParty.Id', 'relying_party.name': 'Passkeys.RelyingParty.Name', 'relying_party.origins': 'Passkeys.RelyingParty.Origins',
+    authenticator_attachment: 'Passkeys.AuthenticatorAttachment', discoverable_credentials: 'Passkeys.DiscoverableCredentials', user_verification: 'Passkeys.UserVerification',
+  };
+  for (const [field, message] of Object.entries(passkeySettingsErrors(settings.passkeys))) errors.add(names[field] ?? field, message);
+}
+
 async function assemble(ctx: ServiceContext, app: ApplicationRecord, row: TwilioServiceRow | undefined): Promise<TwilioService> {
   // As used and shown under the security profile (a floored code length under `strict`).
   const template = row?.smsMessageId ? await readMessageTemplate(ctx, app.accountId, app.id, row.smsMessageId) : undefined;
@@ -149,10 +160,11 @@ export async function createService(ctx: ServiceContext, principal: Principal, i
   const errors = new FieldErrors();
   if (input.friendlyName === undefined) errors.add('FriendlyName', 'is required');
   checkInput(input, errors);
+  const settings = mergeSettings(defaultSettings(), input.settings) as unknown as TwilioServiceSettings;
+  checkPasskeys(settings, errors);
   if (!errors.empty || input.friendlyName === undefined) return errors.result();
   const app = await createApplication(ctx, principal, { name: input.friendlyName, configuration: TWILIO_CONFIGURATION });
   if (!app.ok) return app;
-  const settings = mergeSettings(defaultSettings(), input.settings) as unknown as TwilioServiceSettings;
   const template = await createSmsVoiceTemplate(ctx, principal, app.value.id, {
     messageText: smsText(settings.do_not_share_warning_enabled), pinType: 'NUMERIC', pinLength: input.codeLength ?? DEFAULT_CODE_LENGTH, language: 'en',
   });
@@ -188,6 +200,8 @@ export async function updateService(ctx: ServiceContext, principal: Principal, s
   if (!found.ok) return found;
   const errors = new FieldErrors();
   checkInput(input, errors);
+  const settings = mergeSettings(found.value.settings, input.settings) as unknown as TwilioServiceSettings;
+  checkPasskeys(settings, errors);
   if (!errors.empty) return errors.result();
   let service = found.value;
   if (input.friendlyName !== undefined && input.friendlyName !== service.application.name) {
@@ -195,7 +209,6 @@ export async function updateService(ctx: ServiceContext, principal: Principal, s
     if (!app.ok) return app;
     service = { ...service, application: app.value };
   }
-  const settings = mergeSettings(service.settings, input.settings) as unknown as TwilioServiceSettings;
   service = { ...service, settings };
   if (service.smsMessageId === null) service = await withSmsTemplate(ctx, principal, service, input.codeLength);
   else if (input.codeLength !== undefined || settings.do_not_share_warning_enabled !== found.value.settings.do_not_share_warning_enabled) {
@@ -323,4 +336,27 @@ export async function variantMessageId(ctx: ServiceContext, principal: Principal
   }
   if (await ctx.store.twilio.saveLocaleMessage(principal.accountId, service.application.id, key, template.value.id)) return ok(template.value.id);
   return ok((await listed()).find((l) => l.locale === key)?.messageId ?? template.value.id);
+}
+
+/**
+ * An application's passkey settings (its Service's `Passkeys.*`), set through /api/v1 for an
+ * application of any dialect: only the settings change (no message template is made), and the
+ * change is audited. Fields left out keep their value; null clears one.
+ */
+export function updatePasskeySettings(ctx: ServiceContext, principal: Principal, applicationId: string, patch: PasskeyConfigPatch): Promise<Result<TwilioService>> {
+  return inUnitOfWork(ctx, principal, async (unit) => {
+    const found = await getService(ctx, principal, serviceSid(applicationId));
+    if (!found.ok) return fail('APPLICATION_NOT_FOUND', `Application ${applicationId} not found`);
+    const settings = mergeSettings(found.value.settings, { passkeys: patch as SettingsPatch }) as unknown as TwilioServiceSettings;
+    const errors = new FieldErrors();
+    // Named as /api/v1 names them: relyingParty.origins, userVerification.
+    for (const [field, message] of Object.entries(passkeySettingsErrors(settings.passkeys))) errors.add(field.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase()), message);
+    if (!errors.empty) return errors.result();
+    const now = ctx.clock();
+    const service = { ...found.value, settings, updatedAt: now };
+    await ctx.store.twilio.saveService(rowOf(service, now));
+    const rp = settings.passkeys.relying_party;
+    unit.audit({ event: 'config.passkeys.update', applicationId, reason: `rp=${rp.id ?? '-'} origins=${(rp.origins ?? []).join(',') || '-'}` });
+    return ok(service);
+  });
 }

@@ -219,6 +219,31 @@ describe('the twofa command line against one server', { concurrency: true }, () 
       return assert.fail('the PIN never reached the inbox');
     }
 
+    it('templates texts add, list, update and remove a locale text; send --locale sends it', async () => {
+      const textsApp = (await twofa('apps', 'create', '--name', 'Texts', '-q')).stdout.trim();
+      const textsMsg = (await twofa('templates', 'create', textsApp, '--text', 'Your code is {{pin}}', '--pin-length', '6', '-q')).stdout.trim();
+      const added = await twofa('templates', 'texts', 'add', textsApp, textsMsg, '--locale', 'es', '--text', 'Tu código es {{pin}}');
+      assert.equal(added.code, 0, added.stderr);
+      const textId = /^added text ([0-9A-F]{32})$/m.exec(added.stdout)?.[1];
+      assert.ok(textId, added.stdout);
+      assert.match(added.stdout, /channel\s+every phone channel/);
+      const list = await twofa('templates', 'texts', 'list', textsApp, textsMsg);
+      assert.match(list.stdout, new RegExp(`${textId}\\s+es\\s+all\\s+Tu código es \\{\\{pin\\}\\}`));
+      assert.equal((await twofa('templates', 'texts', 'add', textsApp, textsMsg, '--locale', 'ES', '--text', 'x {{pin}}')).code, 1, 'one text per locale and channel');
+
+      const to = '41793026799';
+      const sent = (await twofa('send', '--app', textsApp, '--message', textsMsg, '--to', to, '--locale', 'es-mx')).stdout.trim();
+      const inbox = async () => (await twofa('inbox', '--to', to, '--json')).stdout.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { pinId: string; text: string });
+      for (let i = 0; i < 100 && !(await inbox()).some((m) => m.pinId === sent); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.match((await inbox()).find((m) => m.pinId === sent)?.text ?? '', /^Tu código es \d{6}$/);
+      assert.equal((await twofa('send', '--app', textsApp, '--message', textsMsg, '--to', 'jane@example.com', '--channel', 'email', '--locale', 'es')).code, 2, '--locale is for the phone channels');
+
+      const updated = json(await twofa('templates', 'texts', 'update', textsApp, textsMsg, textId, '--text', 'Código: {{pin}}', '--json'));
+      assert.equal(updated.text, 'Código: {{pin}}');
+      assert.deepEqual(json(await twofa('templates', 'texts', 'remove', textsApp, textsMsg, textId, '--json')), { removed: textId });
+      assert.deepEqual(json(await twofa('templates', 'texts', 'list', textsApp, textsMsg, '--json')), []);
+    });
+
     it('send prints only the pinId; inbox shows the message; a wrong PIN exits 1, the right one 0; resend delivers it again', async () => {
       const to = '41793026727';
       const sent = await twofa('send', '--app', appId, '--message', msgId, '--to', to, '--placeholder', 'firstName=Jane');

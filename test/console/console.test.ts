@@ -4,7 +4,7 @@
 // PIN is verified through the API; the verification and the dashboard counts change. Every page is
 // saved as a screenshot in test/console/.artifacts/ (and the dashboard in docs/ when asked to).
 //
-// No browser is downloaded: the test uses /usr/bin/chromium (`apt-get install chromium`). Without it
+// No browser is downloaded (test/console/browser.ts): the test uses /usr/bin/chromium. Without it
 // the test skips, unless TWOFA_REQUIRE_BROWSER=1 (CI), which makes it fail.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

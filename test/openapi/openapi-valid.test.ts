@@ -2,6 +2,7 @@
 // complete (every route of the app, Infobip's 18 operations under Infobip's operationIds), and honest
 // about authentication (security on exactly the operations that demand a key).
 import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { validate } from '@readme/openapi-parser';
 import type { RouteOptions } from 'fastify';
@@ -175,7 +176,13 @@ describe('OpenAPI document', () => {
     const bucket = await h.request('POST', `/v2/Services/${service.body.sid}/RateLimits/${rateLimit.body.sid}/Buckets`, { rawBody: 'Max=5&Interval=60', headers: form });
     const twilioWebhook = await h.request('POST', `/v2/Services/${service.body.sid}/Webhooks`, { rawBody: 'FriendlyName=crm&EventTypes=*&WebhookUrl=https%3A%2F%2Fhooks.example.com%2Ftwofa', headers: form });
     const factor = await h.request('POST', `/v2/Services/${service.body.sid}/Entities/user-0001/Factors`, { rawBody: 'FriendlyName=phone&FactorType=totp', headers: form });
-    const ids: Record<string, string> = { appId: applicationId, pinId: smsPin.body.pinId, id: String(emailTemplate.body.id), webhookId: webhook.body.id, ServiceSid: service.body.sid, RateLimitSid: rateLimit.body.sid, Identity: 'user-0001' };
+    // A registered Vonage application: its PUT then takes every field as optional.
+    const publicKey = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    assert.equal((await h.request('PUT', `/api/v1/vonage/applications/${applicationId}`, { body: { publicKey } })).status, 200);
+    // Passkey challenges take an empty body (any discoverable passkey) once the relying party is set.
+    const relyingParty = { relyingParty: { id: 'example.com', origins: ['https://example.com'] }, authenticatorAttachment: 'any', discoverableCredentials: 'preferred', userVerification: 'preferred' };
+    for (const appId of [applicationId, service.body.sid.slice(2).toUpperCase()]) await h.request('PUT', `/api/v1/applications/${appId}/passkeys/settings`, { body: relyingParty });
+    const ids: Record<string, string> = { appId: applicationId, applicationId, pinId: smsPin.body.pinId, id: String(emailTemplate.body.id), webhookId: webhook.body.id, ServiceSid: service.body.sid, RateLimitSid: rateLimit.body.sid, Identity: 'user-0001' };
     const optional: string[] = [];
     for (const [where, operation] of operationsOf(doc)) {
       const body = (operation as { requestBody?: { required?: boolean } }).requestBody;
@@ -196,25 +203,30 @@ describe('OpenAPI document', () => {
         assert.equal(response.status, dialectOfPath(template) === 'vonage' ? 422 : 400, `${where} without a body: ${JSON.stringify(response.body)}`);
       } else {
         optional.push(where);
-        assert.equal(response.status, 200, `${where} without a body: ${JSON.stringify(response.body)}`);
+        assert.equal(response.status, /[cC]hallenges$/.test(template) ? 201 : 200, `${where} without a body: ${JSON.stringify(response.body)}`);
       }
     }
     assert.deepEqual(optional.sort(), [
       'POST /2fa/2/pin/{pinId}/resend', 'POST /2fa/2/pin/{pinId}/resend/email', 'POST /2fa/2/pin/{pinId}/resend/telegram', 'POST /2fa/2/pin/{pinId}/resend/voice',
       'POST /2fa/2/pin/{pinId}/resend/whatsapp',
+      // A passkey challenge of no user or factor asks for any discoverable passkey; the relying party settings, left out, keep their values.
+      'POST /api/v1/applications/{appId}/passkey-challenges',
       // Twilio's updates of a Factor, a Service, a Rate Limit, a Bucket and a Webhook take every parameter
       // as optional (a Factor's: a rename, a new configuration, or the code that verifies it).
       'POST /v2/Services/{ServiceSid}/Entities/{Identity}/Factors/{Sid}',
+      'POST /v2/Services/{ServiceSid}/Passkeys/Challenges',
       'POST /v2/Services/{ServiceSid}/RateLimits/{RateLimitSid}/Buckets/{Sid}', 'POST /v2/Services/{ServiceSid}/RateLimits/{Sid}',
       'POST /v2/Services/{ServiceSid}/Webhooks/{Sid}',
       'POST /v2/Services/{Sid}',
       'PUT /2fa/2/applications/{appId}/email/messages/{msgId}', 'PUT /2fa/2/applications/{appId}/messages/{msgId}',
       // An empty autofill setting turns autofill off.
       'PUT /api/v1/applications/{appId}/messages/{msgId}/autofill',
+      'PUT /api/v1/applications/{appId}/passkeys/settings',
       // Every field of the risk and the security settings is optional (left out: unchanged), so an empty PUT changes nothing.
       'PUT /api/v1/applications/{appId}/risk',
       'PUT /api/v1/applications/{appId}/security',
-      // Likewise for a webhook subscription: fields left out keep their values.
+      // Likewise for a webhook subscription and a registered Vonage application: fields left out keep their values.
+      'PUT /api/v1/vonage/applications/{applicationId}',
       'PUT /api/v1/webhooks/{webhookId}',
     ]);
   });

@@ -143,6 +143,32 @@ describe('Vonage Verify v2 templates through the official Node SDK', () => {
     assert.equal(await sentText((await client.newRequest({ brand: 'Acme', locale: 'de-de', workflow: [{ channel: 'sms', to: freshPhone() }] } as never)).requestId), 'Ihr Acme-Bestätigungscode lautet: CODE.');
   });
 
+  it('sends a workflow\'s later channel with that channel\'s fragment of the start\'s locale', async () => {
+    const client = verify2();
+    const { templateId } = await client.createTemplate({ name: 'workflow' } as never);
+    await client.createTemplateFragment(templateId!, { channel: 'sms', locale: 'es-es', text: 'SMS de ${brand}: ${code}' } as never);
+    await client.createTemplateFragment(templateId!, { channel: 'voice', locale: 'es-es', text: 'Llamada de ${brand}: ${code}' } as never);
+    const to = freshPhone();
+    const { requestId } = await client.newRequest({ brand: 'Acme', templateId, locale: 'es-es', workflow: [{ channel: 'sms', to }, { channel: 'voice', to }] } as never);
+    assert.equal(await sentText(requestId), 'SMS de Acme: CODE');
+    assert.equal(await client.nextWorkflow(requestId), true);
+    await h.node.workflows.runDue();
+    assert.equal(await sentText(requestId, 'voice'), 'Llamada de Acme: CODE');
+  });
+
+  it('keeps every fragment of concurrent creates: each edit of the texts is a compare-and-set, retried on a conflict', async () => {
+    const client = verify2();
+    const { templateId } = await client.createTemplate({ name: 'concurrent' } as never);
+    const locales = ['de-de', 'es-es', 'fr-fr', 'it-it', 'nl-nl', 'pt-pt', 'sv-se', 'da-dk'];
+    await Promise.all(locales.map((locale) => client.createTemplateFragment(templateId!, { channel: 'sms', locale, text: `${locale} \${code}` } as never)));
+    // The same channel and locale at once: one is created, the others are 409.
+    const same = await Promise.allSettled(Array.from({ length: 4 }, () => client.createTemplateFragment(templateId!, { channel: 'voice', locale: 'de-de', text: 'x ${code}' } as never)));
+    assert.equal(same.filter((s) => s.status === 'fulfilled').length, 1);
+    const listed: string[] = [];
+    for await (const f of client.listAllTemplateFragments({ templateId: templateId!, pageSize: 100 } as never)) listed.push(`${f.channel}:${f.locale}`);
+    assert.deepEqual(listed.sort(), [...locales.map((l) => `sms:${l}`), 'voice:de-de'].sort());
+  });
+
   it('refuses a template_id the application does not have, and one on an email workflow: 422', async () => {
     const { templateId } = await verify2().createTemplate({ name: 'phone-only' } as never);
     for (const [body, name] of [

@@ -24,6 +24,7 @@ import { TestNumbers } from './pages/test-numbers.js';
 import { SpendPage } from './pages/spend.js';
 import { Routes } from './pages/routes.js';
 import { VonageApplications } from './pages/vonage-applications.js';
+import { Passkeys } from './pages/passkeys.js';
 
 const NAV: Array<{ href: string; label: string; section: string }> = [
   { href: '/', label: 'Dashboard', section: '' },
@@ -38,6 +39,7 @@ const NAV: Array<{ href: string; label: string; section: string }> = [
   { href: '/routes', label: 'Routes', section: 'routes' },
   { href: '/vonage-applications', label: 'Vonage applications', section: 'vonage-applications' },
   { href: '/spend', label: 'Spend', section: 'spend' },
+  { href: '/passkeys', label: 'Passkeys', section: 'passkeys' },
 ];
 
 function route(path: string): { title: string; page: ComponentChildren } {
@@ -62,6 +64,7 @@ function route(path: string): { title: string; page: ComponentChildren } {
   if (path === '/routes') return { title: 'Routes', page: <Routes /> };
   if (path === '/vonage-applications') return { title: 'Vonage applications', page: <VonageApplications /> };
   if (path === '/spend') return { title: 'Spend and budgets', page: <SpendPage /> };
+  if (path === '/passkeys') return { title: 'Passkeys', page: <Passkeys /> };
   return { title: 'Not found', page: <section><h1 tabIndex={-1}>Page not found</h1><p>There is no console page at this address. <Link href="/">Go to the dashboard</Link>.</p></section> };
 }
 

@@ -15,8 +15,18 @@ export function problemOf(error: unknown): Problem {
     return { message, fields };
   }
   if (error instanceof DOMException && error.name === 'TimeoutError') return { message: 'The service did not answer in time. Try again.', fields: {} };
+  const passkey = error instanceof Error ? PASSKEY_REFUSALS[error.name] : undefined;
+  if (passkey !== undefined) return { message: passkey(), fields: {} };
   return { message: `The service could not be reached (${error instanceof Error ? error.message : String(error)}).`, fields: {} };
 }
+
+/** What the browser's passkey ceremonies (navigator.credentials, through @simplewebauthn/browser) refuse with, by error name. */
+const PASSKEY_REFUSALS: Record<string, () => string> = {
+  NotAllowedError: () => 'The passkey request was cancelled, timed out, or no authenticator answered it.',
+  AbortError: () => 'The passkey request was cancelled.',
+  SecurityError: () => `The browser refused the relying party for this page: its id must be this page's domain (${window.location.hostname}) or a domain it is under.`,
+  InvalidStateError: () => 'This authenticator holds a passkey of this user already.',
+};
 
 /** Field errors that no input of the form shows: they go into the form's summary. */
 export function unplacedFields(problem: Problem | null, placed: readonly string[]): string[] {

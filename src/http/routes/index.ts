@@ -92,6 +92,12 @@ import listVonageApplications from './api-v1/list-vonage-applications.js';
 import rotateVonageSignatureSecret from './api-v1/rotate-vonage-signature-secret.js';
 import { API_V1_FACTOR_ROUTES } from './api-v1/factors/index.js';
 
+import getPasskeySettings from './api-v1/get-passkey-settings.js';
+import updatePasskeySettings from './api-v1/update-passkey-settings.js';
+import createPasskey from './api-v1/create-passkey.js';
+import verifyPasskey from './api-v1/verify-passkey.js';
+import createPasskeyChallenge from './api-v1/create-passkey-challenge.js';
+import approvePasskeyChallenge from './api-v1/approve-passkey-challenge.js';
 export const ALL_ROUTES: RegisterRoute[] = [
   // Infobip 2FA API v2: the 18 operations
   listApplications, createApplication, getApplication, updateApplication,
@@ -127,6 +133,8 @@ export const ALL_ROUTES: RegisterRoute[] = [
   getApplicationWorkflow, updateApplicationWorkflow, deleteApplicationWorkflow,
   // routes: the operator's table explained and reloaded, the applications' own senders per country
   listRoutes, reloadRoutes, explainRoute, listApplicationSenders, updateApplicationSender, deleteApplicationSender,
+  // passkeys (WebAuthn) of an application's users, beside Twilio's /Passkeys routes
+  getPasskeySettings, updatePasskeySettings, createPasskey, verifyPasskey, createPasskeyChallenge, approvePasskeyChallenge,
   // a user's own authenticators (TOTP factors) and their challenges
   ...API_V1_FACTOR_ROUTES,
 ];

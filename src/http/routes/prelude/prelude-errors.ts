@@ -86,6 +86,9 @@ export const PRELUDE_CODE_BY_FAILURE: Record<FailureName, string> = {
   FACTOR_ATTEMPTS_EXHAUSTED: 'too_many_requests',
   CHALLENGE_ATTEMPTS_EXHAUSTED: 'too_many_requests',
   FACTOR_CODE_LIMIT: 'too_many_requests',
+  PASSKEYS_CRITERIA_MISSING: BAD_REQUEST,
+  PASSKEY_REGISTRATION_REFUSED: 'forbidden',
+  PASSKEY_ASSERTION_REFUSED: 'forbidden',
 };
 
 /** Prelude's `type`: the class of the status, as its errors carry it beside the code. */

@@ -38,6 +38,10 @@ import deleteWebhook from './delete-webhook.js';
 import fetchWebhook from './fetch-webhook.js';
 import listWebhooks from './list-webhooks.js';
 import updateWebhook from './update-webhook.js';
+import createPasskeysFactor from './create-passkeys-factor.js';
+import verifyPasskeysFactor from './verify-passkeys-factor.js';
+import createPasskeysChallenge from './create-passkeys-challenge.js';
+import approvePasskeysChallenge from './approve-passkeys-challenge.js';
 import { FACTOR_ROUTES } from './factors/index.js';
 
 const TWILIO_ROUTES: RegisterRoute[] = [
@@ -49,6 +53,7 @@ const TWILIO_ROUTES: RegisterRoute[] = [
   createSafeListNumber, fetchSafeListNumber, deleteSafeListNumber,
   createMessagingConfiguration, listMessagingConfigurations, fetchMessagingConfiguration, updateMessagingConfiguration, deleteMessagingConfiguration,
   createWebhook, listWebhooks, fetchWebhook, updateWebhook, deleteWebhook,
+  createPasskeysFactor, verifyPasskeysFactor, createPasskeysChallenge, approvePasskeysChallenge,
   ...FACTOR_ROUTES,
 ];
 
