@@ -135,8 +135,11 @@ export class RouteTable {
       const own = this.channelTransport(channel);
       if (own === undefined) return { ok: false, retryable: false, error: `no route for this ${channel} number (country ${plan.country ?? 'unknown'}) and the channel has no DSN of its own` };
       const result = await sendPaced(own, message);
-      const named = result.ok ? this.namedLeafOf(own, result.transport ?? own.name) : undefined;
-      return named === undefined || !result.ok ? result : { ...result, named };
+      if (!result.ok) return result;
+      // The transport that took it by its own name (not this table's `routes`): the name its receipts and its price line carry.
+      const took = result.transport ?? own.name;
+      const named = this.namedLeafOf(own, took);
+      return { ...result, transport: took, ...(named !== undefined && { named }) };
     }
     const routed: OutgoingMessage = { ...message, regulatory: plan.regulatory };
     if (plan.sender.sender === undefined) delete routed.from;
