@@ -31,6 +31,8 @@ export interface Config {
   deliveryMaxAttempts: number;
   /** Most SMS parts one rendered SMS message may take; a send or resend beyond it is refused. */
   smsMaxSegments: number;
+  /** The operator's price list (CSV), read at start, on SIGHUP and on `twofa prices reload`; undefined: no prices. */
+  pricesFile: string | undefined;
   purgeIntervalMs: number;
   bodyLimitBytes: number;
   nodeId: string;
@@ -254,6 +256,11 @@ export const CONFIG_OPTIONS = [
     parse: duration,
   }),
   option({ key: 'deliveryMaxAttempts', env: 'TWOFA_DELIVERY_MAX_ATTEMPTS', default: '8', doc: 'Delivery attempts per message before it is recorded as failed (exponential backoff with jitter, capped at 5 minutes, never past the PIN\'s expiry).', parse: integerIn(1, 100) }),
+  option({
+    key: 'pricesFile', env: 'TWOFA_PRICES_FILE', default: undefined,
+    doc: 'Path of the price list, a CSV of `transport,country,prefix,price,currency` lines (docs/routing.md#prices): each message gets the price of its transport and destination (longest prefix first, then the country; an SMS costs its price per part), shown on the message and summed in GET /api/v1/stats/spend, and budgets count it. Read at start (an invalid list stops the start), again on SIGHUP and on `twofa prices reload` (an invalid list is refused whole and the previous one kept). Unset: no message has a price and no budget counts.',
+    parse: (raw) => raw,
+  }),
   option({
     key: 'smsMaxSegments', env: 'TWOFA_SMS_MAX_SEGMENTS', default: '3',
     doc: 'Most SMS parts one PIN message may take once its placeholders are filled (GSM-7: 160 characters alone, 153 per part when concatenated; UCS-2: 70 / 67). A send or resend by SMS whose message would take more is refused with 400 and nothing is sent, so long placeholder values cannot multiply the cost of one send. Voice and email are not limited by it.',

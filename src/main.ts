@@ -14,6 +14,8 @@ import { LogTransport } from './delivery/log/log-transport.js';
 import { EventWorker } from './delivery/events/event-worker.js';
 import { createMessageRevoker } from './delivery/message-revocation.js';
 import { OutboxWorker } from './delivery/outbox-worker.js';
+import { PriceListFile, type PriceListState } from './delivery/price-list-file.js';
+import { plannedTransportsOf } from './delivery/planned-transport.js';
 import { WorkflowScheduler, workflowDeliveryFailed } from './service/workflows.js';
 import type { OutboxRecord } from './store/store.js';
 import { systemResolver, type HostResolver, type WebhookAddressPolicy } from './delivery/webhook/webhook-address-guard.js';
@@ -21,7 +23,6 @@ import { hasProviderCallback, type BoundProviderCallback } from './delivery/prov
 import { failoverRoutesOf, routeLeaves } from './delivery/routing/routed-transport.js';
 import { RoutingTransport } from './delivery/routing/route-table.js';
 import { CONVERSION_WINDOW_MS, Routing, type RoutesReload } from './delivery/routing/routing.js';
-import type { PriceList } from './domain/prices.js';
 import type { DeliveryReceipt, Transport } from './delivery/transport.js';
 import { PinKeyring } from './domain/pin-secrets.js';
 import type { App } from './http/route-types.js';
@@ -87,6 +88,9 @@ function providerCallbacksOf(transports: (Transport | undefined)[]): BoundProvid
   return deliveringTransports(transports).flatMap((t) => (hasProviderCallback(t) ? [t.callback] : []));
 }
 
+/** How long the price of a message is kept for GET /api/v1/stats/spend: a year of months, and the month before. */
+const PRICE_RETENTION_MS = 400 * 86_400_000;
+
 export interface TwofaNode {
   app: App;
   store: Store;
@@ -102,6 +106,8 @@ export interface TwofaNode {
   purge(): Promise<void>;
   /** Signs and records the head of every audit chain that grew (the server also does this on a timer and on shutdown). */
   recordAuditHeads(): Promise<void>;
+  /** Reads TWOFA_PRICES_FILE again (SIGHUP, `twofa prices reload`); throws on an invalid file, keeping the list in force. */
+  reloadPrices(): Promise<PriceListState>;
   /** Reads the routes table again (SIGHUP, `twofa routes reload`); refused whole when invalid, the current one then stays. */
   reloadRoutes(): RoutesReload;
   /** Stops accepting, finishes in-flight requests and deliveries, hands unsent messages back, closes the store. */
@@ -147,11 +153,7 @@ export interface NodeOptions {
   resolveHost?: HostResolver;
   /** How a delivery receipt's retries are timed; tests fire them by hand. Default: unref'd timers. */
   receiptRetryTimer?: RetryTimer;
-  /** The operator's price list (explain, the cheapest strategy); default: empty, nothing priced. */
-  prices?: PriceList;
 }
-
-const NO_PRICES: PriceList = { priceOf: () => undefined };
 
 function isLoopback(host: string): boolean {
   return host === '127.0.0.1' || host === '::1' || host === 'localhost' || host.startsWith('127.');
@@ -173,13 +175,18 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
     outboxDepth: () => store.countPendingOutbox(),
     oldestPendingAgeMs: async () => outboxAgeMs(await store.oldestPendingOutboxAt(), clock()),
   });
+  // An invalid price list stops the start: a node that priced nothing would count no budget. The one
+  // list prices messages at delivery, the budgets' estimates and the routes' explain and cheapest
+  // strategy; a reload (SIGHUP, `twofa prices reload`) replaces its lines in place, for all of them.
+  const prices = await PriceListFile.open(config.pricesFile, clock);
+  if (config.pricesFile !== undefined) logger.info({ file: config.pricesFile, lines: prices.state().lines.length }, 'price list loaded');
   const transportDeps: TransportDeps = { inbox, logger, clock, metrics, onReceipt: (receipt) => onReceipt(receipt) };
   const named = await createNamedTransports(config.transports, transportDeps);
   const ownTransports = await createTransports(config, { ...transportDeps, named });
   // With named transports, the phone channels deliver through the routes table (docs/routing.md).
   let routing: Routing | undefined;
   const transports = named.size === 0 ? ownTransports : (routing = new Routing(named, config.routes, ownTransports, {
-    logger, clock, prices: options.prices ?? NO_PRICES, store: { conversionsTo: (c, s) => store.routes.conversionsTo(c, s), applicationSender: (a, c) => store.routes.applicationSender(a, c) },
+    logger, clock, prices, store: { conversionsTo: (c, s) => store.routes.conversionsTo(c, s), applicationSender: (a, c) => store.routes.applicationSender(a, c) },
     loadRules: (names) => loadRoutes(names, config.routesSource),
   })).channelTransports(ownTransports);
   const channelOpen = (channel: Channel) => {
@@ -216,7 +223,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
   let onDeliveryFailed: (item: OutboxRecord, error: string) => Promise<void> = async () => undefined;
   const worker = new OutboxWorker({
     store, keyring, audit, transports, clock, logger, metrics, nodeId: config.nodeId, maxAttempts: config.deliveryMaxAttempts, leaseMs: config.deliveryLeaseMs,
-    onFailed: (item, error) => onDeliveryFailed(item, error),
+    onFailed: (item, error) => onDeliveryFailed(item, error), prices,
   });
   // PostgreSQL: a message queued on any node wakes this node's idle worker at once (LISTEN/NOTIFY).
   const notifications = store.listenForQueuedMessages(() => worker.wake());
@@ -238,9 +245,21 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
     webhookAddresses,
     ...(revoker !== undefined && { pinEnded: revoker.pinEnded }),
     ...(routing !== undefined && { routing }),
-    plannedTransports: (channel, to, applicationId) => routing !== undefined ? routing.plannedTransports(channel, to, applicationId)
-      : Promise.resolve(ownTransports[channel] === undefined ? [] : routeLeaves(ownTransports[channel]).map((t) => t.name)),
+    plannedTransports: plannedTransportsOf(ownTransports, routing),
     workflowStepDue: () => workflows.wake(),
+    prices,
+    reloadPrices: () => reloadPrices(),
+    priceListState: () => prices.state(),
+  };
+  const reloadPrices = async () => {
+    try {
+      const state = await prices.reload();
+      logger.info({ file: state.file, lines: state.lines.length }, 'price list reloaded');
+      return state;
+    } catch (err) {
+      logger.error({ err: err instanceof Error ? err.message : String(err) }, 'price list refused; the previous one stays in force');
+      throw err;
+    }
   };
   const workflows = new WorkflowScheduler(ctx, logger, { leaseMs: config.deliveryLeaseMs });
   onDeliveryFailed = (item, error) => workflowDeliveryFailed(ctx, item.pinId, `failed: ${error}`, item.channel);
@@ -255,6 +274,9 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
       // Expired breaker blocks, and conversion counters older than any breaker window (one day at most).
       await store.security.purge(clock(), clock() - 2 * 86_400_000);
       await store.workflows.purge(clock() - config.pinRetentionMs);
+      // Budget counters of ended days and months; message prices (no destination in them) a year and a month, for the spend statistics.
+      await store.budgets.purge(clock());
+      await store.prices.purge(clock() - PRICE_RETENTION_MS);
       // The risk score's counters older than its longest window (30 days), and its decisions after as long.
       await store.risk.purge(clock() - RISK_WINDOWS.history.windowMs - 86_400_000, clock() - RISK_WINDOWS.history.windowMs);
       // Routes' conversion counters past their window, and the deliveries of PINs never verified.
@@ -306,7 +328,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
     return stopping;
   };
   const reloadRoutes = (): RoutesReload => routing?.reload() ?? { ok: false, error: 'no named transports are configured (TWOFA_TRANSPORT_<NAME>): there is no routes table to reload' };
-  return { app, store, inbox, worker, events, workflows, receipts, purge, recordAuditHeads: recordHeads, reloadRoutes, stop };
+  return { app, store, inbox, worker, events, workflows, receipts, purge, recordAuditHeads: recordHeads, reloadRoutes, reloadPrices, stop };
 }
 
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {

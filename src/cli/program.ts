@@ -5,6 +5,7 @@ import { ConfigError } from '../config.js';
 import { packageVersion } from '../version.js';
 import { registerAppsCommands } from './apps-commands.js';
 import { registerAuditCommand } from './audit-command.js';
+import { registerBudgetCommands } from './budget-commands.js';
 import { EXIT_FAILURE, EXIT_USAGE, OperationFailedError, ServerUnreachableError, SilentExit, UsageError } from './cli-errors.js';
 import { registerDoctorCommand } from './doctor-command.js';
 import { registerEmailTemplatesCommands } from './email-templates-commands.js';
@@ -55,6 +56,7 @@ Example: a verified PIN (server started with TWOFA_BOOTSTRAP_API_KEY=$TWOFA_API_
   registerRoutesCommands(program);
   registerDoctorCommand(program);
   registerAuditCommand(program);
+  registerBudgetCommands(program);
   return program;
 }
 

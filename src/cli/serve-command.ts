@@ -41,8 +41,12 @@ Environment:\n${CONFIG_OPTIONS.map((o) => `  ${o.env}${o.default !== undefined ?
           process.exit(1);
         });
       };
-      // SIGHUP reads the routes table again (docs/routing.md); an invalid one is refused whole and logged.
-      process.on('SIGHUP', () => void server.reloadRoutes());
+      // SIGHUP reads the routes table and TWOFA_PRICES_FILE again (docs/routing.md); an invalid one is
+      // refused whole and logged, the one in force kept, and the other still reloaded.
+      process.on('SIGHUP', () => {
+        server.reloadRoutes();
+        void server.reloadPrices().catch(() => undefined);
+      });
       process.once('SIGTERM', () => shutdown('SIGTERM'));
       process.once('SIGINT', () => shutdown('SIGINT'));
     });

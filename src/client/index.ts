@@ -9,6 +9,7 @@ import type {
   SmsVoiceMessage, SmsVoiceMessageRequest, VerificationStatusQuery, VerificationStatusResponse, VerifyPinResponse,
 } from './types.js';
 import type { ApiKey, ApiKeyRequest, CreatedApiKey, Me, PinListQuery, PinPage, Stats, StatsQuery } from './types.js';
+import type { Budget, BudgetRequest, PriceList, Spend, SpendQuery } from './types.js';
 import type { ApplicationSender, ApplicationSenderRequest, RouteExplainQuery, RouteExplanation, Routes } from './types.js';
 import type { MessageText, MessageTextRequest, MessageTextUpdate } from './types.js';
 import type { NewPasskeyChallengeRequest, NewPasskeyRequest, PasskeyChallenge, PasskeyCredentialJson, PasskeyFactor, PasskeySettings, PasskeySettingsRequest } from './types.js';
@@ -171,6 +172,24 @@ export interface TwofaClient {
   stats: {
     /** Sends, deliveries and verifications over time per channel, conversion, latency, refusals (scope 2fa:manage). */
     get(query?: StatsQuery): Promise<Stats>;
+    /** What the messages cost, by country, transport or application, per currency; unpriced ones counted apart. */
+    spend(query?: SpendQuery): Promise<Spend>;
+  };
+  budgets: {
+    /** The account's budget (404 when it has none). */
+    get(): Promise<Budget>;
+    /** Sets the account's budget: caps per UTC day and month in a currency, per country too. */
+    set(body: BudgetRequest): Promise<Budget>;
+    delete(): Promise<void>;
+    getApplication(appId: string): Promise<Budget>;
+    setApplication(appId: string, body: BudgetRequest): Promise<Budget>;
+    deleteApplication(appId: string): Promise<void>;
+  };
+  prices: {
+    /** The price list in force on the node that answers. */
+    get(): Promise<PriceList>;
+    /** Makes that node read TWOFA_PRICES_FILE again; an invalid file is refused (400) and the list in force kept. */
+    reload(): Promise<PriceList>;
   };
   keys: {
     /** The account's API keys, revoked ones too (never a key itself). */
@@ -407,6 +426,19 @@ export function createTwofaClient(options: TwofaClientOptions): TwofaClient {
     },
     stats: {
       get: (query = {}) => call('stats.get', none, { query: { from: query.from, to: query.to, bucket: query.bucket } }),
+      spend: (query = {}) => call('stats.spend', none, { query: { by: query.by, from: query.from, to: query.to } }),
+    },
+    budgets: {
+      get: () => call('budgets.get', none),
+      set: (body) => call('budgets.set', none, { body }),
+      delete: async () => { await call<undefined>('budgets.delete', none); },
+      getApplication: (appId) => call('budgets.getApplication', { appId }),
+      setApplication: (appId, body) => call('budgets.setApplication', { appId }, { body }),
+      deleteApplication: async (appId) => { await call<undefined>('budgets.deleteApplication', { appId }); },
+    },
+    prices: {
+      get: () => call('prices.get', none),
+      reload: () => call('prices.reload', none),
     },
     keys: {
       list: async () => (await call<{ keys: ApiKey[] }>('keys.list', none)).keys,

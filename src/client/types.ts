@@ -1,6 +1,7 @@
 // The wire shapes the client sends and receives. They are derived from the server's TypeBox schemas
 // with type-only imports, so the client and the server cannot disagree about a field, and nothing of
 // the server is loaded at run time (type-only imports are erased by the compiler).
+import type { BudgetRequestSchema, BudgetResponseSchema, PriceListResponseSchema, SpendResponseSchema } from '../http/schemas/prices.js';
 import type { Static } from 'typebox';
 import type { ApplicationSenderRequestSchema, ApplicationSenderSchema, RouteExplainQuerySchema, RouteExplainResponseSchema, RoutesResponseSchema } from '../http/schemas/routes.js';
 import type {
@@ -143,6 +144,19 @@ export interface StatsQuery {
 }
 /** Sends, deliveries and verifications over time, conversion, delivery latency and refusals. */
 export type Stats = Static<typeof StatsResponseSchema>;
+/** How to group the spend, and its range (UNIX ms or ISO 8601; default: this UTC month). */
+export interface SpendQuery {
+  by?: 'country' | 'transport' | 'application';
+  from?: number | string;
+  to?: number | string;
+}
+/** What the account's messages cost, per group and currency (docs/routing.md#prices). */
+export type Spend = Static<typeof SpendResponseSchema>;
+/** A budget: caps per UTC day and month in a currency, per country too, and what they spent (docs/routing.md#budgets). */
+export type Budget = Static<typeof BudgetResponseSchema>;
+export type BudgetRequest = Static<typeof BudgetRequestSchema>;
+/** The price list in force on the node that answered. */
+export type PriceList = Static<typeof PriceListResponseSchema>;
 /** An API key of the account as listed: never the key itself. */
 export type ApiKey = Static<typeof ApiKeySchema>;
 export type ApiKeyRequest = Static<typeof CreateApiKeyRequestSchema>;

@@ -3,7 +3,10 @@
 // transport and records the outcome on the message and the PIN. Delivery is at least once (see
 // leased-worker.ts): a message may rarely arrive twice but is never lost.
 import type { Logger } from 'pino';
-import { maskDestination } from '../domain/destinations.js';
+import { maskDestination, phoneCountry } from '../domain/destinations.js';
+import { priceMessage, type MessagePrice } from '../domain/price-list.js';
+import type { PriceList } from '../domain/prices.js';
+import { smsTextInfo } from '../domain/template-rendering.js';
 import type { PinKeyring } from '../domain/pin-secrets.js';
 import { noopMetrics, type Metrics } from '../observability/metrics.js';
 import type { AuditAppend, AuditEntryInput } from '../store/audit-store.js';
@@ -40,6 +43,8 @@ export interface OutboxWorkerDeps extends LoopSettings {
   metrics?: Metrics;
   /** Told once a message failed for good (not when cancelled): the PIN's workflow moves to its next step. */
   onFailed?: (item: OutboxRecord, error: string) => Promise<void>;
+  /** The operator's price list (TWOFA_PRICES_FILE): each message taken is priced with it. Absent: nothing is priced or recorded. */
+  prices?: PriceList;
 }
 
 
@@ -76,6 +81,8 @@ type Attempt = AttemptOutcome & {
   destination?: string;
   /** The PIN's expiry: no retry is scheduled at or past it. */
   notAfter?: number;
+  /** What the message cost, when a transport took it. */
+  price?: MessagePrice;
   /** The named transport a routes table delivered through, for the conversion counters. */
   routed?: RoutedDelivery;
 };
@@ -90,6 +97,7 @@ export class OutboxWorker {
   private readonly policy: RetryPolicy;
   private readonly metrics: Metrics;
   private readonly onFailed: OutboxWorkerDeps['onFailed'];
+  private readonly prices: PriceList | undefined;
   private readonly loop: LeasedWorker<OutboxRecord>;
   /** How long an outcome's write is retried while the database is unavailable: the lease, renewed meanwhile. */
   private readonly recordPatienceMs: number;
@@ -110,6 +118,7 @@ export class OutboxWorker {
     };
     this.metrics = deps.metrics ?? noopMetrics;
     this.onFailed = deps.onFailed;
+    this.prices = deps.prices;
     this.recordPatienceMs = deps.leaseMs ?? DEFAULT_LEASE_MS;
     this.pacers = transportLeaves(deps.transports).flatMap((leaf) => (leaf.pacer === undefined ? [] : [leaf.pacer]));
     const store = deps.store;
@@ -205,9 +214,13 @@ export class OutboxWorker {
     if (result.ok) {
       const acceptedBy = result.transport ?? transport.name;
       this.metrics.deliveryLatency(item.channel, acceptedBy, this.clock() - item.createdAt);
+      // Priced by the transport that took it (a route's member; a named transport by its name), per SMS part, unless its provider said what it cost.
+      const price = this.prices && priceMessage(this.prices, {
+        channel: item.channel, transport: result.named ?? acceptedBy, to: message.to, segments: item.channel === 'sms' ? smsTextInfo(message.text ?? '').segments : 1,
+      }, phoneCountry, result.price);
       return {
         ok: true, ...reached, transport: transport.name, accepted: { transport: acceptedBy, providerMessageId: result.providerMessageId },
-        ...(result.routed !== undefined && { routed: result.routed }),
+        ...(price && { price }), ...(result.routed !== undefined && { routed: result.routed }),
       };
     }
     return { ok: false, retryable: result.retryable, error: result.error, ...reached, transport: transport.name };
@@ -232,7 +245,9 @@ export class OutboxWorker {
     const audit = entry && this.audit.sealable(entry);
     let recorded: { audited: boolean } | undefined;
     if (decision.state === 'delivered') {
-      recorded = await this.record(item, () => this.store.completeOutbox(item.id, item.pinId, now, attempt.accepted, audit));
+      const accepted = attempt.accepted && { ...attempt.accepted, ...(attempt.price && { price: attempt.price }) };
+      recorded = await this.record(item, () => this.store.completeOutbox(item.id, item.pinId, now, accepted, audit));
+      if (recorded !== undefined && attempt.price && accepted) this.metrics.spend(attempt.price.transport, attempt.price);
       if (attempt.routed !== undefined) await this.countRouted(item, attempt.routed, now);
     } else if (decision.state === 'retried') {
       await this.record(item, () => this.store.retryOutbox(item.id, item.pinId, now + decision.retryInMs, decision.error, now));

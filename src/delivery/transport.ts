@@ -1,6 +1,7 @@
 // The port between the outbox worker and whatever carries a message to its recipient (the local
 // inbox, a webhook, later SMTP/SMPP/HTTP providers). Transports never see the database: the worker
 // hands them a message rendered in memory and records the outcome itself.
+import type { Price } from '../domain/prices.js';
 import type { RegulatoryFields, SenderCandidates } from '../domain/routes.js';
 import type { Channel } from '../store/store.js';
 
@@ -72,9 +73,16 @@ export interface VoiceContent {
  * a permanent refusal (bad number, rejected request) is recorded as failed at once.
  */
 export type DeliveryResult =
-  /** `transport`: the name of the transport that accepted it, when a route chose among several. */
+  /**
+   * `transport`: the name of the transport that accepted it, when a route chose among several (its
+   * kind, `smpp`, `infobip`, ...: the name its receipts carry).
+   * `named`: the operator's name of the named transport that accepted it (TWOFA_TRANSPORT_<NAME>), when
+   * one did: the name its price list lines and the spend statistics go by.
+   * `price`: what the provider's answer said the whole message costs (Vonage's message-price,
+   * Telegram's request_cost, Twilio's price when already set); it overrides the price list.
+   */
   | {
-    ok: true; providerMessageId?: string; transport?: string;
+    ok: true; providerMessageId?: string; transport?: string; named?: string; price?: Price;
     /** When a routes table chose the transport: the named transport that took it and the destination's country (conversion counters). */
     routed?: RoutedDelivery;
   }
@@ -135,6 +143,8 @@ export interface DeliveryReceipt {
   error?: string;
   /** When the provider says it happened (UNIX ms), or when the receipt arrived. */
   at: number;
+  /** What the provider says the whole message cost (Infobip's delivery reports): it replaces the price list's. */
+  price?: Price;
 }
 
 /** The named transport (TWOFA_TRANSPORT_<NAME>) a routes table delivered a message through. */

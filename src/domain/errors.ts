@@ -60,6 +60,7 @@ export const FAILURE_NAMES = [
   'GUARD_CONVERSION_BREAKER',
   'DESTINATION_BLOCKED', // by the application's security settings (countries, prefixes, premium numbers)
   'RISK_BLOCKED', // the send's risk score reached the application's threshold (likely SMS pumping)
+  'BUDGET_EXCEEDED', // the send's price would take a budget cap of the application or account past its amount for the day or month
   // Provider callbacks
   'CALLBACK_TRANSPORT_UNKNOWN',
   'CALLBACK_UNAUTHENTICATED',

@@ -7,17 +7,20 @@ import type { RiskSummary } from './risk-score.js';
 
 export const PIN_EVENT_TYPES = ['pin.sent', 'pin.delivered', 'pin.failed', 'pin.verified', 'pin.expired', 'pin.locked'] as const;
 export type PinEventType = (typeof PIN_EVENT_TYPES)[number];
+/** Events about the account rather than one PIN: a budget cap's spend crossing 80 % or reaching 100 % (docs/routing.md#budgets). */
+export const ACCOUNT_EVENT_TYPES = ['budget.threshold'] as const;
+export type AccountEventType = (typeof ACCOUNT_EVENT_TYPES)[number];
 /** Subscribes to every event type, also those added later. */
 export const ALL_PIN_EVENTS = '*';
-export type PinEventSelector = PinEventType | typeof ALL_PIN_EVENTS;
-export const PIN_EVENT_SELECTORS: readonly PinEventSelector[] = [...PIN_EVENT_TYPES, ALL_PIN_EVENTS];
+export type PinEventSelector = PinEventType | AccountEventType | typeof ALL_PIN_EVENTS;
+export const PIN_EVENT_SELECTORS: readonly PinEventSelector[] = [...PIN_EVENT_TYPES, ...ACCOUNT_EVENT_TYPES, ALL_PIN_EVENTS];
 
 export function isPinEventSelector(value: string): value is PinEventSelector {
   return (PIN_EVENT_SELECTORS as readonly string[]).includes(value);
 }
 
 /** Whether a subscription to `selectors` receives events of `type`. */
-export function subscribesTo(selectors: readonly string[], type: PinEventType): boolean {
+export function subscribesTo(selectors: readonly string[], type: PinEventType | AccountEventType): boolean {
   return selectors.includes(type) || selectors.includes(ALL_PIN_EVENTS);
 }
 
@@ -57,4 +60,25 @@ export interface PinEvent {
 export function pinEventBody(type: PinEventType, at: number, data: PinEventData): string {
   const event: PinEvent = { type, timestamp: new Date(at).toISOString(), data };
   return JSON.stringify(event);
+}
+
+/** budget.threshold: a cap's spend crossed `level` % (80), or reached its cap or refused a send (100). */
+export interface BudgetThresholdData {
+  scope: 'account' | 'application';
+  /** The application's id (scope application), else null. */
+  applicationId: string | null;
+  period: 'daily' | 'monthly';
+  /** The country of a per-country cap; null: the cap of every message. */
+  country: string | null;
+  currency: string;
+  /** Decimal strings, as the budget API writes them. */
+  cap: string;
+  spent: string;
+  level: 80 | 100;
+  /** ISO 8601 start of the day or month the cap counts. */
+  periodStart: string;
+}
+
+export function budgetEventBody(at: number, data: BudgetThresholdData): string {
+  return JSON.stringify({ type: 'budget.threshold', timestamp: new Date(at).toISOString(), data });
 }

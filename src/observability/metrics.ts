@@ -2,6 +2,8 @@
 // (so they never import prom-client); this module turns the reports into series on one registry.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Channel } from '../domain/channels.js';
+import { MICROS_PER_UNIT } from '../domain/money.js';
+import type { MessagePrice } from '../domain/price-list.js';
 
 export type VerifyOutcomeLabel = 'verified' | 'WRONG_PIN' | 'TTL_EXPIRED' | 'NO_MORE_PIN_ATTEMPTS' | 'ALREADY_VERIFIED';
 export type DeliveryOutcomeLabel = 'delivered' | 'retried' | 'failed' | 'cancelled';
@@ -28,6 +30,10 @@ export interface Metrics {
   auditFailure(): void;
   /** An attempt to deliver an event to a webhook subscriber (or a Twilio Verify webhook), by how it ended. */
   eventDelivery(outcome: DeliveryOutcomeLabel): void;
+  /** A message a transport took, with what it cost (or no known price). */
+  spend(transport: string, price: MessagePrice): void;
+  /** A send refused by a budget cap, or a cap's spend crossing a threshold (80, 100 %). */
+  budget(scope: string, period: string, event: 'refused' | 'threshold_80' | 'threshold_100'): void;
 }
 
 export const noopMetrics: Metrics = {
@@ -43,6 +49,8 @@ export const noopMetrics: Metrics = {
   securityRefusal() {},
   auditFailure() {},
   eventDelivery() {},
+  spend() {},
+  budget() {},
 };
 
 export class PrometheusMetrics implements Metrics {
@@ -60,6 +68,9 @@ export class PrometheusMetrics implements Metrics {
   private readonly securityRefusals: Counter<'guard'>;
   private readonly auditFailures: Counter;
   private readonly eventDeliveries: Counter<'outcome'>;
+  private readonly spendTotal: Counter<'currency' | 'country' | 'transport'>;
+  private readonly unpriced: Counter<'country' | 'transport'>;
+  private readonly budgetEvents: Counter<'scope' | 'period' | 'event'>;
   readonly httpSeconds: Histogram<'method' | 'route' | 'status'>;
 
   constructor(options: { outboxDepth: () => Promise<number>; nodeId: string; oldestPendingAgeMs?: () => Promise<number> }) {
@@ -82,6 +93,9 @@ export class PrometheusMetrics implements Metrics {
     this.securityRefusals = new Counter({ name: 'twofa_security_refusals_total', help: 'Sends refused by an application\'s anti-fraud guards, by guard: country, prefix, premium_number, ip_limit, prefix_limit, conversion_breaker.', labelNames: ['guard'], registers });
     this.auditFailures = new Counter({ name: 'twofa_audit_write_failures_total', help: 'Audit-log entries that could not be written.', registers });
     this.eventDeliveries = new Counter({ name: 'twofa_event_deliveries_total', help: 'Event webhook deliveries by outcome: delivered, retried (another attempt follows), failed (given up), cancelled (the subscription went away).', labelNames: ['outcome'], registers });
+    this.spendTotal = new Counter({ name: 'twofa_spend_total', help: 'What the messages taken by transports cost, in units of the currency (price list x SMS parts, or the provider\'s reported price), at the time they were taken.', labelNames: ['currency', 'country', 'transport'], registers });
+    this.unpriced = new Counter({ name: 'twofa_unpriced_messages_total', help: 'Messages taken by a transport with no known price (no line of TWOFA_PRICES_FILE matched): counted in no budget.', labelNames: ['country', 'transport'], registers });
+    this.budgetEvents = new Counter({ name: 'twofa_budget_events_total', help: 'Budget caps: sends refused (refused) and spend crossing 80 % or 100 % of a cap (threshold_80, threshold_100), by scope (account, application) and period (daily, monthly).', labelNames: ['scope', 'period', 'event'], registers });
     this.httpSeconds = new Histogram({ name: 'twofa_http_request_duration_seconds', help: 'HTTP request latency by route.', labelNames: ['method', 'route', 'status'], buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1], registers });
     new Gauge({
       name: 'twofa_outbox_pending', help: 'Messages waiting for delivery (queued or awaiting a retry).', registers,
@@ -130,6 +144,16 @@ export class PrometheusMetrics implements Metrics {
 
   eventDelivery(outcome: DeliveryOutcomeLabel): void {
     this.eventDeliveries.inc({ outcome });
+  }
+
+  spend(transport: string, price: MessagePrice): void {
+    const country = price.country ?? 'none';
+    if (price.amount === null || price.currency === null) this.unpriced.inc({ country, transport });
+    else this.spendTotal.inc({ currency: price.currency, country, transport }, price.amount / MICROS_PER_UNIT);
+  }
+
+  budget(scope: string, period: string, event: 'refused' | 'threshold_80' | 'threshold_100'): void {
+    this.budgetEvents.inc({ scope, period, event });
   }
 
   transportLatency(channel: Channel, transport: string, durationMs: number): void {

@@ -6,6 +6,8 @@ import type { PinKeyring } from '../domain/pin-secrets.js';
 import type { SecurityProfile } from '../domain/security-profile.js';
 import type { Metrics } from '../observability/metrics.js';
 import type { Channel, Store } from '../store/store.js';
+import type { PriceList } from '../domain/prices.js';
+import type { PriceListState } from '../delivery/price-list-file.js';
 
 export interface ServiceContext {
   store: Store;
@@ -41,13 +43,19 @@ export interface ServiceContext {
   twilioAuthTokenGraceMs?: number;
   /** Called when a workflow step became due early (a delivery failed), so the scheduler runs it at once. */
   workflowStepDue?: () => void;
+  /** The operator's price list (TWOFA_PRICES_FILE); absent: no message has a price and no budget counts. */
+  prices?: PriceList;
+  /** The price list in force on this node (GET /api/v1/prices). */
+  priceListState?: () => PriceListState;
+  /** Reads the price list file again (POST /api/v1/prices/reload); throws on an invalid file, keeping the list in force. */
+  reloadPrices?: () => Promise<PriceListState>;
   /** The routes table and the named transports (docs/routing.md); absent when no transport is named. */
   routing?: Routing;
   /**
    * The transports a message of `applicationId` on `channel` to `to` would be tried through, in order:
    * named transports as a routes table plans them (the cheapest strategy's order included), else the
-   * members of the channel's own DSN by their kind (`smpp`, `log`). What a send-time cost estimate prices.
-   * Absent in unit tests' contexts.
+   * members of the channel's own DSN by their kind (`smpp`, `log`) (delivery/planned-transport.ts). A
+   * budget charges a send the price of the first of them. Absent in unit tests' contexts.
    */
   plannedTransports?: (channel: Channel, to: string, applicationId: string) => Promise<string[]>;
 }

@@ -1,6 +1,8 @@
 // Use cases of delivery tracking: a provider's receipt updates the PIN it concerns (and may send the
 // message again through the next member of a failover route), and an account reads a PIN's state and
 // delivery history (never the PIN itself).
+import { parseMicros } from '../domain/money.js';
+import type { MessagePriceRecord } from '../store/price-store.js';
 import { riskDecisionOfPin, type RiskDecisionView } from './risk.js';
 import type { RiskSummary } from '../domain/risk-score.js';
 import type { Logger } from 'pino';
@@ -154,6 +156,11 @@ async function recordDeliveryReceipt(ctx: ServiceContext, routes: FailoverRoutes
   const matched = await ctx.store.recordReceipt(receipt, { now, ...(requeue !== undefined && { requeue }) });
   if (matched === undefined) return false;
   ctx.metrics.receipt(receipt.transport, receipt.status);
+  // The provider's own word on what the message cost replaces the price list's (Infobip's delivery reports).
+  if (receipt.price) {
+    const amount = parseMicros(receipt.price.amount);
+    if (amount !== undefined) await ctx.store.prices.reportProviderPrice(matched.pinId, receipt.providerMessageId, amount, receipt.price.currency);
+  }
   // Queued again for the next member of a failover route: start the worker now rather than at its next poll.
   if (matched.requeued) ctx.messageQueued();
   // A receipt that fails the PIN's latest message (not one a failover route sends again) moves its workflow on.
@@ -185,6 +192,8 @@ export interface PinDetails {
   risk: RiskDecisionView | null;
   /** The summary of the assessment it was sent under (every scored PIN), as its webhook events carry it. */
   assessment: RiskSummary | null;
+  /** The messages transports took for it, each with its price (price list x SMS parts, or the provider's), oldest first. */
+  messages: MessagePriceRecord[];
 }
 
 
@@ -197,7 +206,11 @@ export async function getPinDetails(ctx: ServiceContext, principal: Principal, p
   const workflow = await listPinWorkflow(ctx, principal.accountId, pinId);
   const risk = await riskDecisionOfPin(ctx, principal.accountId, pinId);
   const assessment = await ctx.store.risk.summaryOfPin(principal.accountId, pinId);
-  return ok({ pin, state, history, workflow, risk, assessment: assessment === undefined ? null : JSON.parse(assessment) as RiskSummary, nextResendAt: state === 'pending' && pin.pinCiphertext !== null ? await nextResendOf(ctx, pin, now) : null });
+  const messages = await ctx.store.prices.listForPin(principal.accountId, pinId);
+  return ok({
+    pin, state, history, workflow, risk, assessment: assessment === undefined ? null : JSON.parse(assessment) as RiskSummary, messages,
+    nextResendAt: state === 'pending' && pin.pinCiphertext !== null ? await nextResendOf(ctx, pin, now) : null,
+  });
 }
 
 /** A peek at the destination's send limit: counts nothing, so reading a PIN never spends a resend. */

@@ -20,6 +20,8 @@ import { assessSend, riskRefusal, riskWriteOf, type ClientSignals, type RiskChec
 import { riskSummary, type RiskAssessment } from '../domain/risk-score.js';
 import { isLocaleTag } from '../domain/template-locales.js';
 import { appHashTooLong } from './template-autofill.js';
+import { budgetRefusal, plannedBudgetCharges, refusingCharge, reportBudgetSpend } from './budgets.js';
+import type { NamedBudgetCharge } from '../domain/budgets.js';
 import { testNumberAuditReason, testNumberCode } from './test-numbers.js';
 import { inUnitOfWork, type UnitOfWork } from './unit-of-work.js';
 import { planSend, workflowPrincipal } from './workflow-plan.js';
@@ -169,6 +171,8 @@ interface Admission {
   limits: NamedLimit[];
   guard: GuardPass;
   risk: RiskCheck | undefined;
+  /** The budget caps the message is charged against at its planned price, consumed with the write like the limits (none when nothing is queued). */
+  budget: NamedBudgetCharge[];
 }
 
 /**
@@ -208,7 +212,7 @@ async function admit(
     unit.audit({ event: `pin.${kind}.refused`, applicationId: app.id, ...(attempt.pinId !== undefined ? { pinId: attempt.pinId } : {}), destination: to, reason: `risk_score:${risk.assessment.score}` });
     return { ok: false, failure: riskRefusal(risk.assessment) };
   }
-  return ok({ ...attempt, template, limits: [...sendLimits(app, to), ...guard.limits, ...dialectLimits], guard, risk });
+  return ok({ ...attempt, template, limits: [...sendLimits(app, to), ...guard.limits, ...dialectLimits], guard, risk, budget: [] });
 }
 
 interface AdmittedMessage {
@@ -223,8 +227,9 @@ function outcomeAuditEvent(admission: Admission, outcome: RateLimitOutcome, mess
   const { kind, app, channel, to } = admission;
   const { pinId, testNumber } = message;
   if (!outcome.allowed) {
-    const { reason } = refusingLimit(admission.limits, outcome);
-    return { event: `pin.${kind}.refused`, applicationId: app.id, ...(admission.pinId !== undefined ? { pinId } : {}), destination: to, reason: testNumberAuditReason(SEND_LIMIT_REPORTS[reason].audit, testNumber) };
+    const charge = refusingCharge(admission.budget, outcome);
+    const reason = charge ? `budget:${charge.scope}:${charge.period}${charge.country === null ? '' : `:${charge.country}`}` : SEND_LIMIT_REPORTS[refusingLimit(admission.limits, outcome).reason].audit;
+    return { event: `pin.${kind}.refused`, applicationId: app.id, ...(admission.pinId !== undefined ? { pinId } : {}), destination: to, reason: testNumberAuditReason(reason, testNumber) };
   }
   return { event: `pin.${kind}`, applicationId: app.id, pinId, destination: to, reason: testNumberAuditReason(channel, testNumber) };
 }
@@ -235,11 +240,14 @@ async function settle(unit: UnitOfWork, admission: Admission, outcome: RateLimit
   const { kind, app, channel, to, guard, risk } = admission;
   const { pinId, queued, deliveryId, testNumber } = message;
   if (!outcome.allowed) {
+    const charge = refusingCharge(admission.budget, outcome);
+    if (charge) return budgetRefusal(ctx, app.accountId, charge, outcome);
     const { reason } = refusingLimit(admission.limits, outcome);
     SEND_LIMIT_REPORTS[reason].metric(ctx);
     return tooManyRequests(reason, outcome);
   }
   ctx.metrics.pinSent(channel, kind, queued);
+  await reportBudgetSpend(ctx, app.accountId, admission.budget, outcome, pinId);
   // The worker is woken before anything else is awaited: this node's claim then races other nodes'
   // (woken by the commit's NOTIFY) on equal terms. A claim waits for the disk itself, so nothing is
   // handed to a transport before the PIN is durable.
@@ -298,6 +306,8 @@ async function queuePin(unit: UnitOfWork, requested: Channel, input: SendPinInpu
   const deliveryId = queued ? randomUUID() : undefined;
   const request = deliveryRequestOf(input);
   const message: AdmittedMessage = { pinId, queued, deliveryId, testNumber };
+  // Only a message that will be delivered costs anything (a test number's, or a channel's that is off, does not).
+  if (queued) admission.value.budget = await plannedBudgetCharges(ctx, principal.accountId, app.id, { channel, to, template: admission.value.template, placeholders: request.placeholders }, now);
   const newPin: NewPin['pin'] = {
     id: pinId, accountId: principal.accountId, applicationId: app.id, messageId, channel, destination: to,
     pinHash: ctx.keyring.hashPin(pinId, pin), pinCiphertext: ctx.keyring.encryptPin(pinId, pin),
@@ -313,6 +323,7 @@ async function queuePin(unit: UnitOfWork, requested: Channel, input: SendPinInpu
     ...(input.dialect ? { dialect: input.dialect(newPin, deliveryId) } : {}),
     // Its hits and decision, in the PIN's own write (a test number's sends count in no baseline).
     ...(risk ? { risk: riskWriteOf(principal, app, 'send', to, risk, pinId, now, testNumber ? 'none' : 'send') } : {}),
+    ...(admission.value.budget.length > 0 ? { budget: admission.value.budget } : {}),
   }, admission.value.limits, now, audit));
   if (workflow && !outcome.allowed) await ctx.store.workflows.discard(pinId);
   return settle(unit, admission.value, outcome, message, now);
@@ -379,7 +390,8 @@ async function queueAdmittedResend(
   const queued = !pin.testNumber && ctx.channelConfigured(channel);
   const deliveryId = queued ? randomUUID() : undefined;
   const request = deliveryRequestOf(input);
-  const outcome = await ctx.store.queueResend(pinId, channel, deliveryId ? { id: deliveryId, request } : undefined, admission.value.limits, now, workflowStep);
+  if (queued) admission.value.budget = await plannedBudgetCharges(ctx, principal.accountId, app.id, { channel, to: pin.destination, template: admission.value.template, placeholders: request.placeholders }, now);
+  const outcome = await ctx.store.queueResend(pinId, channel, deliveryId ? { id: deliveryId, request } : undefined, admission.value.limits, now, workflowStep, admission.value.budget);
   if ('ended' in outcome) return pinEnded(pinId);
   const message: AdmittedMessage = { pinId, queued, deliveryId, testNumber: pin.testNumber };
   unit.audit(outcomeAuditEvent(admission.value, outcome, message));

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
 import { maskDestination } from '../domain/destinations.js';
-import { ALL_PIN_EVENTS, pinEventBody, subscribesTo, type PinEventData, type PinEventType } from '../domain/pin-events.js';
+import { ALL_PIN_EVENTS, pinEventBody, subscribesTo, type AccountEventType, type PinEventData, type PinEventType } from '../domain/pin-events.js';
 import type { RiskSummary } from '../domain/risk-score.js';
 import type { TwilioVerificationEvent } from '../domain/twilio-events.js';
 import type { PreludeWebhookType } from '../domain/prelude-webhooks.js';
@@ -41,11 +41,12 @@ export interface EventOutboxRecord {
   accountId: string;
   subscriptionId: string;
   /**
-   * A pin.* event (of /api/v1/webhooks), a verification.* event (of a Twilio Verify Webhook), a
-   * Vonage callback (its subscription: the Vonage application) or a Prelude webhook (its
-   * subscription: the verification, whose row holds the callback URL).
+   * A pin.* event (of /api/v1/webhooks), an account event (budget.threshold), a verification.* event
+   * (of a Twilio Verify Webhook), a Vonage callback (its subscription: the Vonage application) or a
+   * Prelude webhook (its subscription: the verification, whose row holds the callback URL).
    */
-  type: PinEventType | TwilioVerificationEvent | VonageCallbackType | PreludeWebhookType;
+  type: PinEventType | AccountEventType | TwilioVerificationEvent | VonageCallbackType | PreludeWebhookType;
+  /** The PIN the event is about; '' for an account event (budget.threshold). */
   pinId: string;
   /** The body (JSON, or a form for a Twilio webhook), sent byte for byte on every attempt. */
   payload: string;
@@ -107,6 +108,11 @@ export interface EventStore {
   releaseHeld(holder: string, now: number, keep?: string[]): Promise<number>;
   complete(id: string, now: number): Promise<void>;
   retry(id: string, nextAttemptAt: number, error: string, now: number): Promise<void>;
+  /**
+   * Queues an account event (budget.threshold), its body made already, for every enabled subscription
+   * of the account to its type; returns how many rows.
+   */
+  enqueueAccountEvent(accountId: string, type: AccountEventType, payload: string, now: number, pinId?: string): Promise<number>;
   /** Gives up on an event: `failed` (attempts exhausted), `cancelled` (subscription disabled or gone). */
   fail(id: string, error: string, now: number, state: 'failed' | 'cancelled'): Promise<void>;
   /** Gives leased events back (graceful shutdown) so another worker takes them at once. */
@@ -252,6 +258,16 @@ export class KyselyEventStore implements EventStore {
   /** Whether any webhook subscription is enabled (read through; enqueuePinEvent caches it where it can). */
   async anySubscriptionEnabled(db: Db): Promise<boolean> {
     return (await this.anyEnabled.first(db, {})) !== undefined;
+  }
+
+  async enqueueAccountEvent(accountId: string, type: AccountEventType, payload: string, now: number, pinId = ''): Promise<number> {
+    const subscriptions = await this.db.selectFrom('webhook_subscriptions').select(['id', 'events']).where('account_id', '=', accountId).where('enabled', '=', 1).execute();
+    const rows = subscriptions.filter((s) => subscribesTo(splitEvents(s.events), type)).map((s) => ({
+      id: randomUUID(), account_id: accountId, subscription_id: s.id, event_type: type, pin_id: pinId, payload,
+      state: 'pending', attempts: 0, next_attempt_at: now, lease_until: 0, last_error: null, created_at: now, updated_at: now,
+    }));
+    if (rows.length > 0) await this.db.insertInto('event_outbox').values(rows).execute();
+    return rows.length;
   }
 
   async enqueuePinEvent(trx: Db, type: PinEventType, pinId: string, now: number, details: PinEventDetails): Promise<number> {

@@ -35,6 +35,10 @@ import type { SqliteDurability } from './sqlite/group-commit.js';
 import type { SqliteHotPath } from './sqlite/hot-path.js';
 import { SqliteAuditStatements } from './sqlite/audit-statements.js';
 import { SqliteLimitStatements } from './sqlite/limit-statements.js';
+import { SqliteBudgetStatements } from './sqlite/budget-statements.js';
+import type { BudgetCharge } from '../domain/budgets.js';
+import { KyselyBudgetStore } from './budget-store.js';
+import { KyselyPriceStore, type MessagePriceInput } from './price-store.js';
 import { SqlitePinStatements, type AttemptRows } from './sqlite/pin-statements.js';
 import { SqliteEventStatements } from './sqlite/event-statements.js';
 import { SqliteTwilioStatements } from './sqlite/twilio-statements.js';
@@ -43,7 +47,7 @@ import { SqliteOutboxStatements, type OutboxOutcome } from './sqlite/outbox-stat
 import { ConfigCache, UNCACHED, type ConfigReader, type ConfigVersion } from './config-cache.js';
 import type { PostgresConfigVersion } from './postgres/config-version.js';
 import type {
-  AccountRecord, ApiKeyRecord, DeliveryEvent, DeliveryEventKind, ReceiptInput, ApplicationRecord, Channel, DeliveryRequest, DeliveryStatus, EmailTemplateFields,
+  AcceptedMessage, AccountRecord, ApiKeyRecord, DeliveryEvent, DeliveryEventKind, ReceiptInput, ApplicationRecord, Channel, DeliveryRequest, DeliveryStatus, EmailTemplateFields,
   DialectVerification, EmailTemplateRecord, MessageTemplateRecord, NewPin, OutboxRecord, PinRecord, PinToVerify, RateLimitCheck, RateLimitOutcome,
   ReceiptMessage, ReceiptOptions, Store, VerificationRow, VerifyAttempt, AuditedVerifyAttempt,
 } from './store.js';
@@ -161,6 +165,8 @@ export class KyselyStore implements Store, RateLimiter {
   readonly testNumbers: KyselyTestNumberStore;
   /** Applications' workflows and the steps of the PINs sent under them. */
   readonly workflows: KyselyWorkflowStore;
+  readonly budgets: KyselyBudgetStore;
+  readonly prices: KyselyPriceStore;
   readonly factors: KyselyFactorStore;
 
   /** PostgreSQL: the hot statements committed without waiting for the flush, made durable by durable(). */
@@ -177,7 +183,7 @@ export class KyselyStore implements Store, RateLimiter {
     const audit = new SqliteAuditStatements(hot.connection);
     const events = new SqliteEventStatements(hot.connection, this.options.configVersion);
     const risk = new SqliteRiskStatements(hot);
-    const pins = new SqlitePinStatements(hot, limits, audit, events, new SqliteTwilioStatements(hot.connection, events), risk);
+    const pins = new SqlitePinStatements(hot, limits, audit, events, new SqliteTwilioStatements(hot.connection, events), risk, new SqliteBudgetStatements(hot.connection));
     return (this.sqliteStatements = { limits, pins, audit, outbox: new SqliteOutboxStatements(hot, events, audit), risk });
   }
 
@@ -201,6 +207,8 @@ export class KyselyStore implements Store, RateLimiter {
     this.idempotency = new KyselyIdempotencyStore(db, dialect);
     this.testNumbers = new KyselyTestNumberStore(db, this.config);
     this.workflows = new KyselyWorkflowStore(db, dialect, (work) => this.deferred(work));
+    this.budgets = new KyselyBudgetStore(db);
+    this.prices = new KyselyPriceStore(db);
     this.factors = new KyselyFactorStore(db, dialect);
   }
 
@@ -405,6 +413,7 @@ export class KyselyStore implements Store, RateLimiter {
   // --- PINs ---
 
   async createPin(input: NewPin, limits: RateLimitCheck[], now: number, audit?: (outcome: RateLimitOutcome) => AuditAppend): Promise<RateLimitOutcome & { audited?: true }> {
+    const budget = input.budget ?? [];
     if (this.dialect === 'postgres') {
       const external = await this.limits.consumeExternally(limits, now);
       if (!external.allowed) return external;
@@ -413,24 +422,25 @@ export class KyselyStore implements Store, RateLimiter {
         id: p.id, accountId: p.accountId, applicationId: p.applicationId, messageId: p.messageId, channel: p.channel, destination: p.destination,
         pinHash: p.pinHash, pinCiphertext: p.pinCiphertext, attemptsLeft: p.attemptsLeft, allowMultipleVerifications: p.allowMultipleVerifications,
         createdAt: p.createdAt, expiresAt: p.expiresAt, deliveryStatus: p.deliveryStatus, country: p.country ?? null, testNumber: p.testNumber === true, risk: p.risk ?? null,
-      }, input.outbox && { id: input.outbox.id, request: JSON.stringify(input.outbox.request) }, OUTBOX_CHANNEL, deferFlush, riskWriteParameters(input.risk));
+      }, input.outbox && { id: input.outbox.id, request: JSON.stringify(input.outbox.request) }, OUTBOX_CHANNEL, deferFlush, riskWriteParameters(input.risk), budget);
       const { dialect } = input;
-      return this.limits.refusable(limits, now, async () => {
+      return this.budgetRefusable(budget, now, () => this.limits.refusable(limits, now, async () => {
         // A PIN that starts a dialect verification is one transaction with its row (a Twilio start
         // only): the statement, then the row, so the application's bucket is held a round trip longer.
-        const windows = await this.deferFlush((deferFlush) => dialect
+        const created = await this.deferFlush((deferFlush) => dialect
           ? this.db.transaction().execute(async (trx) => {
-            const created = await create(trx, deferFlush);
+            const made = await create(trx, deferFlush);
             await this.twilio.insertVerificationIn(trx, dialect.twilio, dialect.started);
-            return created;
+            return made;
           })
           : create(this.db, deferFlush));
-        return this.externalLimiter ? external : this.limits.allowedAfter(limits, windows, now);
-      });
+        const outcome = this.externalLimiter ? external : this.limits.allowedAfter(limits, created.windows, now);
+        return budget.length > 0 && outcome.allowed ? { ...outcome, budgetSpent: created.budgetSpent } : outcome;
+      }));
     }
-    // SQLite: the limits, the PIN with its first message and the audit entry (of the PIN or of its
-    // refusal) as one unit on the hot path's prepared statements (sqlite/pin-statements.ts), as
-    // verify's. With an external limiter (Redis), its verdict comes first.
+    // SQLite: the budget caps, the limits, the PIN with its first message and the audit entry (of the
+    // PIN or of its refusal) as one unit on the hot path's prepared statements
+    // (sqlite/pin-statements.ts), as verify's. With an external limiter (Redis), its verdict comes first.
     const external = await this.limits.consumeExternally(limits, now);
     if (!external.allowed) {
       if (!audit) return external;
@@ -446,20 +456,40 @@ export class KyselyStore implements Store, RateLimiter {
       verified_at: null, locked_at: null, delivery_status: p.deliveryStatus, delivery_error: null, sent_at: null, send_count: 1,
       delivery_transport: null, provider_message_id: null, delivered_at: null, country: p.country ?? null, test_number: p.testNumber ? 1 : 0,
       risk: p.risk ?? null, ...ownMessageColumns(input.outbox, now),
-    }, this.externalLimiter ? [] : limits, now, audit, input.dialect, input.risk);
+    }, this.externalLimiter ? [] : limits, now, audit, input.dialect, input.risk, budget);
     // With an external limiter the store counted no limit: the outcome (and its windows) is the limiter's.
-    return this.externalLimiter ? { ...external, ...created } : created;
+    return this.externalLimiter && created.allowed ? { ...external, ...created } : created;
   }
 
-  async queueResend(pinId: string, channel: Channel, outbox: { id: string; request: DeliveryRequest } | undefined, limits: RateLimitCheck[], now: number, workflowStep?: WorkflowStepClaim): Promise<RateLimitOutcome | { allowed: true; ended: true }> {
-    return this.limits.refusable(limits, now, () => this.deferred((db) => db.transaction().execute(async (trx) => {
+  /** Runs `write`; a PostgreSQL statement refused by a budget cap (and so undone) becomes that cap's refusal. */
+  private async budgetRefusable<T>(budget: readonly BudgetCharge[], now: number, write: () => Promise<T>): Promise<T | RateLimitOutcome> {
+    try {
+      return await write();
+    } catch (err) {
+      if (err instanceof pgHot.BudgetRefusal) return this.budgets.refusal(budget, now);
+      throw err;
+    }
+  }
+
+  async queueResend(pinId: string, channel: Channel, outbox: { id: string; request: DeliveryRequest } | undefined, limits: RateLimitCheck[], now: number, workflowStep?: WorkflowStepClaim, budget: BudgetCharge[] = []): Promise<RateLimitOutcome | { allowed: true; ended: true }> {
+    return this.budgetRefusable(budget, now, () => this.limits.refusable(limits, now, () => this.deferred((db) => db.transaction().execute(async (trx) => {
       const pin = await trx.selectFrom('pins').select(['account_id', 'pin_ciphertext', 'expires_at', 'locked_at', 'verified_at'])
         .where('id', '=', pinId).executeTakeFirst();
       if (!pin || !isDeliverable({ pinCiphertext: pin.pin_ciphertext, verifiedAt: pin.verified_at, lockedAt: pin.locked_at, expiresAt: Number(pin.expires_at) }, now)) {
         return { allowed: true as const, ended: true as const };
       }
-      const outcome = await this.limits.consumeWithin(trx, limits, now);
-      if (!outcome.allowed) return outcome;
+      // SQLite: the caps are checked before the limits count (one connection: nothing comes between).
+      const budgetChecked = this.dialect === 'sqlite' ? await this.budgets.consumeWithin(trx, budget, now) : { allowed: true as const };
+      if (!budgetChecked.allowed) return budgetChecked;
+      let outcome = await this.limits.consumeWithin(trx, limits, now);
+      if (!outcome.allowed) {
+        // The caps were counted in this transaction: undone with it.
+        if (budget.length > 0 && this.dialect === 'sqlite') throw new LimitRefusedAfterBudget(outcome);
+        return outcome;
+      }
+      // PostgreSQL: one statement adds the charges; a crossing throws BudgetRefusal and the transaction is undone.
+      const budgetSpent = this.dialect === 'postgres' ? await pgHot.consumeBudgets(trx, budget) : budgetChecked.budgetSpent;
+      if (budget.length > 0) outcome = { ...outcome, budgetSpent: budgetSpent ?? {} };
       // A workflow's step commits with its message or not at all (store/workflow-store.ts).
       if (workflowStep && !(await markWorkflowStepSent(trx, workflowStep, now))) throw new WorkflowClaimLost();
       if (outbox) {
@@ -467,8 +497,9 @@ export class KyselyStore implements Store, RateLimiter {
         await trx.updateTable('pins').set((eb) => ({ send_count: eb('send_count', '+', 1), delivery_status: 'queued' })).where('id', '=', pinId).execute();
       }
       return outcome;
-    }))).catch((err: unknown) => {
+    })))).catch((err: unknown) => {
       if (err instanceof WorkflowClaimLost) return { allowed: true as const, ended: true as const };
+      if (err instanceof LimitRefusedAfterBudget) return err.outcome;
       throw err;
     });
   }
@@ -712,19 +743,20 @@ export class KyselyStore implements Store, RateLimiter {
     return new Map(found.filter((p) => accountOf.get(p.id) === p.account_id).map((p) => [p.id, toPin(p)]));
   }
 
-  async completeOutbox(id: string, pinId: string, now: number, accepted?: { transport: string; providerMessageId?: string | undefined }, audit?: AuditAppend): Promise<{ audited: boolean }> {
+  async completeOutbox(id: string, pinId: string, now: number, accepted?: AcceptedMessage, audit?: AuditAppend): Promise<{ audited: boolean }> {
     const transport = accepted?.transport ?? null;
     const providerMessageId = accepted?.providerMessageId ?? null;
-    if (this.dialect === 'sqlite') return this.recordOutcome({ kind: 'sent', id, pinId, now, eventId: nextEventId(), transport, providerMessageId, audit });
-    await this.completions.submit({ id, pinId, now, transport, providerMessageId });
+    const price = accepted?.price;
+    if (this.dialect === 'sqlite') return this.recordOutcome({ kind: 'sent', id, pinId, now, eventId: nextEventId(), transport, providerMessageId, price, audit });
+    await this.completions.submit({ id, pinId, now, transport, providerMessageId, price });
     return { audited: false };
   }
 
   /** PostgreSQL: records sent messages; those completed while an earlier batch was being written share one transaction. */
-  private readonly completions = new WriteBatcher<{ id: string; pinId: string; now: number; transport: string | null; providerMessageId: string | null }>((sent) =>
+  private readonly completions = new WriteBatcher<{ id: string; pinId: string; now: number; transport: string | null; providerMessageId: string | null; price: MessagePriceInput | undefined }>((sent) =>
     this.db.transaction().execute(async (trx) => {
-      // One statement for the batch (messages done, PINs sent, history), then the webhook events
-      // only if some subscription could want them.
+      // One statement for the batch (messages done, PINs sent, history, prices), then the webhook
+      // events only if some subscription could want them.
       await pgHot.completeMessages(trx, sent.map((s) => ({ ...s, eventId: nextEventId() })));
       if (!(await this.events.anySubscriptionEnabled(trx))) return;
       for (const { pinId, now, transport } of sent) await this.events.enqueuePinEvent(trx, 'pin.sent', pinId, now, { status: 'sent', transport });
@@ -1134,4 +1166,11 @@ function ownMessageHistory(pin: { channel: Channel; message_state: string | null
     });
   }
   return entries;
+}
+
+/** A limit refused a SQLite resend after its budget charges were counted: thrown so the transaction undoes them, answered as the limit's refusal. */
+class LimitRefusedAfterBudget extends Error {
+  constructor(readonly outcome: RateLimitOutcome & { allowed: false }) {
+    super('rate limit reached');
+  }
 }

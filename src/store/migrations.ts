@@ -723,6 +723,56 @@ $$`).execute(db);
   for each statement execute function twofa_config_changed()`).execute(db);
       },
     },
+    '0032_prices_budgets': {
+      async up(db: Kysely<unknown>) {
+        // Prices and budgets (docs/routing.md): the price of every message a transport took, one row
+        // per message (its delivery id), written in the transaction that records it sent; the
+        // budgets of accounts and applications; and what each budget period has spent, counted in
+        // the PIN's own write like the rate limits' buckets.
+        await sql.raw(`create table message_prices (
+  delivery_id text primary key,
+  pin_id text not null,
+  account_id text not null,
+  application_id text not null,
+  channel text not null,
+  transport text not null,
+  country text,
+  prefix text,
+  at ${bigint} not null,
+  segments integer not null,
+  amount ${bigint},
+  currency text,
+  source text not null,
+  provider_message_id text
+)`).execute(db);
+        await sql.raw('create index message_prices_account_at on message_prices (account_id, at)').execute(db);
+        await sql.raw('create index message_prices_pin on message_prices (pin_id)').execute(db);
+        await sql.raw(`create table budgets (
+  account_id text not null,
+  application_id text not null,
+  currency text not null,
+  caps text not null,
+  updated_at ${bigint} not null,
+  primary key (account_id, application_id)
+)`).execute(db);
+        await sql.raw(`create table budget_spend (
+  key text not null,
+  period_start ${bigint} not null,
+  spent ${bigint} not null,
+  expires_at ${bigint} not null,
+  full_notified integer not null default 0,
+  primary key (key, period_start)
+)`).execute(db);
+        await sql.raw('create index budget_spend_expiry on budget_spend (expires_at)').execute(db);
+        if (dialect !== 'postgres') return;
+        // Raised by the send statement when a budget would be crossed: the statement, and with it the PIN, is undone.
+        await sql.raw(`create or replace function twofa_budget_exceeded() returns integer language plpgsql volatile as $$
+begin
+  raise exception 'budget exceeded' using errcode = 'TF402';
+end
+$$`).execute(db);
+      },
+    },
     '0033_risk_cost': {
       async up(db: Kysely<unknown>) {
         // The risk score's cost on every send (BENCHMARKS.md). The Safe List (numbers and prefixes) is

@@ -238,6 +238,9 @@ export interface Database {
   factor_entities: FactorEntitiesTable;
   factors: FactorsTable;
   factor_challenges: FactorChallengesTable;
+  message_prices: MessagePricesTable;
+  budgets: BudgetsTable;
+  budget_spend: BudgetSpendTable;
 }
 
 /** A user of an application, as Twilio's Entities name it (src/store/factor-store.ts). */
@@ -693,6 +696,50 @@ export interface PinWorkflowStepsTable {
   lease_until: number | null;
   reason: string | null;
   updated_at: number;
+}
+
+/** The price of each message a transport took (migration 0032): one row per message, by its delivery id. */
+export interface MessagePricesTable {
+  delivery_id: string;
+  pin_id: string;
+  account_id: string;
+  application_id: string;
+  channel: string;
+  /** The transport that took the message (a route's member). */
+  transport: string;
+  /** ISO country of the destination (the price line's, else the number's); null for email. */
+  country: string | null;
+  /** The price line's prefix; null: a country-wide line, or no line. */
+  prefix: string | null;
+  at: number;
+  /** SMS parts (1 for any other channel): the price is per part. */
+  segments: number;
+  /** Micro-units of `currency` for the whole message; null: no known price. */
+  amount: number | null;
+  currency: string | null;
+  /** list (the price list), provider (the provider's answer or receipt) or none. */
+  source: string;
+  provider_message_id: string | null;
+}
+
+/** A budget: an application's (application_id) or, with application_id '', its account's. */
+export interface BudgetsTable {
+  account_id: string;
+  application_id: string;
+  currency: string;
+  /** JSON of BudgetCaps (domain/budgets.ts), amounts in micro-units. */
+  caps: string;
+  updated_at: number;
+}
+
+/** What one budget period has spent, in micro-units: counted in the PIN's own write (store/budget-spend.ts). */
+export interface BudgetSpendTable {
+  key: string;
+  period_start: number;
+  spent: number;
+  expires_at: number;
+  /** 1 once the budget.threshold event of 100 % went out for this period. */
+  full_notified: Generated<number>;
 }
 
 export interface RouteDeliveriesTable {

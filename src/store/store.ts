@@ -19,6 +19,10 @@ import type { IdempotencyStore } from './idempotency-store.js';
 import type { TestNumberStore } from './test-number-store.js';
 import type { WorkflowStepClaim, WorkflowStore } from './workflow-store.js';
 import type { DeliveryRequest } from './delivery-request.js';
+import type { BudgetCharge } from '../domain/budgets.js';
+import type { Price } from '../domain/prices.js';
+import type { BudgetStore } from './budget-store.js';
+import type { PriceStore, MessagePriceInput } from './price-store.js';
 import type { FactorStore } from './factor-store.js';
 
 export type { DeliveryRequest } from './delivery-request.js';
@@ -169,6 +173,8 @@ export interface ReceiptInput {
   status: 'delivered' | 'undelivered';
   error?: string;
   at: number;
+  /** What the provider says the message cost; recorded by the price store (Store.prices.reportProviderPrice). */
+  price?: Price;
 }
 
 /** The message a delivery receipt names: a PIN's first message, or a later one (a resend, a failover). */
@@ -192,6 +198,13 @@ export interface ReceiptOptions {
   requeue?: DeliveryRequest;
 }
 
+/** Who took a message: the transport, the provider's id for it, and what it cost (recorded in the same transaction). */
+export interface AcceptedMessage {
+  transport: string;
+  providerMessageId?: string | undefined;
+  price?: MessagePriceInput;
+}
+
 export interface OutboxRecord {
   id: string;
   pinId: string;
@@ -213,7 +226,11 @@ export interface RateLimitCheck {
 
 export type RateLimitOutcome =
   /** `nextAllowedAt`: per limit key, when its next hit will be allowed (the request's hit counted); `now` while there is room. */
-  | { allowed: true; nextAllowedAt?: Record<string, number> }
+  | {
+    allowed: true; nextAllowedAt?: Record<string, number>;
+    /** Per budget charge key (NewPin.budget, queueResend's `budget`): the period's spend with this send's counted, micro-units. */
+    budgetSpent?: Record<string, number>;
+  }
   | { allowed: false; key: string; retryAfterMs: number };
 
 /** What one verification request did (Store.verifyPinAttempt). */
@@ -265,6 +282,12 @@ export interface NewPin {
   dialect?: DialectStart;
   /** The risk score's hits and decision of this send, written with the PIN or, if a limit refuses it, not at all. */
   risk?: RiskWrite;
+  /**
+   * The budget caps the send is charged against (domain/budgets.ts), consumed in the PIN's own
+   * write like the limits: when one would pass its cap the outcome is a refusal naming its key (and
+   * retry after the period ends), and nothing is written.
+   */
+  budget?: BudgetCharge[];
 }
 
 export interface VerificationRow {
@@ -300,6 +323,10 @@ export interface Store {
   readonly testNumbers: TestNumberStore;
   /** Applications' workflows and the steps of the PINs sent under them (src/store/workflow-store.ts). */
   readonly workflows: WorkflowStore;
+  /** Budgets of accounts and applications and what their periods spent (src/store/budget-store.ts). */
+  readonly budgets: BudgetStore;
+  /** The prices of the messages sent, and the spend they sum to (src/store/price-store.ts). */
+  readonly prices: PriceStore;
   /** Twilio Verify's Entities, Factors (TOTP, passkeys) and Challenges (src/store/factor-store.ts). */
   readonly factors: FactorStore;
   close(): Promise<void>;
@@ -358,7 +385,7 @@ export interface Store {
    * `workflowStep`: the claimed workflow step this resend is, marked sent in the same transaction; a
    * claim lost meanwhile answers `ended` and writes nothing.
    */
-  queueResend(pinId: string, channel: Channel, outbox: { id: string; request: DeliveryRequest } | undefined, limits: RateLimitCheck[], now: number, workflowStep?: WorkflowStepClaim): Promise<RateLimitOutcome | { allowed: true; ended: true }>;
+  queueResend(pinId: string, channel: Channel, outbox: { id: string; request: DeliveryRequest } | undefined, limits: RateLimitCheck[], now: number, workflowStep?: WorkflowStepClaim, budget?: BudgetCharge[]): Promise<RateLimitOutcome | { allowed: true; ended: true }>;
   getPin(accountId: string, pinId: string): Promise<PinRecord | undefined>;
   /** The PIN and its application (undefined if deleted), for a verification: one round trip on PostgreSQL. Durable as getPin. */
   getPinToVerify(accountId: string, pinId: string): Promise<{ pin: PinRecord; application: ApplicationRecord | undefined } | undefined>;
@@ -422,7 +449,7 @@ export interface Store {
    * (SQLite: one commit for a batch of outcomes and their entries) does so and answers `audited: true`,
    * else the caller appends it.
    */
-  completeOutbox(id: string, pinId: string, now: number, accepted?: { transport: string; providerMessageId?: string | undefined }, audit?: AuditAppend): Promise<{ audited: boolean }>;
+  completeOutbox(id: string, pinId: string, now: number, accepted?: AcceptedMessage, audit?: AuditAppend): Promise<{ audited: boolean }>;
   retryOutbox(id: string, pinId: string, nextAttemptAt: number, error: string, now: number): Promise<void>;
   /** Records that the message failed for good or was cancelled; `audit` as for completeOutbox. */
   failOutbox(id: string, pinId: string, error: string, now: number, state: 'failed' | 'cancelled', audit?: AuditAppend): Promise<{ audited: boolean }>;

@@ -113,6 +113,8 @@ export interface TwilioAttemptRow {
   deliveryError: string | null;
   /** The latest change the attempt's outcome saw (its PIN verified, locked or delivered). */
   updatedAt: number;
+  /** What its message cost (store/price-store.ts), micro-units; null: not taken by a transport yet, or no known price. */
+  price: { amount: number; currency: string } | null;
 }
 
 export interface AttemptFilter {
@@ -306,9 +308,18 @@ const ATTEMPT_COLUMNS = [
   'p.verified_at', 'p.locked_at', 'p.expires_at', 'p.delivery_status', 'p.delivery_error', 'p.delivered_at',
 ] as const;
 
+/**
+ * The price of an attempt's message: an attempt's SID is VL and its message's delivery id without
+ * dashes (domain/twilio-sids.ts attemptSid), found among its PIN's priced messages.
+ */
+const attemptPrice = (column: 'amount' | 'currency') => sql<string | number | null>`(select mp.${sql.ref(column)} from message_prices mp
+  where mp.pin_id = a.pin_id and replace(mp.delivery_id, '-', '') = lower(substr(a.sid, 3)))`;
+const ATTEMPT_PRICE = [attemptPrice('amount').as('price_amount'), attemptPrice('currency').as('price_currency')] as const;
+
 function attemptFromRow(row: {
   sid: string; account_id: string; pin_id: string; channel: string; created_at: number; application_id: string; destination: string; pin_channel: string;
   country: string | null; verified_at: number | null; locked_at: number | null; expires_at: number; delivery_status: string; delivery_error: string | null; delivered_at: number | null;
+  price_amount: string | number | null; price_currency: string | number | null;
 }): TwilioAttemptRow {
   const createdAt = Number(row.created_at);
   return {
@@ -317,6 +328,7 @@ function attemptFromRow(row: {
     verifiedAt: row.verified_at === null ? null : Number(row.verified_at), expiresAt: Number(row.expires_at),
     deliveryStatus: row.delivery_status as DeliveryStatus, deliveryError: row.delivery_error,
     updatedAt: Math.max(createdAt, Number(row.verified_at ?? 0), Number(row.locked_at ?? 0), Number(row.delivered_at ?? 0)),
+    price: row.price_amount === null || row.price_currency === null ? null : { amount: Number(row.price_amount), currency: String(row.price_currency) },
   };
 }
 
@@ -496,12 +508,12 @@ export class KyselyTwilioStore implements TwilioStore {
   }
 
   async listAttempts(accountId: string, filter: AttemptFilter, offset: number, limit: number): Promise<TwilioAttemptRow[]> {
-    const rows = await this.attempts(accountId, filter).select(ATTEMPT_COLUMNS).orderBy('a.created_at', 'desc').orderBy('a.pin_id', 'desc').orderBy('a.seq', 'desc').limit(limit).offset(offset).execute();
+    const rows = await this.attempts(accountId, filter).select(ATTEMPT_COLUMNS).select(ATTEMPT_PRICE).orderBy('a.created_at', 'desc').orderBy('a.pin_id', 'desc').orderBy('a.seq', 'desc').limit(limit).offset(offset).execute();
     return rows.map(attemptFromRow);
   }
 
   async getAttempt(accountId: string, sid: string): Promise<TwilioAttemptRow | undefined> {
-    const row = await this.attempts(accountId, {}).select(ATTEMPT_COLUMNS).where('a.sid', '=', sid).executeTakeFirst();
+    const row = await this.attempts(accountId, {}).select(ATTEMPT_COLUMNS).select(ATTEMPT_PRICE).where('a.sid', '=', sid).executeTakeFirst();
     return row ? attemptFromRow(row) : undefined;
   }
 

@@ -84,11 +84,12 @@ describe('help', () => {
   it('every command has a description and --help text with an example of itself', () => {
     const commands = leaves(buildProgram());
     assert.deepEqual(commands.map(fullName).sort(), [
-      'apps create', 'apps list', 'apps risk decisions', 'apps risk get', 'apps risk set', 'apps show', 'apps update', 'apps workflow delete', 'apps workflow get', 'apps workflow set', 'audit head', 'audit verify', 'doctor', 'email-templates create', 'email-templates delete',
-      'email-templates list', 'email-templates show', 'factors add', 'factors answer', 'factors challenge', 'factors list', 'factors remove', 'factors verify', 'inbox', 'keys auth-token',
-      'keys create', 'keys list', 'keys revoke', 'migrate', 'resend', 'routes explain', 'routes list', 'routes reload', 'safe-list add', 'safe-list list', 'safe-list remove', 'send', 'serve',
-      'templates create', 'templates create-email', 'templates list', 'templates show', 'templates texts add', 'templates texts list', 'templates texts remove', 'templates texts update',
-      'templates update', 'templates update-email', 'test-numbers add', 'test-numbers list', 'test-numbers remove', 'verify', 'vonage-apps list', 'vonage-apps remove', 'vonage-apps rotate-secret',
+      'apps create', 'apps list', 'apps risk decisions', 'apps risk get', 'apps risk set', 'apps show', 'apps update', 'apps workflow delete', 'apps workflow get', 'apps workflow set', 'audit head',
+      'audit verify', 'budget remove', 'budget set', 'budget show', 'doctor', 'email-templates create', 'email-templates delete', 'email-templates list', 'email-templates show', 'factors add',
+      'factors answer', 'factors challenge', 'factors list', 'factors remove', 'factors verify', 'inbox', 'keys auth-token', 'keys create', 'keys list', 'keys revoke', 'migrate', 'prices check',
+      'prices reload', 'prices show', 'resend', 'routes explain', 'routes list', 'routes reload', 'safe-list add', 'safe-list list', 'safe-list remove', 'send', 'serve', 'spend', 'templates create',
+      'templates create-email', 'templates list', 'templates show', 'templates texts add', 'templates texts list', 'templates texts remove', 'templates texts update', 'templates update',
+      'templates update-email', 'test-numbers add', 'test-numbers list', 'test-numbers remove', 'verify', 'vonage-apps list', 'vonage-apps remove', 'vonage-apps rotate-secret',
       'vonage-apps set-callback', 'vonage-apps set-key', 'vonage-apps show',
     ].map((n) => `twofa ${n}`));
     for (const command of commands) {
@@ -104,7 +105,7 @@ describe('help', () => {
   });
 
   it('every server-talking command takes --url and --key, and every command but serve takes --json', () => {
-    const local = new Set(['serve', 'migrate', 'keys auth-token', 'keys create', 'keys list', 'keys revoke', 'doctor', 'audit verify', 'audit head']);
+    const local = new Set(['serve', 'migrate', 'keys auth-token', 'keys create', 'keys list', 'keys revoke', 'doctor', 'audit verify', 'audit head', 'prices check']);
     for (const command of leaves(buildProgram())) {
       const name = fullName(command).replace(/^twofa /, '');
       const flags = command.options.map((o) => o.long);

@@ -23,6 +23,15 @@ type OpenApiDocument = { paths: Record<string, Record<string, OpenApiOperation>>
 
 /** One call per client method, with arguments that fill every parameter it can send. */
 const SAMPLE_CALLS: Record<OperationName, (client: TwofaClient) => Promise<unknown>> = {
+  'budgets.get': (c) => c.budgets.get(),
+  'budgets.set': (c) => c.budgets.set({ currency: 'EUR', daily: '10' }),
+  'budgets.delete': (c) => c.budgets.delete(),
+  'budgets.getApplication': (c) => c.budgets.getApplication('APP'),
+  'budgets.setApplication': (c) => c.budgets.setApplication('APP', { currency: 'EUR', monthly: '100' }),
+  'budgets.deleteApplication': (c) => c.budgets.deleteApplication('APP'),
+  'stats.spend': (c) => c.stats.spend({ by: 'country', from: 1, to: 2 }),
+  'prices.get': (c) => c.prices.get(),
+  'prices.reload': (c) => c.prices.reload(),
   'applications.list': (c) => c.applications.list(),
   'applications.create': (c) => c.applications.create({ name: 'n' }),
   'applications.get': (c) => c.applications.get('APP'),

@@ -8,6 +8,7 @@
 // the test skips, unless TWOFA_REQUIRE_BROWSER=1 (CI), which makes it fail.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
@@ -45,13 +46,18 @@ describe('the console in Chromium', { skip: skipWithoutBrowser, timeout: 90_000 
     verifications: await page.getByTestId('total-verifications').textContent(),
   });
 
+  let pricesDir: string | undefined;
   before(async () => {
     fs.mkdirSync(ARTIFACTS, { recursive: true });
     // The server serves the built app: build it when web/ changed since the last build.
     if (webBuildIsStale()) await buildWeb();
+    // Swiss messages cost 0.05 EUR a part (docs/routing.md#prices): the PIN and Spend pages show it.
+    pricesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'twofa-console-prices-'));
+    fs.writeFileSync(path.join(pricesDir, 'prices.csv'), 'transport,country,prefix,price,currency\nlog,CH,,0.0500,EUR\n');
     [server, browser] = await Promise.all([
       startServerProcess({
         TWOFA_LOG_LEVEL: 'warn',
+        TWOFA_PRICES_FILE: path.join(pricesDir, 'prices.csv'),
         // Two named transports (both the local inbox) and a rule for India, for the Routes page.
         TWOFA_TRANSPORT_PRIMARY: 'log://', TWOFA_TRANSPORT_BACKUP: 'log://',
         TWOFA_ROUTES: JSON.stringify([{ name: 'india', channel: 'sms', countries: ['IN'], transports: ['primary', 'backup'], sender: { id: 'ACMEIN', kind: 'alphanumeric' }, regulatory: { dltEntityId: '1101234567890123456', dltTemplateId: '1107123456789012345' } }]),
@@ -70,6 +76,7 @@ describe('the console in Chromium', { skip: skipWithoutBrowser, timeout: 90_000 
 
   after(async () => {
     await closeBrowserAndServer(browser, server);
+    if (pricesDir) fs.rmSync(pricesDir, { recursive: true, force: true });
   });
 
   it('signs in only with a key that has 2fa:manage, and shows the dashboard', async () => {
@@ -222,8 +229,29 @@ describe('the console in Chromium', { skip: skipWithoutBrowser, timeout: 90_000 
     await row.getByRole('link').click();
     await page.getByTestId('pin-state').filter({ hasText: 'verified' }).waitFor();
     await page.getByRole('list').filter({ hasText: 'queued' }).filter({ hasText: 'sent' }).first().waitFor();
+    // Its message: two SMS parts to Switzerland at 0.05 EUR each.
+    await page.getByTestId('pin-message-price').filter({ hasText: '0.1000 EUR' }).waitFor();
     assert.ok(!(await page.content()).includes(state.pin), 'the details never show the PIN');
     await shot('11-pin');
+  });
+
+  it('shows what the messages cost, and sets the account\'s budget', async () => {
+    await nav('Spend');
+    await page.getByRole('heading', { name: 'Spend and budgets', level: 1 }).waitFor();
+    await page.getByTestId('spend-row').filter({ hasText: 'CH' }).filter({ hasText: 'EUR' }).first().waitFor();
+    await page.getByRole('cell', { name: 'whole country' }).waitFor();
+    await page.getByTestId('budget-none').waitFor();
+    await page.getByLabel('Daily cap').fill('100');
+    await page.getByLabel('Caps per country').fill('CH daily=50');
+    await page.getByRole('button', { name: 'Save budget' }).click();
+    await page.getByText('Budget saved.').waitFor();
+    await page.getByTestId('budget-facts').filter({ hasText: '100.0000 EUR' }).waitFor();
+    const budget = await api.budgets.get();
+    assert.deepEqual([budget.currency, budget.daily, budget.countries], ['EUR', '100.0000', { CH: { daily: '50.0000', monthly: null } }]);
+    await page.getByLabel('Daily cap').fill('ten');
+    await page.getByRole('button', { name: 'Save budget' }).click();
+    await page.locator('#budget-daily-error').filter({ hasText: 'positive decimal amount' }).waitFor();
+    await shot('11b-spend');
   });
 
   it('counts the sends and the verification on the dashboard', async () => {

@@ -1,7 +1,9 @@
 // Routes end to end (docs/routing.md): a node with three named transports, each a real stand-in (an
 // SMSC over SMPP, Infobip's and Vonage's HTTP APIs on loopback), and a routes table in its config file.
 // PINs sent through the API go where the table says, with its sender and India's DLT ids; a reload
-// changes the routing without a restart and an invalid table is refused whole.
+// changes the routing without a restart and an invalid table is refused whole. The node's price list
+// (TWOFA_PRICES_FILE) names the named transports: it prices what they deliver, what a budget counts at
+// send, and what explain and the cheapest strategy read, a reload included.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { pino } from 'pino';
 import { Routing } from '../../src/delivery/routing/routing.js';
 import type { Transport } from '../../src/delivery/transport.js';
+import { PRICE_LIST_HEADER } from '../../src/domain/price-list.js';
 import type { PriceList } from '../../src/domain/prices.js';
 import { parseRoutes } from '../../src/domain/routes.js';
 import { createAppAndTemplate, createHarness, type Harness } from '../support/harness.js';
@@ -39,6 +42,7 @@ const infobip = new FakeProvider();
 const vonage = new FakeProvider();
 let h: Harness;
 let configFile: string;
+let pricesFile: string;
 let app: { applicationId: string; messageId: string };
 
 function writeConfig(routes: unknown): void {
@@ -52,8 +56,13 @@ function writeConfig(routes: unknown): void {
   }));
 }
 
-/** The three stand-ins, answering "accepted", and a node whose config file holds them as named transports and `routes`. */
-async function startNode(routes: unknown, prices?: PriceList): Promise<void> {
+/** A price list of `transport,country,prefix,price,currency` lines, for the node's TWOFA_PRICES_FILE. */
+function writePrices(lines: string[]): void {
+  fs.writeFileSync(pricesFile, [PRICE_LIST_HEADER, ...lines].join('\n') + '\n');
+}
+
+/** The three stand-ins, answering "accepted", and a node whose config file holds them as named transports and `routes`, with a price list. */
+async function startNode(routes: unknown, prices: string[] = []): Promise<void> {
   smsc = await SmscPeer.start();
   await infobip.start();
   await vonage.start();
@@ -61,9 +70,12 @@ async function startNode(routes: unknown, prices?: PriceList): Promise<void> {
   vonage.reset();
   infobip.reply = { status: 200, body: { messages: [{ messageId: 'ib-1', status: { groupName: 'PENDING', name: 'PENDING_ENROUTE' } }] } };
   vonage.reply = { status: 200, body: { 'message-count': '1', messages: [{ status: '0', 'message-id': 'vg-1' }] } };
-  configFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'twofa-routes-')), 'twofa.config.json');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'twofa-routes-'));
+  configFile = path.join(dir, 'twofa.config.json');
+  pricesFile = path.join(dir, 'prices.csv');
   writeConfig(routes);
-  h = await createHarness({ TWOFA_CONFIG: configFile }, prices === undefined ? {} : { prices });
+  writePrices(prices);
+  h = await createHarness({ TWOFA_CONFIG: configFile, TWOFA_PRICES_FILE: pricesFile });
   // The template has no senderId: the route's sender applies (a template's would go first).
   app = await createAppAndTemplate(h, { template: { senderId: undefined } });
 }
@@ -90,8 +102,11 @@ const lastTo = (to: string) => ({
   vonage: vonageForms().filter((f) => f.get('to') === to),
 });
 
+// India's lines per named transport (smsc, infobip); `smpp`, the SMSC's kind, is not a name the outbox records for a routed message.
+const INDIA_PRICES = ['smsc,IN,,0.0020,EUR', 'infobip,IN,,0.0090,EUR', 'smpp,IN,,0.9000,EUR'];
+
 describe('routes: named transports, rules by country and prefix, senders and DLT', () => {
-  before(() => startNode(ROUTES));
+  before(() => startNode(ROUTES, INDIA_PRICES));
   after(stopNode);
 
   it('sends numbers of several countries through their rule\'s transport, with its sender', async () => {
@@ -129,6 +144,7 @@ describe('routes: named transports, rules by country and prefix, senders and DLT
   it('fails over within the rule, per message: the SMSC refuses, Infobip takes it with the DLT ids', async () => {
     const india2 = '919876543211';
     smsc.answer = (s) => (s.destinationAddr === india2 ? { status: ESME_RINVDSTADR } : {});
+    infobip.reply = { status: 200, body: { messages: [{ messageId: 'ib-india-2', status: { groupName: 'PENDING', name: 'PENDING_ENROUTE' } }] } };
     try {
       const pinId = await send(india2);
       assert.equal(lastTo(india2).smsc.length, 1, 'tried first');
@@ -138,8 +154,42 @@ describe('routes: named transports, rules by country and prefix, senders and DLT
       assert.equal(message['sender'], 'ACMEIN');
       const pin = await h.request('GET', `/api/v1/pins/${pinId}`);
       assert.equal(pin.status, 200);
+      assert.deepEqual(pin.body.messages.map((m: { transport: string; price: unknown; priceSource: string }) => [m.transport, m.price, m.priceSource]),
+        [['infobip', { amount: '0.0090', currency: 'EUR' }, 'list']], 'priced by the line of the named transport that took it, the second of the rule');
+      // Infobip's delivery report says what it cost: its word replaces the list's.
+      await h.node.receipts.receive({ transport: 'infobip', providerMessageId: 'ib-india-2', status: 'delivered', at: h.clock.now, price: { amount: '0.0070', currency: 'EUR' } });
+      await h.node.receipts.settled();
+      const reported = (await h.request('GET', `/api/v1/pins/${pinId}`)).body.messages[0];
+      assert.deepEqual([reported.price, reported.priceSource], [{ amount: '0.0070', currency: 'EUR' }, 'provider']);
     } finally {
       smsc.answer = () => ({});
+      infobip.reply = { status: 200, body: { messages: [{ messageId: 'ib-1', status: { groupName: 'PENDING', name: 'PENDING_ENROUTE' } }] } };
+    }
+  });
+
+  it('prices by the named transports\' lines: the message the SMSC took, the budget\'s estimate, explain, and a reload seen by all', async () => {
+    assert.equal((await h.request('PUT', '/api/v1/budget', { body: { currency: 'EUR', daily: '1.00' } })).status, 200);
+    try {
+      const pinId = await send('919876543212');
+      const [message] = (await h.request('GET', `/api/v1/pins/${pinId}`)).body.messages;
+      assert.deepEqual([message.transport, message.price], ['smsc', { amount: '0.0020', currency: 'EUR' }], 'the smsc line, not the line of its kind (smpp)');
+      assert.equal((await h.request('GET', '/api/v1/budget')).body.spent.daily, '0.0020', 'the budget counted the rule\'s first transport at send');
+      const explained = await h.request('GET', '/api/v1/routes/explain?channel=sms&to=%2B919876543213');
+      assert.equal(explained.status, 200, JSON.stringify(explained.body));
+      assert.deepEqual(explained.body.transports.map((t: { name: string; price: { amount: string; currency: string } | null }) => [t.name, t.price?.amount, t.price?.currency]),
+        [['smsc', '0.0020', 'EUR'], ['infobip', '0.0090', 'EUR']]);
+
+      writePrices(['smsc,IN,,0.0030,EUR', 'infobip,IN,,0.0090,EUR']);
+      assert.equal((await h.request('POST', '/api/v1/prices/reload')).status, 200);
+      const reexplained = await h.request('GET', '/api/v1/routes/explain?channel=sms&to=%2B919876543213');
+      assert.equal(reexplained.body.transports[0].price.amount, '0.0030', 'explain reads the reloaded list');
+      const repriced = await send('919876543214');
+      assert.equal((await h.request('GET', `/api/v1/pins/${repriced}`)).body.messages[0].price.amount, '0.0030', 'so does delivery');
+      assert.equal((await h.request('GET', '/api/v1/budget')).body.spent.daily, '0.0050', 'and the budget');
+    } finally {
+      writePrices(INDIA_PRICES);
+      await h.request('POST', '/api/v1/prices/reload');
+      await h.request('DELETE', '/api/v1/budget');
     }
   });
 
@@ -186,11 +236,8 @@ describe('routes: named transports, rules by country and prefix, senders and DLT
 });
 
 describe('routes: the cheapest transport that converts', () => {
-  // Vonage is the cheaper to France; the rule lists Infobip first.
-  const prices: PriceList = {
-    priceOf: (transport, to) => (to.startsWith('33') && (transport === 'vonage' || transport === 'infobip')
-      ? { transport, country: 'FR', prefix: null, amount: transport === 'vonage' ? '0.0500' : '0.0700', currency: 'EUR' } : undefined),
-  };
+  // Vonage is the cheaper to France; the rule lists Infobip first. The node's price list says so.
+  const prices = ['infobip,FR,,0.0700,EUR', 'vonage,FR,,0.0500,EUR'];
   const CHEAPEST = [{ name: 'france', channel: 'sms', countries: ['FR'], transports: ['infobip', 'vonage'], strategy: 'cheapest', minConversion: 0.6, sender: { id: 'Acme', kind: 'alphanumeric' } }];
   let next = 0;
   const frenchNumber = () => `3361234${String(5000 + next++).padStart(4, '0')}`;

@@ -14,7 +14,6 @@ import { createNode, type TwofaNode } from '../../src/main.js';
 import { authenticate, createApiKey, SCOPE_PIN_SEND } from '../../src/service/api-keys.js';
 import { accountSid } from '../../src/domain/twilio-sids.js';
 import { dialectOfPath } from '../../src/http/error-envelope.js';
-import type { PriceList } from '../../src/domain/prices.js';
 import type { Store } from '../../src/store/store.js';
 import { assertResponseConforms } from '../openapi/response-conformance.js';
 import { createTestDatabase, type TestDatabase } from './postgres.js';
@@ -40,7 +39,7 @@ export const offlineResolver: HostResolver = async (hostname) => {
   throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' });
 };
 
-export async function createHarness(env: Record<string, string> = {}, options: { resolveHost?: HostResolver; receiptRetryTimer?: RetryTimer; prices?: PriceList } = {}): Promise<Harness> {
+export async function createHarness(env: Record<string, string> = {}, options: { resolveHost?: HostResolver; receiptRetryTimer?: RetryTimer } = {}): Promise<Harness> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'twofa-test-'));
   const dbFile = path.join(dir, 'twofa.db');
   const database: TestDatabase | undefined = process.env['TWOFA_TEST_DATABASE'] === 'postgres' && env['TWOFA_DATABASE_URL'] === undefined
@@ -58,7 +57,6 @@ export async function createHarness(env: Record<string, string> = {}, options: {
   const clock = { now: Date.now(), advance(ms: number) { this.now += ms; } };
   const node = await createNode(config, logger, {
     clock: () => clock.now, resolveHost: options.resolveHost ?? offlineResolver, ...(options.receiptRetryTimer !== undefined && { receiptRetryTimer: options.receiptRetryTimer }),
-    ...(options.prices !== undefined && { prices: options.prices }),
   });
   const now = clock.now;
   const a = (await createApiKey(node.store, { accountName: 'account-a', now })).key;

@@ -21,6 +21,7 @@ import { PinPage } from './pages/pin.js';
 import { ApiKeys } from './pages/keys.js';
 import { Webhooks } from './pages/webhooks.js';
 import { TestNumbers } from './pages/test-numbers.js';
+import { SpendPage } from './pages/spend.js';
 import { Routes } from './pages/routes.js';
 import { VonageApplications } from './pages/vonage-applications.js';
 import { Passkeys } from './pages/passkeys.js';
@@ -38,6 +39,7 @@ const NAV: Array<{ href: string; label: string; section: string }> = [
   { href: '/test-numbers', label: 'Test numbers', section: 'test-numbers' },
   { href: '/routes', label: 'Routes', section: 'routes' },
   { href: '/vonage-applications', label: 'Vonage applications', section: 'vonage-applications' },
+  { href: '/spend', label: 'Spend', section: 'spend' },
   { href: '/passkeys', label: 'Passkeys', section: 'passkeys' },
   { href: '/fraud', label: 'Fraud', section: 'fraud' },
 ];
@@ -63,6 +65,7 @@ function route(path: string): { title: string; page: ComponentChildren } {
   if (path === '/test-numbers') return { title: 'Test numbers', page: <TestNumbers /> };
   if (path === '/routes') return { title: 'Routes', page: <Routes /> };
   if (path === '/vonage-applications') return { title: 'Vonage applications', page: <VonageApplications /> };
+  if (path === '/spend') return { title: 'Spend and budgets', page: <SpendPage /> };
   if (path === '/passkeys') return { title: 'Passkeys', page: <Passkeys /> };
   if (path === '/fraud') return { title: 'Fraud', page: <Fraud /> };
   return { title: 'Not found', page: <section><h1 tabIndex={-1}>Page not found</h1><p>There is no console page at this address. <Link href="/">Go to the dashboard</Link>.</p></section> };

@@ -2,6 +2,8 @@
 // webhook transport: 2xx accepted; 408, 429, 5xx, a network failure or a timeout worth another
 // try; any other 4xx (and a redirect) a refusal that repeating will not change. A 429 or 503 is the
 // provider asking us to slow down: the transport's pacer pauses and sends the message again.
+import { formatMicros, MICROS_PER_UNIT } from '../../domain/money.js';
+import type { Price } from '../../domain/prices.js';
 import type { DeliveryResult } from '../transport.js';
 import { describePostFailure, isThrottlingStatus, postOnce } from '../http-post.js';
 import { throttledFor } from '../transport-pacer.js';
@@ -61,6 +63,20 @@ export function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A price a provider's answer or receipt reports, as decimal text or a JSON number (Telegram's
+ * request_cost), made a Price (domain/prices.ts) of at most six decimals: `debit` for Twilio's,
+ * written negative. Undefined when absent or not a number.
+ */
+export function reportedPrice(value: unknown, currency: string | undefined, debit = false): Price | undefined {
+  const number = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN;
+  if (!Number.isFinite(number) || currency === undefined || !/^[A-Za-z]{3}$/.test(currency)) return undefined;
+  const amount = debit ? Math.abs(number) : number;
+  if (amount < 0) return undefined;
+  // The provider's float becomes micro-units once, here; nothing downstream sees a float.
+  return { amount: formatMicros(Math.round(amount * MICROS_PER_UNIT)), currency: currency.toUpperCase() };
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

@@ -134,15 +134,30 @@ export class RouteTable {
     if (plan.rule === null) {
       const own = this.channelTransport(channel);
       if (own === undefined) return { ok: false, retryable: false, error: `no route for this ${channel} number (country ${plan.country ?? 'unknown'}) and the channel has no DSN of its own` };
-      return sendPaced(own, message);
+      const result = await sendPaced(own, message);
+      if (!result.ok) return result;
+      // The transport that took it by its own name (not this table's `routes`): the name its receipts and its price line carry.
+      const took = result.transport ?? own.name;
+      const named = this.namedLeafOf(own, took);
+      return { ...result, transport: took, ...(named !== undefined && { named }) };
     }
     const routed: OutgoingMessage = { ...message, regulatory: plan.regulatory };
     if (plan.sender.sender === undefined) delete routed.from;
     else routed.from = plan.sender.sender.id;
     const members = plan.transports.map((t) => this.named.get(t.name)).filter((t): t is Transport => t !== undefined);
     const { result, by } = await (this.failover as RoutedTransport).sendInOrder(routed, members);
-    if (!result.ok || by === undefined || plan.country === null) return result;
-    return { ...result, routed: { transport: this.nameOf(by), country: plan.country } };
+    if (!result.ok || by === undefined) return result;
+    const named = this.nameOf(by);
+    return { ...result, named, ...(plan.country !== null && { routed: { transport: named, country: plan.country } }) };
+  }
+
+  /**
+   * The operator's name of the member of a channel's own DSN that took a message, when that member is
+   * a named transport (`failover(smsc infobip)`) and its kind names it alone among the DSN's members.
+   */
+  private namedLeafOf(own: Transport, acceptedBy: string): string | undefined {
+    const leaves = routeLeaves(own).filter((t) => t.name === acceptedBy);
+    return leaves.length === 1 && this.names.has(leaves[0]!) ? this.nameOf(leaves[0]!) : undefined;
   }
 }
 

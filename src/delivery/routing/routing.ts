@@ -20,6 +20,7 @@ export type RoutesReload = { ok: true; rules: readonly RouteRule[] } | { ok: fal
 
 export interface RoutingOptions {
   logger: Logger;
+  /** The node's price list (TWOFA_PRICES_FILE), read at each plan: a reload is seen by the next message. */
   prices: PriceList;
   store: Pick<RouteStore, 'conversionsTo' | 'applicationSender'>;
   clock: () => number;

@@ -51,6 +51,15 @@ import addSafeListEntry from './api-v1/add-safe-list-entry.js';
 import getSafeListEntry from './api-v1/get-safe-list-entry.js';
 import removeSafeListEntry from './api-v1/remove-safe-list-entry.js';
 import listSafeList from './api-v1/list-safe-list.js';
+import getBudget from './api-v1/get-budget.js';
+import updateBudget from './api-v1/update-budget.js';
+import deleteBudget from './api-v1/delete-budget.js';
+import getApplicationBudget from './api-v1/get-application-budget.js';
+import updateApplicationBudget from './api-v1/update-application-budget.js';
+import deleteApplicationBudget from './api-v1/delete-application-budget.js';
+import getSpend from './api-v1/get-spend.js';
+import getPrices from './api-v1/get-prices.js';
+import reloadPrices from './api-v1/reload-prices.js';
 import getApplicationWorkflow from './api-v1/get-application-workflow.js';
 import updateApplicationWorkflow from './api-v1/update-application-workflow.js';
 import deleteApplicationWorkflow from './api-v1/delete-application-workflow.js';
@@ -119,6 +128,8 @@ export const ALL_ROUTES: RegisterRoute[] = [
   listTemplateTexts, createTemplateText, getTemplateText, updateTemplateText, deleteTemplateText,
   // test numbers: fixed codes, nothing delivered (app-store review, end-to-end tests)
   createTestNumber, listTestNumbers, deleteTestNumber,
+  // prices, spend and budgets (docs/routing.md)
+  getBudget, updateBudget, deleteBudget, getApplicationBudget, updateApplicationBudget, deleteApplicationBudget, getSpend, getPrices, reloadPrices,
   // fallback workflows across channels
   getApplicationWorkflow, updateApplicationWorkflow, deleteApplicationWorkflow,
   // routes: the operator's table explained and reloaded, the applications' own senders per country

@@ -1,6 +1,7 @@
 // Shapes of the service's own API under /api/v1 (never mixed into Infobip-shaped bodies).
 import { Type } from 'typebox';
 import { PIN_EVENT_SELECTORS, type PinEventSelector } from '../../domain/pin-events.js';
+import { MessagePriceSchema } from './prices.js';
 
 export const EmailTemplateRequestSchema = Type.Object({
   name: Type.String({ maxLength: 255, description: 'Name to tell templates apart.' }),
@@ -128,6 +129,7 @@ export const PinDetailsResponseSchema = Type.Object({
     error: Type.Union([Type.String(), Type.Null()]),
   }),
   history: Type.Array(DeliveryEventSchema),
+  messages: Type.Array(MessagePriceSchema, { description: 'The messages transports took for this PIN, each with its price (docs/routing.md#prices), oldest first.' }),
   risk: Type.Optional(RiskDecisionSchema),
   assessment: Type.Optional(Type.Object({
     score: Type.Integer({ description: '0 to 100.' }),

@@ -20,7 +20,7 @@ import type { AuditAppend } from '../audit-store.js';
 import type { ConsoleStore } from '../console-store.js';
 import { PURGE_LIMITS, type PurgeLimits } from '../purge-batches.js';
 import type {
-  AccountRecord, ApiKeyRecord, AuditedVerifyAttempt, Channel, DeliveryEvent, DeliveryRequest, EmailTemplateFields,
+  AcceptedMessage, AccountRecord, ApiKeyRecord, AuditedVerifyAttempt, Channel, DeliveryEvent, DeliveryRequest, EmailTemplateFields,
   EmailTemplateRecord, MessageTemplateRecord, NewPin, OutboxRecord, PinRecord, PinToVerify, RateLimitCheck, RateLimitOutcome, ReceiptMessage,
   ReceiptInput, ReceiptOptions, Store, VerificationRow, VerifyAttempt,
 } from '../store.js';
@@ -28,6 +28,9 @@ import { MemoryRouteStore } from '../route-store.js';
 import type { TwilioStore } from '../twilio-store.js';
 import type { PreludeStore } from '../prelude-store.js';
 import type { VonageStore } from '../vonage-store.js';
+import type { BudgetStore } from '../budget-store.js';
+import type { PriceStore } from '../price-store.js';
+import type { BudgetCharge } from '../../domain/budgets.js';
 import type { WorkflowStepClaim } from '../workflow-store.js';
 import { firstBatches, MemoryRateLimits } from './memory-limits.js';
 import { MemoryFactorStore } from './memory-factor-store.js';
@@ -115,6 +118,9 @@ export class MemoryStore implements Store {
   readonly twilio = notKeptInMemory<TwilioStore>('twilio');
   readonly prelude = notKeptInMemory<PreludeStore>('prelude');
   readonly vonage = notKeptInMemory<VonageStore>('vonage');
+  readonly budgets = notKeptInMemory<BudgetStore>('budgets');
+  /** Records no prices (the services' unit tests run without a price list): every PIN's list is empty. */
+  readonly prices: PriceStore = { listForPin: async () => [], spend: async () => [], reportProviderPrice: async () => false, purge: async () => 0 };
   /** Not kept in memory: every method throws NotKeptInMemory. */
   readonly console = notKeptInMemory<ConsoleStore>('console');
 
@@ -282,6 +288,7 @@ export class MemoryStore implements Store {
   async createPin(input: NewPin, limits: RateLimitCheck[], now: number): Promise<RateLimitOutcome> {
     const p = input.pin;
     if (this.pins.has(p.id)) throw new Error(`duplicate PIN ${p.id}`);
+    if ((input.budget ?? []).length > 0) throw new NotKeptInMemory('budget charges of store.createPin');
     const outcome = this.limits.consume(limits, now);
     if (!outcome.allowed) return outcome;
     const { country, testNumber, ...fields } = copy(p);
@@ -295,7 +302,8 @@ export class MemoryStore implements Store {
     return outcome;
   }
 
-  async queueResend(pinId: string, channel: Channel, outbox: { id: string; request: DeliveryRequest } | undefined, limits: RateLimitCheck[], now: number, workflowStep?: WorkflowStepClaim): Promise<RateLimitOutcome | { allowed: true; ended: true }> {
+  async queueResend(pinId: string, channel: Channel, outbox: { id: string; request: DeliveryRequest } | undefined, limits: RateLimitCheck[], now: number, workflowStep?: WorkflowStepClaim, budget: BudgetCharge[] = []): Promise<RateLimitOutcome | { allowed: true; ended: true }> {
+    if (budget.length > 0) throw new NotKeptInMemory('budget charges of store.queueResend');
     const ended = { allowed: true as const, ended: true as const };
     const pin = this.pins.get(pinId);
     // The race gate: the PIN is checked live, and the resend written, with nothing in between.
@@ -414,7 +422,7 @@ export class MemoryStore implements Store {
     return message?.pinId === pinId ? message : undefined;
   }
 
-  async completeOutbox(id: string, pinId: string, now: number, accepted?: { transport: string; providerMessageId?: string | undefined }): Promise<{ audited: boolean }> {
+  async completeOutbox(id: string, pinId: string, now: number, accepted?: AcceptedMessage): Promise<{ audited: boolean }> {
     const transport = accepted?.transport ?? null;
     const providerMessageId = accepted?.providerMessageId ?? null;
     const message = this.messageOf(id, pinId);

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AuditHead } from '../../domain/audit-head.js';
 import type { Channel } from '../../domain/channels.js';
-import { ALL_PIN_EVENTS, type PinEventType } from '../../domain/pin-events.js';
+import { ALL_PIN_EVENTS, subscribesTo, type AccountEventType, type PinEventType } from '../../domain/pin-events.js';
 import type { WorkflowStep } from '../../domain/workflows.js';
 import { chainEntry, type AuditEntry, type AuditEntryInput, type AuditFilter, type AuditSeal, type AuditStore } from '../audit-store.js';
 import type { AuditHeadStore, ChainTip } from '../audit-head-store.js';
@@ -112,6 +112,18 @@ export class MemoryEventStore implements EventStore {
   async replaceSecretCiphertext(id: string, previous: string, next: string): Promise<void> {
     const s = this.subscriptions.get(id);
     if (s?.secretCiphertext === previous) s.secretCiphertext = next;
+  }
+
+  async enqueueAccountEvent(accountId: string, type: AccountEventType, payload: string, now: number, pinId = ''): Promise<number> {
+    const targets = [...this.subscriptions.values()].filter((s) => s.enabled && s.accountId === accountId && subscribesTo(s.events, type));
+    for (const s of targets) {
+      const id = randomUUID();
+      this.outbox.set(id, {
+        id, accountId, subscriptionId: s.id, type, pinId, payload, attempts: 0, createdAt: now,
+        state: 'pending', nextAttemptAt: now, leaseUntil: 0, leaseHolder: null, lastError: null, updatedAt: now,
+      });
+    }
+    return targets.length;
   }
 
   /** Queues `type` about a PIN for every enabled subscription of its account to that type; returns how many. */

@@ -9,7 +9,9 @@
 import { CompiledQuery, type Kysely, type Transaction } from 'kysely';
 import { bucketExpiryOf, bucketStartOf } from '../rate-limiter.js';
 import { PIN_RECORD_COLUMNS, type Database, type PinRecordRow } from '../schema.js';
+import type { BudgetCharge } from '../../domain/budgets.js';
 import type { RateLimitCheck } from '../store.js';
+import type { MessagePriceInput } from '../price-store.js';
 import { commitModeColumn } from './deferred-flushes.js';
 import { named } from './named-statements.js';
 import { RISK_WRITE_OUTPUT, riskWriteCtes } from './risk-statements.js';
@@ -28,6 +30,68 @@ export class RateLimitRefusal extends Error {
 
 export function isRateLimitError(err: unknown): boolean {
   return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === RATE_LIMITED_SQLSTATE;
+}
+
+/** SQLSTATE raised by twofa_budget_exceeded() (created by migration 0032, which holds this code literally). */
+export const BUDGET_EXCEEDED_SQLSTATE = 'TF402';
+
+/** Thrown when a statement was refused by a budget cap; everything it did was rolled back. */
+export class BudgetRefusal extends Error {
+  constructor() {
+    super('budget exceeded');
+  }
+}
+
+function isBudgetError(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === BUDGET_EXCEEDED_SQLSTATE;
+}
+
+/** Five parameters from `n`: the budget charges as arrays, keys in one order for every request (as limitParameters). */
+function budgetParameters(charges: readonly BudgetCharge[]): unknown[] {
+  const sorted = [...charges].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return [sorted.map((c) => c.key), sorted.map((c) => c.periodStart), sorted.map((c) => c.amount), sorted.map((c) => c.cap), sorted.map((c) => c.expiresAt)];
+}
+
+/**
+ * CTEs `spend` and `over_budget` over parameters $n..$n+4 (budgetParameters): each charge is added to
+ * its period's counter by an upsert, which takes the counter row's lock, so concurrent sends on one
+ * budget (from any node) add up one after the other, each seeing the spend before it; a counter over
+ * its cap makes the outer query call twofa_budget_exceeded(), whose error undoes the whole
+ * statement: the PIN, the limits' hits and every charge.
+ */
+function budgetCte(n: number): string {
+  return `
+  budget_input as (
+    select * from unnest($${n}::text[], $${n + 1}::bigint[], $${n + 2}::bigint[], $${n + 3}::bigint[], $${n + 4}::bigint[]) as b(key, period_start, amount, cap, expires_at)
+  ),
+  spend as (
+    insert into budget_spend as s (key, period_start, spent, expires_at)
+    select key, period_start, amount, expires_at from budget_input order by key desc
+    on conflict (key, period_start) do update set spent = s.spent + excluded.spent
+    returning s.key, s.spent
+  ),
+  over_budget as (select b.key from budget_input b join spend s on s.key = b.key where s.spent > b.cap)`;
+}
+
+/** Evaluated by the outer query so that a crossing aborts the statement; and each counter's spend after the send. */
+const BUDGET_OUTPUT = '(select count(twofa_budget_exceeded()) from over_budget) as over_budget, (select json_agg(json_build_array(key, spent)) from spend) as budget_spent';
+
+/** Each counter's spend after the statement, by key (JSON [key, spent] rows). */
+export type BudgetSpent = Record<string, number>;
+
+function budgetSpentOf(rows: [string, number | string][] | null | undefined): BudgetSpent {
+  const spent: BudgetSpent = {};
+  for (const [key, value] of rows ?? []) spent[key] = Number(value);
+  return spent;
+}
+
+const CONSUME_BUDGETS = named(`with ${budgetCte(1)} select ${BUDGET_OUTPUT}`);
+
+/** Counts budget charges in one statement (a resend's, in its transaction); throws BudgetRefusal (the statement undone). */
+export async function consumeBudgets(db: Db, charges: readonly BudgetCharge[]): Promise<BudgetSpent> {
+  if (charges.length === 0) return {};
+  const rows = await run<{ budget_spent: [string, number][] | null }>(db, CONSUME_BUDGETS, budgetParameters(charges));
+  return budgetSpentOf(rows[0]?.budget_spent);
 }
 
 /** The first six parameters of every statement below: the limits, as arrays, and the time. */
@@ -119,9 +183,13 @@ export interface OutboxInsert {
 // are counted, so the application's bucket, which every send locks, is held only from its upsert to
 // the commit (a refusal still undoes the insert with everything else). The kysely-store commits it
 // asynchronously (`commit_mode`, deferred-flushes.ts), so that hold does not include the WAL flush.
-// The risk score's hits and decision of the send ($26..$29, risk-statements.ts) are written by the
-// same statement: undone with it when a limit refuses it, and no round trip of their own.
-const CREATE_PIN = named(`with ${LIMITS_CTE},
+// The risk score's hits and decision of the send ($26..$29, risk-statements.ts; the PIN's summary of
+// it is $30) are written by the same statement: undone with it when a limit refuses it, and no round
+// trip of their own. With budget charges ($31..$35), the budgets' counters are counted after the
+// limits (the order of the select list, and the order a resend's transaction counts them in too: no
+// two sends lock them the other way round), so a budget's row is held from its upsert to the commit
+// only. Without, the statement has no budget part at all: a deployment without prices pays nothing for them.
+const createPinStatement = (withBudget: boolean) => named(`with ${LIMITS_CTE},${withBudget ? ` ${budgetCte(31)},` : ''}
   pin as (
     insert into pins (id, account_id, application_id, message_id, channel, destination, pin_hash, pin_ciphertext, attempts_left,
       allow_multiple_verifications, created_at, expires_at, verified_at, locked_at, delivery_status, delivery_error, sent_at, send_count,
@@ -134,20 +202,23 @@ const CREATE_PIN = named(`with ${LIMITS_CTE},
   ),
   woken as (select pg_notify($23, '') from pin where $21::text is not null),
   ${riskWriteCtes(26)}
-select (select count(*) from woken) as woken, ${REFUSAL_CHECK} as refused, ${WINDOW_OUTPUT}, ${commitModeColumn(25)}, ${RISK_WRITE_OUTPUT}`);
+select (select count(*) from woken) as woken, ${REFUSAL_CHECK} as refused, ${WINDOW_OUTPUT},${withBudget ? ` ${BUDGET_OUTPUT},` : ''} ${commitModeColumn(25)}, ${RISK_WRITE_OUTPUT}`);
+const CREATE_PIN = createPinStatement(false);
+const CREATE_PIN_WITH_BUDGET = createPinStatement(true);
 
 /**
- * Inserts a PIN and its message within its limits, in one statement; throws RateLimitRefusal. Returns
- * each limit's window after the hit. `deferFlush`: commits without waiting for the WAL flush (deferred-flushes.ts).
+ * Inserts a PIN and its message within its limits and budget caps, in one statement; throws
+ * RateLimitRefusal or BudgetRefusal. Returns each limit's window after the hit and each budget
+ * counter's spend. `deferFlush`: commits without waiting for the WAL flush (deferred-flushes.ts).
  */
-export async function createPin(db: Db, limits: RateLimitCheck[], now: number, pin: PinInsert, outbox: OutboxInsert | undefined, channel: string, deferFlush: boolean, risk: RiskWriteParameters): Promise<WindowBuckets> {
-  const rows = await run<{ buckets: [string, number, number][] | null }>(db, CREATE_PIN, [
+export async function createPin(db: Db, limits: RateLimitCheck[], now: number, pin: PinInsert, outbox: OutboxInsert | undefined, channel: string, deferFlush: boolean, risk: RiskWriteParameters, budget: readonly BudgetCharge[] = []): Promise<{ windows: WindowBuckets; budgetSpent: BudgetSpent }> {
+  const rows = await run<{ buckets: [string, number, number][] | null; budget_spent?: [string, number][] | null }>(db, budget.length > 0 ? CREATE_PIN_WITH_BUDGET : CREATE_PIN, [
     ...limitParameters(limits, now),
     pin.id, pin.accountId, pin.applicationId, pin.messageId, pin.channel, pin.destination, pin.pinHash, pin.pinCiphertext, pin.attemptsLeft,
     pin.allowMultipleVerifications ? 1 : 0, pin.createdAt, pin.expiresAt, pin.deliveryStatus, pin.country,
-    outbox?.id ?? null, outbox?.request ?? null, channel, pin.testNumber ? 1 : 0, deferFlush, ...risk, pin.risk,
+    outbox?.id ?? null, outbox?.request ?? null, channel, pin.testNumber ? 1 : 0, deferFlush, ...risk, pin.risk, ...(budget.length > 0 ? budgetParameters(budget) : []),
   ]);
-  return windowBucketsOf(rows[0]?.buckets);
+  return { windows: windowBucketsOf(rows[0]?.buckets), budgetSpent: budgetSpentOf(rows[0]?.budget_spent) };
 }
 
 // Race gate: the attempt is counted (a conditional UPDATE ... RETURNING of a live PIN) in the same
@@ -188,6 +259,8 @@ export interface CompletedMessage {
   transport: string | null;
   providerMessageId: string | null;
   eventId: string;
+  /** What it cost (store/price-store.ts), recorded with it; absent: nothing to record (no transport, or a worker without prices). */
+  price?: MessagePriceInput | undefined;
 }
 
 // Messages handed over, for the whole batch in one statement: a PIN's first message done on the
@@ -223,8 +296,21 @@ const COMPLETE_MESSAGES = named(`with
     select i.event_id, d.pin_id, d.account_id, i.at, 'sent', d.channel, i.transport, i.provider_message_id, null
     from input i join done d on d.id = i.id
     returning id
+  ),
+  price_input as (
+    select * from unnest($10::text[], $11::text[], $12::text[], $13::text[], $14::text[], $15::int[], $16::bigint[], $17::text[], $18::text[], $19::text[])
+      as c(id, pin_id, channel, country, prefix, segments, amount, currency, source, transport)
+  ),
+  priced as (
+    insert into message_prices (delivery_id, pin_id, account_id, application_id, channel, transport, country, prefix, at, segments, amount, currency, source, provider_message_id)
+    select c.id, x.id, x.account_id, x.application_id, c.channel, c.transport, coalesce(c.country, x.country), c.prefix, i.at, c.segments, c.amount, c.currency, c.source,
+      i.provider_message_id
+    from price_input c join input i on i.id = c.id join pins x on x.id = c.pin_id
+    where i.transport is not null
+    on conflict (delivery_id) do nothing
+    returning delivery_id
   )
-select (select count(*) from sent) as sent, (select count(*) from history) as recorded`);
+select (select count(*) from sent) as sent, (select count(*) from history) as recorded, (select count(*) from priced) as priced`);
 
 export async function completeMessages(db: Db, messages: CompletedMessage[]): Promise<void> {
   // A PIN row is updated once per statement: the last of its messages in the batch decides its
@@ -232,9 +318,14 @@ export async function completeMessages(db: Db, messages: CompletedMessage[]): Pr
   const perPin = new Map<string, CompletedMessage>();
   for (const m of messages) perPin.set(m.pinId, m);
   const pins = [...perPin.values()];
+  // A message delivered twice (at least once) is in the batch twice at most: `input` joins the first of its rows.
+  const priced = [...new Map(messages.filter((m) => m.price !== undefined).map((m) => [m.id, m])).values()];
+  const prices = priced.map((m) => m.price!);
   await run(db, COMPLETE_MESSAGES, [
     messages.map((m) => m.id), messages.map((m) => m.now), messages.map((m) => m.transport), messages.map((m) => m.providerMessageId), messages.map((m) => m.eventId),
     pins.map((m) => m.pinId), pins.map((m) => m.now), pins.map((m) => m.transport), pins.map((m) => m.providerMessageId),
+    priced.map((m) => m.id), priced.map((m) => m.pinId), prices.map((p) => p.channel), prices.map((p) => p.country), prices.map((p) => p.prefix),
+    prices.map((p) => p.segments), prices.map((p) => p.amount), prices.map((p) => p.currency), prices.map((p) => p.source), prices.map((p) => p.transport),
   ]);
 }
 
@@ -244,6 +335,7 @@ async function run<Row>(db: Db, text: string, parameters: unknown[]): Promise<Ro
     return result.rows as Row[];
   } catch (err) {
     if (isRateLimitError(err)) throw new RateLimitRefusal();
+    if (isBudgetError(err)) throw new BudgetRefusal();
     throw err;
   }
 }

@@ -8,6 +8,7 @@ import type { Selectable } from 'kysely';
 import type { AuditAppend } from '../audit-store.js';
 import type { OutboxTable, PinsTable } from '../schema.js';
 import type { DeliveryEventKind } from '../store.js';
+import type { MessagePriceInput } from '../price-store.js';
 import type { SqliteAuditStatements } from './audit-statements.js';
 import type { SqliteEventStatements } from './event-statements.js';
 import type { SqliteHotPath } from './hot-path.js';
@@ -17,7 +18,7 @@ type OutboxRow = Selectable<OutboxTable>;
 
 /** What one attempt at a message came to, as the store records it. `eventId`: the id of its history entry. */
 export type OutboxOutcome = { id: string; pinId: string; now: number; eventId: string } & (
-  | { kind: 'sent'; transport: string | null; providerMessageId: string | null; audit?: AuditAppend | undefined }
+  | { kind: 'sent'; transport: string | null; providerMessageId: string | null; price?: MessagePriceInput | undefined; audit?: AuditAppend | undefined }
   | { kind: 'retried'; nextAttemptAt: number; error: string }
   | { kind: 'failed' | 'cancelled'; error: string; audit?: AuditAppend | undefined }
 );
@@ -33,6 +34,8 @@ interface Due {
   due_at: number;
   created_at: number;
 }
+
+type PriceValues = MessagePriceInput & { id: string; pinId: string; now: number; transport: string; providerMessageId: string | null };
 
 interface HistoryEntry {
   id: string;
@@ -61,9 +64,16 @@ export class SqliteOutboxStatements {
   private readonly pinFailed: BetterSqlite3.Statement<[string, string]>;
   private readonly ownHistory: BetterSqlite3.Statement<HistoryEntry & { pinId: string }>;
   private readonly laterHistory: BetterSqlite3.Statement<HistoryEntry & { outboxId: string }>;
+  /** The message's price, with its PIN's account, application and country; a message recorded sent twice keeps its first. */
+  private readonly priced: BetterSqlite3.Statement<PriceValues>;
 
   constructor(private readonly hot: SqliteHotPath, private readonly events: SqliteEventStatements, private readonly audit: SqliteAuditStatements) {
     const c = hot.connection;
+    this.priced = c.prepare(`insert into message_prices (delivery_id, pin_id, account_id, application_id, channel, transport, country, prefix, at, segments,
+        amount, currency, source, provider_message_id)
+      select :id, id, account_id, application_id, :channel, :transport, coalesce(:country, country), :prefix, :now, :segments, :amount, :currency, :source,
+        :providerMessageId from pins where id = :pinId
+      on conflict (delivery_id) do nothing`);
     this.ownDue = c.prepare(`select id, message_due_at as due_at, message_queued_at as created_at from pins
       where message_state = 'pending' and message_due_at <= ? and message_lease_until <= ? order by message_due_at limit ?`);
     this.laterDue = c.prepare(`select id, next_attempt_at as due_at, created_at from outbox
@@ -121,6 +131,10 @@ export class SqliteOutboxStatements {
         this.laterSent.run(values);
         this.pinSent.run(values);
         this.history(o, false, { event: 'sent', transport: o.transport, providerMessageId: o.providerMessageId, error: null });
+      }
+      if (o.price && o.transport !== null) {
+        const { channel, transport, country, prefix, segments, amount, currency, source } = o.price;
+        this.priced.run({ id: o.id, pinId: o.pinId, now: o.now, transport, providerMessageId: o.providerMessageId, channel, country, prefix, segments, amount, currency, source });
       }
       this.events.enqueuePinEvent('pin.sent', o.pinId, o.now, { status: 'sent', transport: o.transport });
     } else if (o.kind === 'retried') {

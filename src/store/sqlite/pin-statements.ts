@@ -9,7 +9,9 @@ import type { Selectable } from 'kysely';
 import type { AuditAppend } from '../audit-store.js';
 import { PIN_RECORD_COLUMNS, type PinRecordRow, type PinsTable } from '../schema.js';
 import type { DialectStart, DialectVerification, PinToVerify, RateLimitCheck, RateLimitOutcome } from '../store.js';
+import type { BudgetCharge } from '../../domain/budgets.js';
 import type { SqliteAuditStatements } from './audit-statements.js';
+import type { SqliteBudgetStatements } from './budget-statements.js';
 import type { SqliteEventStatements } from './event-statements.js';
 import type { SqliteHotPath } from './hot-path.js';
 import type { SqliteLimitStatements } from './limit-statements.js';
@@ -48,6 +50,7 @@ export class SqlitePinStatements {
   constructor(
     private readonly hot: SqliteHotPath, private readonly limits: SqliteLimitStatements, private readonly audit: SqliteAuditStatements,
     private readonly events: SqliteEventStatements, private readonly twilio: SqliteTwilioStatements, private readonly risk: SqliteRiskStatements,
+    private readonly budgets: SqliteBudgetStatements,
   ) {
     const c = hot.connection;
     this.insertPin = c.prepare(`insert into pins (${NEW_PIN_COLUMNS.join(', ')}) values (${NEW_PIN_COLUMNS.map((column) => `:${column}`).join(', ')})`);
@@ -63,17 +66,20 @@ export class SqlitePinStatements {
   }
 
   /**
-   * One unit: the limits (`limits`: empty when an external limiter counted them), then, if they
-   * admit it, the PIN with the dialect verification it starts and the risk score's hits and decision;
-   * last, the audit entry `audit` makes of the outcome (none without `audit`).
+   * One unit: the budget caps (`budget`) and the limits (`limits`: empty when an external limiter
+   * counted them), all checked before any is counted; then, if they admit it, the PIN with the
+   * dialect verification it starts, the risk score's hits and decision and the budget charges; last,
+   * the audit entry `audit` makes of the outcome (none without `audit`).
    */
-  create(row: NewPinRow, limits: RateLimitCheck[], now: number, audit: ((outcome: RateLimitOutcome) => AuditAppend) | undefined, dialect?: DialectStart, risk?: RiskWrite): (RateLimitOutcome & { audited?: true }) | Promise<RateLimitOutcome & { audited?: true }> {
+  create(row: NewPinRow, limits: RateLimitCheck[], now: number, audit: ((outcome: RateLimitOutcome) => AuditAppend) | undefined, dialect?: DialectStart, risk?: RiskWrite, budget: readonly BudgetCharge[] = []): (RateLimitOutcome & { audited?: true }) | Promise<RateLimitOutcome & { audited?: true }> {
     return this.hot.write(() => {
-      const outcome = this.limits.consume(limits, now);
+      const spent = this.budgets.spent(budget);
+      let outcome: RateLimitOutcome = this.budgets.refusal(budget, spent, now) ?? this.limits.consume(limits, now);
       if (outcome.allowed) {
         this.insertPin.run(row);
         if (dialect) this.twilio.start(dialect);
         if (risk) this.risk.apply(risk);
+        if (budget.length > 0) outcome = { ...outcome, budgetSpent: this.budgets.consume(budget, spent) };
       }
       if (!audit) return outcome;
       this.audit.append(audit(outcome));

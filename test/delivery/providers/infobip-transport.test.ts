@@ -222,12 +222,12 @@ describe('Infobip delivery reports', () => {
     assert.equal(without.callback.verify(request({ token: TOKEN })), false);
   });
 
-  it('maps DELIVERED, UNDELIVERABLE and EXPIRED, and skips PENDING', () => {
+  it('maps DELIVERED (with the price it reports: pricePerMessage x smsCount), UNDELIVERABLE and EXPIRED, and skips PENDING', () => {
     const parsed = withToken.callback.parse(request({ token: TOKEN }), 99);
     assert.deepEqual(parsed, {
       ok: true,
       receipts: [
-        { transport: 'infobip', providerMessageId: 'MESSAGE-ID-123-xyz', status: 'delivered', at: Date.parse('2019-11-09T16:00:00.000Z') },
+        { transport: 'infobip', providerMessageId: 'MESSAGE-ID-123-xyz', status: 'delivered', at: Date.parse('2019-11-09T16:00:00.000Z'), price: { amount: '0.0100', currency: 'EUR' } },
         { transport: 'infobip', providerMessageId: '12db39c3-7822-4e72-a3ec-c87442c0ffc5', status: 'undelivered', error: 'EC_ABSENT_SUBSCRIBER', at: Date.parse('2019-11-09T17:00:00.000Z') },
         { transport: 'infobip', providerMessageId: 'expired-1', status: 'undelivered', error: 'EXPIRED_EXPIRED', at: 99 },
       ],

@@ -50,10 +50,10 @@ describe('Vonage transport against a local SMS API', () => {
   after(() => vonage.stop());
   beforeEach(() => vonage.reset());
 
-  it('POSTs the documented form to /sms/json and returns the message-id', async () => {
+  it('POSTs the documented form to /sms/json and returns the message-id, with the message-price it reports (in euros)', async () => {
     vonage.reply = accepted();
     const result = await transport(vonage.baseUrl).send(message);
-    assert.deepEqual(result, { ok: true, providerMessageId: '0A0000000123ABCD1' });
+    assert.deepEqual(result, { ok: true, providerMessageId: '0A0000000123ABCD1', price: { amount: '0.0333', currency: 'EUR' } });
     const request = vonage.last();
     assert.equal(request.method, 'POST');
     assert.equal(request.path, '/sms/json');

@@ -5,6 +5,7 @@ import type { Application, Message } from '../../../src/client/index.js';
 import { ApplicationForm, checkApplication, toRequest, valuesOf, type ApplicationValues } from '../components/application-form.js';
 import { Loading, useLoad } from '../components/load.js';
 import { SecurityPanel } from '../components/security-panel.js';
+import { SpendBudgetPanel } from '../components/budget-panel.js';
 import { WorkflowPanel } from '../components/workflow-panel.js';
 import { useClient } from '../context.js';
 import { bruteForceBudget, lifetime, oneIn } from '../brute-force.js';
@@ -99,6 +100,7 @@ export function ApplicationPage({ appId }: { appId: string }) {
               <p>TOTP factors (authenticator apps) of the application's users: <Link href={`/applications/${app.applicationId}/factors`}>manage them</Link>.</p>
             </section>
             <SecurityPanel appId={app.applicationId} />
+            <SpendBudgetPanel appId={app.applicationId} />
           </>
         )}
       </Loading>

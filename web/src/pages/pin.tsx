@@ -4,6 +4,7 @@ import { useClient } from '../context.js';
 import { dateTime } from '../format.js';
 import { Link } from '../router.js';
 import { StateBadge } from './pins.js';
+import { DataTable } from '../components/data-table.js';
 
 export function PinPage({ pinId }: { pinId: string }) {
   const client = useClient();
@@ -60,6 +61,23 @@ export function PinPage({ pinId }: { pinId: string }) {
                 </ol>
               </section>
             ) : null}
+            <section class="panel" aria-labelledby="pin-messages">
+              <h2 id="pin-messages">Messages and prices</h2>
+              {pin.messages.length === 0 ? <p class="empty">No transport has taken a message of this PIN yet.</p> : (
+                <DataTable columns={['Sent', 'Channel', 'Transport', 'Country', 'SMS parts', 'Price']}>
+                  {pin.messages.map((m) => (
+                    <tr key={m.deliveryId} data-testid="pin-message">
+                      <th scope="row"><time dateTime={new Date(m.sentAt).toISOString()}>{dateTime(m.sentAt)}</time></th>
+                      <td>{m.channel}</td>
+                      <td>{m.transport}</td>
+                      <td>{m.country ?? '—'}</td>
+                      <td>{m.segments}</td>
+                      <td data-testid="pin-message-price">{m.price === null ? <span class="warn">no known price</span> : `${m.price.amount} ${m.price.currency}`}{m.priceSource === 'provider' ? <span class="muted"> (the provider's)</span> : null}</td>
+                    </tr>
+                  ))}
+                </DataTable>
+              )}
+            </section>
             <section class="panel" aria-labelledby="pin-history">
               <h2 id="pin-history">History</h2>
               {pin.history.length === 0 ? <p class="empty">Nothing was queued for this PIN (its channel has no transport).</p> : (

@@ -1,7 +1,7 @@
 // Webhook subscriptions: where twofa POSTs PIN events (signed with the subscription's secret, shown once).
 import { useState } from 'preact/hooks';
 import type { CreatedWebhook } from '../../../src/client/index.js';
-import { PIN_EVENT_TYPES } from '../../../src/domain/pin-events.js';
+import { ACCOUNT_EVENT_TYPES, PIN_EVENT_TYPES } from '../../../src/domain/pin-events.js';
 import { Checkbox, FormMessage, TextField } from '../components/fields.js';
 import { Loading, useLoad } from '../components/load.js';
 import { useClient } from '../context.js';
@@ -10,7 +10,9 @@ import { unplacedFields } from '../problems.js';
 import { useRowActions, useSubmission } from '../components/submission.js';
 import { ACTIONS_COLUMN, DataTable } from '../components/data-table.js';
 
-type EventName = (typeof PIN_EVENT_TYPES)[number];
+/** PIN events, and the account's own (budget.threshold: a spending budget at 80 % or 100 %). */
+const EVENT_TYPES = [...PIN_EVENT_TYPES, ...ACCOUNT_EVENT_TYPES] as const;
+type EventName = (typeof EVENT_TYPES)[number];
 
 export function Webhooks() {
   const client = useClient();
@@ -35,7 +37,7 @@ export function Webhooks() {
   return (
     <section>
       <h1 tabIndex={-1}>Webhooks</h1>
-      <p class="muted">twofa POSTs an event to each subscription when a PIN is sent, delivered, failed, verified, expired or locked, signed with the subscription's secret.</p>
+      <p class="muted">twofa POSTs an event to each subscription when a PIN is sent, delivered, failed, verified, expired or locked, and when a spending budget reaches 80 % or 100 %, signed with the subscription's secret.</p>
       <section class="panel narrow" aria-labelledby="new-webhook">
         <h2 id="new-webhook">New subscription</h2>
         <form class="form" onSubmit={create} noValidate>
@@ -43,7 +45,7 @@ export function Webhooks() {
           <fieldset>
             <legend>Events</legend>
             <div class="checks">
-              {PIN_EVENT_TYPES.map((e) => (
+              {EVENT_TYPES.map((e) => (
                 <Checkbox key={e} id={`event-${e.replace('.', '-')}`} label={e} checked={events.includes(e)} onChecked={(on) => setEvents(on ? [...events, e] : events.filter((x) => x !== e))} />
               ))}
             </div>

@@ -8,7 +8,9 @@
 // without it is refused.
 import type { DeliveryReceipt } from '../../transport.js';
 import { verifyCallbackToken, type CallbackParseResult, type CallbackRequest, type ProviderCallback } from '../provider-callback.js';
-import { isRecord, stringField } from '../provider-http.js';
+import { isRecord, reportedPrice, stringField } from '../provider-http.js';
+import { formatMicros, parseMicros } from '../../../domain/money.js';
+import type { Price } from '../../../domain/prices.js';
 
 export interface InfobipCallbackConfig {
   callbackToken?: string;
@@ -20,6 +22,14 @@ const UNDELIVERED_GROUPS = new Set(['UNDELIVERABLE', 'EXPIRED', 'REJECTED']);
  * The receipts in a delivery report body; entries that are not final yet (PENDING) give none.
  * Throws on a body that is not in the documented shape.
  */
+/** `price.pricePerMessage` x `smsCount` (the parts) in `price.currency`: what the report says the message cost. */
+function reportPrice(entry: Record<string, unknown>): Price | undefined {
+  if (!isRecord(entry.price)) return undefined;
+  const perPart = reportedPrice(entry.price['pricePerMessage'], stringField(entry.price, 'currency'));
+  const parts = typeof entry['smsCount'] === 'number' && Number.isInteger(entry['smsCount']) && entry['smsCount'] > 0 ? entry['smsCount'] : 1;
+  return perPart && { amount: formatMicros(parseMicros(perPart.amount)! * parts), currency: perPart.currency };
+}
+
 export function parseInfobipReport(json: unknown, now: number = Date.now()): DeliveryReceipt[] {
   if (!isRecord(json) || !Array.isArray(json.results)) throw new Error('infobip delivery report without a results list');
   const receipts: DeliveryReceipt[] = [];
@@ -32,8 +42,9 @@ export function parseInfobipReport(json: unknown, now: number = Date.now()): Del
       throw new Error('infobip delivery report entry without messageId or status.groupName');
     }
     const at = reportTime(stringField(entry, 'doneAt')) ?? now;
+    const price = reportPrice(entry);
     if (group === 'DELIVERED') {
-      receipts.push({ transport: 'infobip', providerMessageId: messageId, status: 'delivered', at });
+      receipts.push({ transport: 'infobip', providerMessageId: messageId, status: 'delivered', at, ...(price && { price }) });
     } else if (UNDELIVERED_GROUPS.has(group)) {
       const statusName = status === undefined ? undefined : stringField(status, 'name');
       const errorName = isRecord(entry.error) ? stringField(entry.error, 'name') : undefined;

@@ -14,7 +14,7 @@ import type { Logger } from 'pino';
 import type { DeliveryResult, OutgoingMessage, Transport } from '../../transport.js';
 import { bindCallback, type BoundProviderCallback, type CallbackCapable } from '../provider-callback.js';
 import { baseUrlText, decode, optionalParam, PROVIDER_TIMEOUT_MS, readBoolean, readDsnParams, readHttpUrl, readTimeout } from '../provider-dsn.js';
-import { httpFailure, isRecord, parseJson, postToProvider, stringField } from '../provider-http.js';
+import { httpFailure, isRecord, parseJson, postToProvider, reportedPrice, stringField } from '../provider-http.js';
 import { redactProviderText } from '../redact-provider-text.js';
 import { telegramCallback } from './telegram-callback.js';
 
@@ -78,7 +78,9 @@ export class TelegramTransport implements Transport, CallbackCapable {
     if (!sent.ok) return sent.failure;
     const id = isRecord(sent.result) ? stringField(sent.result, 'request_id') : undefined;
     if (id === undefined || id === '') return { ok: false, retryable: true, error: 'telegram answered without a request_id' };
-    return { ok: true, providerMessageId: id };
+    // RequestStatus.request_cost: what the request cost, in US dollars (the Gateway's prices and balance are in USD).
+    const price = isRecord(sent.result) ? reportedPrice(sent.result['request_cost'], 'USD') : undefined;
+    return { ok: true, providerMessageId: id, ...(price && { price }) };
   }
 
   /** Asks the Gateway not to deliver a message it has not delivered yet; true when it was revoked. */

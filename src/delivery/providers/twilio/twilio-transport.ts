@@ -17,7 +17,7 @@ import type { Logger } from 'pino';
 import type { DeliveryResult, OutgoingMessage, Transport } from '../../transport.js';
 import { bindCallback, type BoundProviderCallback, type CallbackCapable } from '../provider-callback.js';
 import { baseUrlText, dsnCredentials, optionalParam, PROVIDER_TIMEOUT_MS, readDsnParams, readHttpUrl, readTimeout } from '../provider-dsn.js';
-import { httpFailure, isRecord, isRetryableStatus, parseJson, postToProvider, stringField } from '../provider-http.js';
+import { httpFailure, isRecord, isRetryableStatus, parseJson, postToProvider, reportedPrice, stringField } from '../provider-http.js';
 import { redactProviderText } from '../redact-provider-text.js';
 import { checkSmsMessage } from '../sms-message.js';
 import { checkVoiceMessage, escapeXml, prosodyRate, readRepeat, redactVoiceText, twilioLanguage } from '../../voice/provider-voice.js';
@@ -113,7 +113,9 @@ export class TwilioTransport implements Transport, CallbackCapable {
       if (sid === undefined || sid === '') {
         return { ok: false, retryable: true, error: `twilio answered HTTP ${answer.status} without a ${resource} sid` };
       }
-      return { ok: true, providerMessageId: sid };
+      // `price` (negative: a debit, in `price_unit`) is usually null until the message is sent; when the answer has it, it is the message's.
+      const price = reportedPrice(body['price'], stringField(body, 'price_unit'), true);
+      return { ok: true, providerMessageId: sid, ...(price && { price }) };
     }
     // Twilio's error body: {"code": 21211, "message": "...", "more_info": "...", "status": 400}.
     const code = stringField(body, 'code');

@@ -31,13 +31,14 @@
 // answers 201 with the call's uuid (the id its event webhook carries; those events go to the
 // application's event URL and are not read here). 401/403 (key or application wrong) and other
 // 4xx are final; 429 and 5xx are retried.
+import { formatMicros, parseMicros } from '../../../domain/money.js';
 import type { KeyObject } from 'node:crypto';
 import type { Logger } from 'pino';
 import { smsTextInfo } from '../../../domain/template-rendering.js';
 import type { DeliveryResult, OutgoingMessage, Transport } from '../../transport.js';
 import { bindCallback, withCallbackToken, type BoundProviderCallback, type CallbackCapable } from '../provider-callback.js';
 import { baseUrlText, dsnCredentials, optionalParam, PROVIDER_TIMEOUT_MS, readDsnParams, readHttpUrl, readTimeout } from '../provider-dsn.js';
-import { httpFailure, isRecord, parseJson, postToProvider, stringField } from '../provider-http.js';
+import { httpFailure, isRecord, parseJson, postToProvider, reportedPrice, stringField } from '../provider-http.js';
 import { redactProviderText } from '../redact-provider-text.js';
 import { checkSmsMessage } from '../sms-message.js';
 import { checkVoiceMessage, escapeXml, prosodyRate, readRepeat, redactVoiceText, vonageLanguage } from '../../voice/provider-voice.js';
@@ -146,7 +147,11 @@ export class VonageTransport implements Transport, CallbackCapable {
     if (messageId === undefined || messageId === '') {
       return { ok: false, retryable: true, error: 'vonage accepted the message without a message-id' };
     }
-    return { ok: true, providerMessageId: messageId };
+    // Each part's `message-price` (the SMS API's estimate of what it costs), in the account's currency:
+    // Vonage accounts are kept in euros, and the answer does not repeat it.
+    const prices = parts.map((part) => reportedPrice(part['message-price'], 'EUR'));
+    const price = prices.every((p) => p !== undefined) ? { amount: formatMicros(prices.reduce((sum, p) => sum + parseMicros(p.amount)!, 0)), currency: 'EUR' } : undefined;
+    return { ok: true, providerMessageId: messageId, ...(price && { price }) };
   }
 
   /** A voice message: one Voice API call with a talk action. */

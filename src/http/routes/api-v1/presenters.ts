@@ -1,6 +1,9 @@
 // Engine records as the answers of twofa's own API under /api/v1 (camelCase, times in UNIX
 // milliseconds unless a field says ISO 8601): every /api/v1 body that is more than a service's value
 // as it is is made here. The schemas they answer with are in schemas/api-v1.ts.
+import { formatMicros } from '../../../domain/money.js';
+import type { MessagePriceRecord } from '../../../store/price-store.js';
+import type { MessagePriceSchema } from '../../schemas/prices.js';
 import type { LocaleText } from '../../../domain/template-locales.js';
 import type { Static } from 'typebox';
 import { accountSid, apiKeySid } from '../../../domain/twilio-sids.js';
@@ -47,7 +50,14 @@ export function toTwilioAuthTokenResponse(principal: Principal, authToken: strin
 
 // --- PINs (never the PIN itself) ---
 
-export function toPinDetailsResponse({ pin, state, history, nextResendAt, workflow, risk, assessment }: PinDetails): Static<typeof PinDetailsResponseSchema> {
+export function toMessagePrice(m: MessagePriceRecord): Static<typeof MessagePriceSchema> {
+  return {
+    deliveryId: m.deliveryId, channel: m.channel, transport: m.transport, sentAt: m.at, country: m.country, segments: m.segments,
+    price: m.amount === null || m.currency === null ? null : { amount: formatMicros(m.amount), currency: m.currency }, priceSource: m.source,
+  };
+}
+
+export function toPinDetailsResponse({ pin, state, history, nextResendAt, workflow, risk, assessment, messages }: PinDetails): Static<typeof PinDetailsResponseSchema> {
   return {
     pinId: pin.id, applicationId: pin.applicationId, messageId: pin.messageId, channel: pin.channel, to: pin.destination, state,
     attemptsRemaining: pin.attemptsLeft, createdAt: pin.createdAt, expiresAt: pin.expiresAt, verifiedAt: pin.verifiedAt, sendCount: pin.sendCount,
@@ -57,6 +67,7 @@ export function toPinDetailsResponse({ pin, state, history, nextResendAt, workfl
       sentAt: pin.sentAt, deliveredAt: pin.deliveredAt, error: pin.deliveryError,
     },
     history,
+    messages: messages.map(toMessagePrice),
     ...(risk ? { risk } : {}),
     ...(assessment ? { assessment } : {}),
     nextResendAt: isoOrNull(nextResendAt),

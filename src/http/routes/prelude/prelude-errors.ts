@@ -56,6 +56,7 @@ export const PRELUDE_CODE_BY_FAILURE: Record<FailureName, string> = {
   GUARD_CONVERSION_BREAKER: 'too_many_requests',
   DESTINATION_BLOCKED: 'blocked',
   RISK_BLOCKED: 'blocked',
+  BUDGET_EXCEEDED: 'too_many_requests',
   CALLBACK_TRANSPORT_UNKNOWN: 'not_found',
   CALLBACK_UNAUTHENTICATED: 'invalid_bearer_token',
   CALLBACK_MALFORMED: BAD_REQUEST,

@@ -1,5 +1,6 @@
 // Engine records as Twilio's answers: SIDs, ISO 8601 dates, absolute `url` and `links` pointing back
 // at the host that was asked (the SDKs follow them verbatim), Twilio's page `meta`.
+import { formatMicros } from '../../../domain/money.js';
 import type { FastifyRequest } from 'fastify';
 import { accountSid, serviceSid, verificationSid } from '../../../domain/twilio-sids.js';
 import { DEFAULT_LOCALE, type BuiltInTemplate } from '../../../domain/twilio-templates.js';
@@ -221,7 +222,8 @@ export function toAttempt(request: FastifyRequest, a: TwilioAttemptRow, now: num
     date_updated: isoDate(a.updatedAt),
     conversion_status: a.verifiedAt !== null ? 'converted' as const : 'unconverted' as const,
     channel: a.channel,
-    price: null,
+    // Twilio writes the currency in lower case ("usd"); null until a transport took the message, or when it has no known price.
+    price: a.price === null ? null : { value: formatMicros(a.price.amount), currency: a.price.currency.toLowerCase() },
     channel_data: {
       verification_sid: verification,
       to: a.pinChannel === 'email' ? a.destination : `+${a.destination}`,

@@ -54,6 +54,8 @@ export const TWILIO_CODE_BY_FAILURE: Record<FailureName, number> = {
   DESTINATION_BLOCKED: 60605,
   // Twilio's Fraud Guard code: "verification delivery attempt blocked".
   RISK_BLOCKED: 60410,
+  // Twilio has no budget of its own: its generic 429, with Retry-After at the end of the day or month.
+  BUDGET_EXCEEDED: 20429,
   CALLBACK_TRANSPORT_UNKNOWN: 20404,
   CALLBACK_UNAUTHENTICATED: 20003,
   CALLBACK_MALFORMED: 60200,
