@@ -18,14 +18,6 @@ const HOUR = 3_600_000;
 /** The recorded decisions the page summarises: the newest. */
 const DECISIONS_READ = 1000;
 
-/**
- * The money the blocks saved: each blocked send's price. Prices are the price list's (another
- * branch, `budgets`); until it is merged there is none, and the page says so rather than guess.
- */
-export function moneySavedByBlocks(_blocked: readonly Decision[]): { amount: number; currency: string } | null {
-  return null;
-}
-
 const isBlock = (d: Decision) => d.decision !== 'allow';
 
 /** The 10 000-number prefix of a destination, as the Safe List takes it (+ and its digits). */
@@ -117,11 +109,9 @@ export function Fraud() {
       <Loading state={state}>
         {({ decisions, safeList }) => {
           const blocked = decisions.filter(isBlock);
-          const saved = moneySavedByBlocks(blocked.filter((d) => d.decision === 'block'));
           return (
             <>
-              <p>{count(blocked.length)} blocked or shadow-blocked of the {count(decisions.length)} newest recorded decisions.{' '}
-                {saved ? `The blocks saved ${saved.amount.toFixed(2)} ${saved.currency}.` : 'What the blocks saved is shown once prices are configured.'}</p>
+              <p>{count(blocked.length)} blocked or shadow-blocked of the {count(decisions.length)} newest recorded decisions.</p>
               <section class="panel" aria-labelledby="decisions-per-hour">
                 <h2 id="decisions-per-hour">Decisions over time</h2>
                 {decisions.length === 0 ? <p class="empty">No decision recorded yet.</p> : (
