@@ -248,7 +248,9 @@ export class TransportPacer implements Pacing {
       ? Math.min(MAX_RETRY_AFTER_MS, Math.max(0, retryAfterMs))
       : Math.min(MAX_PAUSE_MS, FIRST_PAUSE_MS * 2 ** Math.min(this.consecutiveThrottles - 1, 10));
     const until = now + pauseMs;
-    const added = Math.max(0, until - Math.max(now, this.pausedUntil));
+    // The pause this adds to one already running; all of it when none is (taken as is: now + pause - now
+    // of a fractional clock can come out a hair short of the pause).
+    const added = this.pausedUntil <= now ? pauseMs : Math.max(0, until - this.pausedUntil);
     if (added > 0) {
       this.pausedUntil = until;
       this.metrics?.transportThrottled(this.transport, added);
