@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { PROJECT_ROOT, startServerProcess, type ServerProcess } from '../support/server-process.js';
-import { README, runProcess, sectionBlocks, TWILIO_DOC } from '../support/readme.js';
+import { README, runMarkedBlocks, sectionBlocks, TWILIO_DOC } from '../support/readme.js';
 
 const FACTORS_DOC = fs.readFileSync(path.join(PROJECT_ROOT, 'docs', 'factors.md'), 'utf8');
 
@@ -27,10 +27,7 @@ describe('docs/factors.md TOTP walkthrough', { timeout: 120_000 }, () => {
     server = await startServerProcess({ TWOFA_BOOTSTRAP_API_KEY: key, TWOFA_DATA_DIR: path.join(workDir, 'data') });
     const exports = setup.split('\n').filter((l) => /^export /.test(l)).map((l) => l.replace(/http:\/\/127\.0\.0\.1:8080/g, server.url));
     const twilioSteps = sectionBlocks(TWILIO_DOC, /^## Walkthrough$/).slice(0, 2);
-    const mark = '::doc-block::';
-    const script = ['set -euo pipefail', ...exports, ...twilioSteps, ...blocks.flatMap((block) => [`echo '${mark}'`, block])].join('\n');
-    shell = await runProcess('bash', ['-c', script], { cwd: workDir, timeoutMs: 90_000 });
-    outputs = shell.stdout.split(`${mark}\n`).slice(1);
+    ({ shell, outputs } = await runMarkedBlocks([...exports, ...twilioSteps], blocks, { cwd: workDir, timeoutMs: 90_000 }));
   });
   after(async () => {
     await server?.stop();

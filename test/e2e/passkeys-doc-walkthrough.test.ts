@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { PROJECT_ROOT, startServerProcess, type ServerProcess } from '../support/server-process.js';
-import { README, runProcess, sectionBlocks, TWILIO_DOC } from '../support/readme.js';
+import { README, runMarkedBlocks, sectionBlocks, TWILIO_DOC } from '../support/readme.js';
 
 const FACTORS_DOC = fs.readFileSync(path.join(PROJECT_ROOT, 'docs', 'factors.md'), 'utf8');
 // tsx resolved here: the walkthrough runs in a folder of its own, with no node_modules.
@@ -37,10 +37,7 @@ describe('docs/factors.md passkeys walkthrough', { timeout: 120_000 }, () => {
       1: `${AUTHENTICATOR} create passkey-factor.json ${origin} credential.json passkey.json`,
       3: `${AUTHENTICATOR} get passkey-challenge.json ${origin} passkey.json assertion.json`,
     };
-    const mark = '::doc-block::';
-    const script = ['set -euo pipefail', ...exports, ...twilioSteps, ...blocks.flatMap((block, i) => [`echo '${mark}'`, block, ...(page[i] ? [page[i]] : [])])].join('\n');
-    shell = await runProcess('bash', ['-c', script], { cwd: workDir, timeoutMs: 90_000 });
-    outputs = shell.stdout.split(`${mark}\n`).slice(1);
+    ({ shell, outputs } = await runMarkedBlocks([...exports, ...twilioSteps], blocks, { cwd: workDir, timeoutMs: 90_000, after: (i) => (page[i] ? [page[i]] : []) }));
   });
   after(async () => {
     await server?.stop();

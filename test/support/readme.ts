@@ -35,6 +35,19 @@ export function runProcess(command: string, args: string[], options: { cwd: stri
   });
 }
 
+const MARK = '::doc-block::';
+
+/**
+ * Runs sh blocks in one bash process after `prelude` (the README's exports, earlier steps), and
+ * returns what each block printed. `after(i)`: commands run after block i, printing into its output
+ * (what a browser page does between two of the server's steps).
+ */
+export async function runMarkedBlocks(prelude: string[], blocks: string[], options: { cwd: string; timeoutMs: number; after?: (index: number) => string[] }): Promise<{ shell: { code: number | null; stdout: string; stderr: string }; outputs: string[] }> {
+  const script = ['set -euo pipefail', ...prelude, ...blocks.flatMap((block, i) => [`echo '${MARK}'`, block, ...(options.after?.(i) ?? [])])].join('\n');
+  const shell = await runProcess('bash', ['-c', script], { cwd: options.cwd, timeoutMs: options.timeoutMs });
+  return { shell, outputs: shell.stdout.split(`${MARK}\n`).slice(1) };
+}
+
 export interface DocWalkthrough {
   /** The "## Walkthrough" section's sh blocks and its js block. */
   blocks: string[];
@@ -65,12 +78,9 @@ export async function runDocWalkthrough(doc: string, options: { finalEcho?: stri
     fs.rmSync(workDir, { recursive: true, force: true });
   };
   try {
-    const mark = '::doc-block::';
     const exports = setup.split('\n').filter((l) => /^export /.test(l)).map((l) => l.replace(/http:\/\/127\.0\.0\.1:8080/g, server.url));
-    const finalEcho = options.finalEcho === undefined ? [] : [`echo '${mark}'`, options.finalEcho];
-    const script = ['set -euo pipefail', ...exports, ...blocks.flatMap((block) => [`echo '${mark}'`, block]), ...finalEcho].join('\n');
-    const shell = await runProcess('bash', ['-c', script], { cwd: workDir, timeoutMs: 30_000 });
-    const outputs = shell.stdout.split(`${mark}\n`).slice(1);
+    const finalEcho = options.finalEcho === undefined ? [] : [options.finalEcho];
+    const { shell, outputs } = await runMarkedBlocks(exports, [...blocks, ...finalEcho], { cwd: workDir, timeoutMs: 30_000 });
     // Bare imports of an evaluated module resolve from the working directory: the project's node_modules.
     const sdk = await runProcess(process.execPath, ['--input-type=module', '-e', sdkBlock ?? ''], {
       cwd: PROJECT_ROOT, timeoutMs: 30_000, env: options.sdkEnv(outputs, server.url, key),
