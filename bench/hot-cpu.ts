@@ -19,6 +19,7 @@
 //     sends to numbers spread over the whole range, under a threshold of 100 (none of their signals but
 //     the country's conversion, never verified here: allowed, one decision in 20 recorded, as most real
 //     sends) instead of sequential ones (scored high: every send shadow-blocked and recorded, the costliest case).
+//   BENCH_AB_PROFILE_DIR=<dir>: with BENCH_RISK_MODE=ab, a V8 CPU profile of each round (off-1, shadow-1, ...)
 //   --pg: on a scratch PostgreSQL database of the local server (bench/lib/pg-fixture.ts), dropped after
 //   --statements (PostgreSQL): every statement sent to the database during one request of the
 //   scenario, in order, and the statements per request over the measured rounds
@@ -82,6 +83,13 @@ const node = await createNode(config, createLogger(config.logLevel));
 if (scenario === 'send') node.worker.start();
 const headers = { authorization: `App ${BENCH_API_KEY}`, 'content-type': 'application/json' };
 
+/** The application's risk settings: under scattered traffic a threshold of 100, so that its sends are allowed (as most real ones). */
+async function setRiskMode(mode: string): Promise<void> {
+  const response = await node.app.inject({ method: 'PUT', url: `/api/v1/applications/${fixture.appId}/risk`, headers, payload: JSON.stringify({ mode, blockScore: scattered ? 100 : 70 }) });
+  if (response.statusCode !== 200) throw new Error(`${response.statusCode} ${response.body}`);
+}
+if (!riskAb && scattered && process.env['BENCH_RISK_MODE'] === 'shadow') await setRiskMode('shadow');
+
 let next = 0;
 async function one(): Promise<void> {
   const i = next++;
@@ -100,8 +108,9 @@ async function backlog(): Promise<number> {
   return sqlitePending.get() as number;
 }
 
-async function run(n: number): Promise<{ cpuUs: number; wallMs: number; statements: number }> {
+async function run(n: number): Promise<{ cpuUs: number; mainUs: number; wallMs: number; statements: number }> {
   const cpu = process.cpuUsage();
+  const mainCpu = process.threadCpuUsage();
   const start = performance.now();
   const before = statements;
   let left = n;
@@ -112,7 +121,8 @@ async function run(n: number): Promise<{ cpuUs: number; wallMs: number; statemen
   // A send's cost includes its delivery: the round ends when the worker has caught up.
   if (scenario === 'send') while (await backlog() > 0) await new Promise((resolve) => setTimeout(resolve, 20));
   const used = process.cpuUsage(cpu);
-  return { cpuUs: (used.user + used.system) / n, wallMs, statements: (statements - before) / n };
+  const main = process.threadCpuUsage(mainCpu);
+  return { cpuUs: (used.user + used.system) / n, mainUs: (main.user + main.system) / n, wallMs, statements: (statements - before) / n };
 }
 
 await run(Math.min(2000, requests)); // warm-up: JIT, caches
@@ -125,27 +135,46 @@ if (process.argv.includes('--statements')) {
   process.stdout.write(`statements of one ${scenario} (its delivery included; the backlog polls of this script are the 'count(*)' ones):\n${trace.map((t, k) => `  ${k + 1}. ${t}`).join('\n')}\n`);
   trace = undefined;
 }
-if (riskAb) {
-  const setMode = async (mode: string) => {
-    const response = await node.app.inject({ method: 'PUT', url: `/api/v1/applications/${fixture.appId}/risk`, headers, payload: JSON.stringify({ mode, blockScore: scattered ? 100 : 70 }) });
-    if (response.statusCode !== 200) throw new Error(`${response.statusCode} ${response.body}`);
+/** BENCH_AB_PROFILE_DIR: each round of the A/B profiled on its own (V8's profiler, through the inspector), a .cpuprofile per round. */
+const profileDir = process.env['BENCH_AB_PROFILE_DIR'];
+const profiler = profileDir === undefined ? undefined : await (async () => {
+  const { Session } = await import('node:inspector/promises');
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  fs.mkdirSync(profileDir, { recursive: true });
+  return {
+    start: () => session.post('Profiler.start'),
+    stop: async (name: string) => {
+      const { profile } = await session.post('Profiler.stop');
+      fs.writeFileSync(path.join(profileDir, `${name}.cpuprofile`), JSON.stringify(profile));
+    },
   };
-  const pairs: { off: number; on: number }[] = [];
+})();
+if (riskAb) {
+  const pairs: { off: number; on: number; mainOff: number; mainOn: number }[] = [];
   for (let r = 0; r < Number(process.env['BENCH_AB_PAIRS'] ?? 6); r++) {
     // Which side goes first alternates, so that neither always follows the other's backlog.
     const order = r % 2 === 0 ? ['off', 'shadow'] : ['shadow', 'off'];
     const cpu: Record<string, number> = {};
+    const mainCpu: Record<string, number> = {};
     for (const mode of order) {
-      await setMode(mode);
-      cpu[mode] = (await run(requests)).cpuUs;
+      await setRiskMode(mode);
+      await profiler?.start();
+      const round = await run(requests);
+      await profiler?.stop(`${mode}-${r + 1}`);
+      cpu[mode] = round.cpuUs;
+      mainCpu[mode] = round.mainUs;
     }
-    pairs.push({ off: cpu['off']!, on: cpu['shadow']! });
-    process.stdout.write(`pair ${r + 1}: off ${cpu['off']!.toFixed(1)} µs, shadow ${cpu['shadow']!.toFixed(1)} µs, ratio ${(cpu['shadow']! / cpu['off']!).toFixed(3)}\n`);
+    pairs.push({ off: cpu['off']!, on: cpu['shadow']!, mainOff: mainCpu['off']!, mainOn: mainCpu['shadow']! });
+    process.stdout.write(`pair ${r + 1}: off ${cpu['off']!.toFixed(1)} µs, shadow ${cpu['shadow']!.toFixed(1)} µs, ratio ${(cpu['shadow']! / cpu['off']!).toFixed(3)}`
+      + ` (event loop's thread: ${mainCpu['off']!.toFixed(1)} / ${mainCpu['shadow']!.toFixed(1)} µs, ratio ${(mainCpu['shadow']! / mainCpu['off']!).toFixed(3)})\n`);
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-  const total = (side: 'off' | 'on') => pairs.reduce((sum, p) => sum + p[side], 0);
+  const total = (side: 'off' | 'on' | 'mainOff' | 'mainOn') => pairs.reduce((sum, p) => sum + p[side], 0);
   process.stdout.write(`risk score, ${scattered ? 'scattered' : 'sequential'} traffic, ${pairs.length} pairs of ${requests} sends: median off ${median(pairs.map((p) => p.off)).toFixed(1)} µs, shadow ${median(pairs.map((p) => p.on)).toFixed(1)} µs;`
-    + ` median ratio ${median(pairs.map((p) => p.on / p.off)).toFixed(3)}, ratio of the totals ${(total('on') / total('off')).toFixed(3)}\n`);
+    + ` median ratio ${median(pairs.map((p) => p.on / p.off)).toFixed(3)}, ratio of the totals ${(total('on') / total('off')).toFixed(3)};`
+    + ` the event loop's thread alone: median ratio ${median(pairs.map((p) => p.mainOn / p.mainOff)).toFixed(3)}, ratio of the totals ${(total('mainOn') / total('mainOff')).toFixed(3)}\n`);
 }
 const rounds = [];
 for (let r = 0; r < (riskAb ? 0 : 3); r++) rounds.push(await run(requests));

@@ -278,7 +278,7 @@ export async function createNode(config: Config, logger: Logger, options: NodeOp
       await store.budgets.purge(clock());
       await store.prices.purge(clock() - PRICE_RETENTION_MS);
       // The risk score's counters older than its longest window (30 days), and its decisions after as long.
-      await store.risk.purge(clock() - RISK_WINDOWS.history.windowMs - 86_400_000, clock() - RISK_WINDOWS.history.windowMs);
+      await store.risk.purge(clock() - RISK_WINDOWS.history.windowMs - 86_400_000, clock() - RISK_WINDOWS.history.windowMs, clock() - RISK_WINDOWS.recent.windowMs);
       // Routes' conversion counters past their window, and the deliveries of PINs never verified.
       await store.routes.purge(clock() - 2 * CONVERSION_WINDOW_MS);
       if (erased + deleted > 0) logger.info({ erased, deleted }, 'purged ended PINs');

@@ -918,6 +918,30 @@ $$`).execute(db);
         await sql.raw('create index factor_challenges_expiry on factor_challenges (expires_at)').execute(db);
       },
     },
+    '0037_risk_recent_hits': {
+      async up(db: Kysely<unknown>) {
+        // SQLite keeps the risk score's counters of the recent window (a number and its blocks, a
+        // client's address and device, a prefix's verifications) in memory (sqlite/risk-statements.ts):
+        // a send to a new number hit five rows at random places of risk_counters, a page each that its
+        // commit rewrote, most of what scoring it cost. What a restart rebuilds them from is this log,
+        // appended once per commit (a row per application and bucket: a JSON object of the counters hit
+        // and their hits) and purged past the hour; the last hour's rows move here from risk_counters.
+        // PostgreSQL's nodes share those counters, so they stay rows of risk_counters there (the table is
+        // made on both, so that one schema describes both, and stays empty on PostgreSQL).
+        await sql.raw(`create table risk_recent_hits (
+  bucket_start bigint not null,
+  application_id text not null,
+  counters text not null
+)`).execute(db);
+        if (dialect === 'postgres') return;
+        const recent = "(counter like 'd:%' or counter like 'addr:%' or counter like 'dev:%' or counter like 'pv:%')";
+        await sql.raw(`insert into risk_recent_hits (bucket_start, application_id, counters)
+  select bucket_start, application_id, json_group_object(counter, hits) from risk_counters
+  where ${recent} and bucket_start >= (select max(bucket_start) from risk_counters) - 3600000
+  group by bucket_start, application_id`).execute(db);
+        await sql.raw(`delete from risk_counters where ${recent}`).execute(db);
+      },
+    },
   };
 }
 

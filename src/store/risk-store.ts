@@ -16,15 +16,23 @@ export interface RiskSettingsRow {
   updatedAt: number;
 }
 
-/** A counter read over the buckets that start after `since`. */
+/**
+ * A counter read over the buckets that start after `since`. `recent`: a counter only ever read over
+ * the recent window (an hour: the distinct numbers of a number's blocks, of a client's address and
+ * device, a prefix's verifications), which the store may forget once the window has passed: purge's
+ * `recentBefore` (SQLite keeps them in memory, sqlite/risk-statements.ts).
+ */
 export interface RiskCounterRead {
   counter: string;
   since: number;
+  recent?: boolean;
 }
 
+/** One hit of a counter in the bucket that starts at `bucketStart`; `recent` as RiskCounterRead's. */
 export interface RiskCounterHit {
   counter: string;
   bucketStart: number;
+  recent?: boolean;
 }
 
 /**
@@ -80,14 +88,18 @@ export interface RiskStore {
   summaryOfPin(accountId: string, pinId: string): Promise<string | undefined>;
   /** The newest decision recorded for a PIN, if any. */
   decisionOfPin(accountId: string, pinId: string): Promise<RiskDecisionRecord | undefined>;
-  /** Deletes counters in buckets that started before `countersBefore` and decisions made before `decisionsBefore`. */
-  purge(countersBefore: number, decisionsBefore: number): Promise<void>;
+  /**
+   * Deletes counters in buckets that started before `countersBefore` (those of the recent window
+   * before `recentBefore`, where the store keeps them apart) and decisions made before `decisionsBefore`.
+   */
+  purge(countersBefore: number, decisionsBefore: number, recentBefore: number): Promise<void>;
 }
 
 /** SQLite's prepared statements of the score (sqlite/risk-statements.ts), named here by what the store needs of them. */
 export interface RiskHotPath {
   read(applicationId: string, reads: readonly RiskCounterRead[]): Map<string, number> | Promise<Map<string, number>>;
   write(write: RiskWrite): void | Promise<void>;
+  purge(countersBefore: number, recentBefore: number): void | Promise<void>;
 }
 
 type DecisionRow = Database['risk_decisions'];
@@ -180,8 +192,9 @@ export class KyselyRiskStore implements RiskStore {
     return row && decisionOfRow(row);
   }
 
-  async purge(countersBefore: number, decisionsBefore: number): Promise<void> {
-    await this.db.deleteFrom('risk_counters').where('bucket_start', '<', countersBefore).execute();
+  async purge(countersBefore: number, decisionsBefore: number, recentBefore: number): Promise<void> {
+    if (this.sqlite) await this.sqlite().purge(countersBefore, recentBefore);
+    else await this.db.deleteFrom('risk_counters').where('bucket_start', '<', countersBefore).execute();
     await this.db.deleteFrom('risk_decisions').where('created_at', '<', decisionsBefore).execute();
   }
 }

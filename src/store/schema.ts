@@ -211,6 +211,7 @@ export interface Database {
   conversion_counts: ConversionCountsTable;
   risk_settings: RiskSettingsTable;
   risk_counters: RiskCountersTable;
+  risk_recent_hits: RiskRecentHitsTable;
   route_deliveries: RouteDeliveriesTable;
   route_conversions: RouteConversionsTable;
   application_senders: ApplicationSendersTable;
@@ -610,6 +611,17 @@ export interface RiskCountersTable {
   counter: string;
   bucket_start: number;
   hits: number;
+}
+
+/**
+ * Written on SQLite only (empty on PostgreSQL): the recent window's risk counters hit per commit and
+ * application (a JSON object of counter -> hits), what the process's in-memory counters of the last
+ * hour are rebuilt from (sqlite/risk-statements.ts).
+ */
+export interface RiskRecentHitsTable {
+  bucket_start: number;
+  application_id: string;
+  counters: string;
 }
 
 /** Risk decisions recorded: every block and shadow block, a sample of the sends allowed. */

@@ -1,6 +1,7 @@
 // Applications that existed before the risk score keep sending: migration 0030_risk puts them in
 // shadow mode (scored and recorded, never refused), while applications created afterwards start in
-// enforce mode.
+// enforce mode. Migration 0037_risk_recent_hits moves SQLite's counters of the recent window out of
+// risk_counters into the log they are rebuilt from: an upgrade forgets none of the last hour.
 import assert from 'node:assert/strict';
 import type { Kysely } from 'kysely';
 import fs from 'node:fs';
@@ -46,6 +47,45 @@ describe('migration 0030_risk', () => {
       assert.ok(after.ok);
       assert.equal(after.value.mode, 'enforce');
       assert.equal(after.value.blockScore, 70);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
+describe('migration 0037_risk_recent_hits (SQLite)', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'twofa-risk-recent-migration-'));
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('carries the last hour of the recent window\'s counters over, and leaves the others in risk_counters', async () => {
+    const file = path.join(dir, 'twofa.db');
+    const older = openSqlite(file);
+    await migrateUpTo(older.db as unknown as Kysely<unknown>, 'sqlite', '0036_factors');
+    const hour = 3_600_000;
+    const bucket = T0 - (T0 % 300_000);
+    await older.db.insertInto('risk_counters').values([
+      { application_id: 'APP', counter: 'd:41791234567.0', bucket_start: bucket, hits: 1 },
+      { application_id: 'APP', counter: 'd:4179123.4', bucket_start: bucket, hits: 3 },
+      { application_id: 'APP', counter: 'addr:203.0.113.7', bucket_start: bucket - 300_000, hits: 2 },
+      { application_id: 'APP', counter: 'pv:4179123', bucket_start: bucket, hits: 1 },
+      // Past the hour: no longer read, so not carried over.
+      { application_id: 'APP', counter: 'd:4179123.4', bucket_start: bucket - 2 * hour, hits: 5 },
+      { application_id: 'APP', counter: 'as', bucket_start: T0 - (T0 % 7_200_000), hits: 9 },
+    ]).execute();
+    await older.close();
+
+    const store = await openStore(`sqlite:${file}`);
+    try {
+      const reads = [
+        { counter: 'd:41791234567.0', since: bucket - hour, recent: true }, { counter: 'd:4179123.4', since: bucket - 3 * hour, recent: true },
+        { counter: 'addr:203.0.113.7', since: bucket - hour, recent: true }, { counter: 'pv:4179123', since: bucket - hour, recent: true },
+        { counter: 'as', since: T0 - 86_400_000 },
+      ];
+      assert.deepEqual(Object.fromEntries(await store.risk.readCounters('APP', reads)), {
+        'd:41791234567.0': 1, 'd:4179123.4': 3, 'addr:203.0.113.7': 2, 'pv:4179123': 1, as: 9,
+      });
+      const left = await (store as KyselyStore).db.selectFrom('risk_counters').select('counter').execute();
+      assert.deepEqual(left.map((r) => r.counter), ['as']);
     } finally {
       await store.close();
     }

@@ -281,7 +281,7 @@ export class MemorySecurityStore implements SecurityStore {
 
 export class MemoryRiskStore implements RiskStore {
   private readonly settings = new Map<string, RiskSettingsRow>();
-  private readonly counters = new Map<string, { applicationId: string; counter: string; bucketStart: number; hits: number }>();
+  private readonly counters = new Map<string, { applicationId: string; counter: string; bucketStart: number; hits: number; recent: boolean }>();
   private readonly decisions: RiskDecisionRecord[] = [];
 
   async getSettings(applicationId: string): Promise<RiskSettingsRow | undefined> {
@@ -312,7 +312,7 @@ export class MemoryRiskStore implements RiskStore {
   apply({ applicationId, hits, decision }: RiskWrite): void {
     for (const h of hits) {
       const k = key(applicationId, h.counter, String(h.bucketStart));
-      const row = this.counters.get(k) ?? { applicationId, counter: h.counter, bucketStart: h.bucketStart, hits: 0 };
+      const row = this.counters.get(k) ?? { applicationId, counter: h.counter, bucketStart: h.bucketStart, hits: 0, recent: h.recent === true };
       row.hits += 1;
       this.counters.set(k, row);
     }
@@ -343,8 +343,8 @@ export class MemoryRiskStore implements RiskStore {
     return found && { ...found };
   }
 
-  async purge(countersBefore: number, decisionsBefore: number): Promise<void> {
-    for (const [k, c] of this.counters) if (c.bucketStart < countersBefore) this.counters.delete(k);
+  async purge(countersBefore: number, decisionsBefore: number, recentBefore: number): Promise<void> {
+    for (const [k, c] of this.counters) if (c.bucketStart < (c.recent ? recentBefore : countersBefore)) this.counters.delete(k);
     for (let i = this.decisions.length - 1; i >= 0; i--) if (this.decisions[i]!.createdAt < decisionsBefore) this.decisions.splice(i, 1);
   }
 }

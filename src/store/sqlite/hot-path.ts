@@ -17,6 +17,20 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 import type { SqliteDurability } from './group-commit.js';
 
+/**
+ * Writes kept beside the transaction and written once, just before it commits: counters that every
+ * unit hits (the risk score's, sqlite/risk-statements.ts) cost one upsert per counter per commit
+ * instead of one per unit, and their pages are changed outside the units' savepoints.
+ */
+export interface FoldedWrites {
+  /** Writes what the transaction's units added (inside the transaction, before its COMMIT). */
+  flush(): void;
+  /** The transaction flushed has committed. */
+  committed(): void;
+  /** Forgets what the transaction's units added: the transaction was rolled back (before or after its flush). */
+  discard(): void;
+}
+
 /** The open shared transaction: its units' callers wait for its commit in durable(). */
 interface SharedTransaction {
   committed: Promise<void>;
@@ -34,6 +48,9 @@ export class SqliteHotPath {
   private shared: SharedTransaction | undefined;
   /** Kysely holds the connection (between its acquire and release: group-commit.ts tells). */
   private kyselyHolds = false;
+  private readonly folded: FoldedWrites[] = [];
+  /** While a unit runs: what undoes its folded writes if it is undone. */
+  private unitUndo: (() => void)[] | undefined;
 
   constructor(readonly connection: BetterSqlite3.Database, private readonly db: Kysely<Database>, private readonly durability: SqliteDurability | undefined) {
     this.begin = connection.prepare('begin immediate');
@@ -94,16 +111,27 @@ export class SqliteHotPath {
     await this.durability.durable();
   }
 
+  /** `writes` are flushed before every commit of this connection's units (and discarded with a rollback). */
+  foldIntoCommit(writes: FoldedWrites): void {
+    this.folded.push(writes);
+  }
+
+  /** Inside a unit (write()'s `work`): `undo` forgets what it folded if the unit is undone. */
+  onUnitUndone(undo: () => void): void {
+    if (!this.unitUndo) throw new Error('onUnitUndone outside a unit of work');
+    this.unitUndo.push(undo);
+  }
+
   /** Commits the shared transaction, if one is open; its units' callers learn a failure from durable(). */
   commitShared(): void {
     const shared = this.shared;
     if (!shared) return;
     this.shared = undefined;
     try {
-      this.commitStatement.run();
+      this.commitWithFolded();
       shared.resolve();
     } catch (err) {
-      if (this.connection.inTransaction) this.rollback.run();
+      this.rollbackWithFolded();
       shared.reject(err);
     } finally {
       this.durability?.noteCommit();
@@ -134,7 +162,7 @@ export class SqliteHotPath {
     }
     this.savepoint.run();
     try {
-      const result = work();
+      const result = this.asUnit(work);
       this.releaseSavepoint.run();
       return result;
     } catch (err) {
@@ -143,6 +171,7 @@ export class SqliteHotPath {
         this.releaseSavepoint.run();
       } else {
         // SQLite rolled the whole transaction back (an I/O error, a full disk): every unit in it is lost.
+        for (const writes of this.folded) writes.discard();
         this.shared?.reject(err);
         this.shared = undefined;
         this.durability?.noteCommit();
@@ -151,15 +180,40 @@ export class SqliteHotPath {
     }
   }
 
+  /** Runs `work`, undoing what it folded if it throws (its statements are undone by the caller's rollback). */
+  private asUnit<T>(work: () => T): T {
+    const undo: (() => void)[] = [];
+    this.unitUndo = undo;
+    try {
+      return work();
+    } catch (err) {
+      for (const step of undo.reverse()) step();
+      throw err;
+    } finally {
+      this.unitUndo = undefined;
+    }
+  }
+
+  private commitWithFolded(): void {
+    for (const writes of this.folded) writes.flush();
+    this.commitStatement.run();
+    for (const writes of this.folded) writes.committed();
+  }
+
+  private rollbackWithFolded(): void {
+    for (const writes of this.folded) writes.discard();
+    if (this.connection.inTransaction) this.rollback.run();
+  }
+
   /** A transaction of its own, committed before it returns (an in-memory database, or inside Kysely's hold). */
   private ownTransaction<T>(work: () => T): T {
     this.begin.run();
     try {
-      const result = work();
-      this.commitStatement.run();
+      const result = this.asUnit(work);
+      this.commitWithFolded();
       return result;
     } catch (err) {
-      if (this.connection.inTransaction) this.rollback.run();
+      this.rollbackWithFolded();
       throw err;
     } finally {
       this.durability?.noteCommit();

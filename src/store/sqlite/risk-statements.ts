@@ -1,66 +1,252 @@
 // The risk score's counters and decisions on SQLite, on statements prepared once on better-sqlite3
 // (hot-path.ts): a send reads its counters without Kysely (whose use of the connection would commit
-// the hot path's shared transaction early), and counts its hits and records its decision inside the
-// PIN's own unit (pin-statements.ts), so that scoring a send adds no transaction and no commit. Its
-// dozen counters are read by one statement and hit by one (measured: a statement per counter cost
-// about twice as much, BENCHMARKS.md), each prepared once per number of counters.
+// the hot path's shared transaction early), and counts its hits and records its decision with the
+// PIN's own unit (pin-statements.ts), so that scoring a send adds no transaction and no commit. The
+// hits and decisions of a transaction's units are folded (hot-path.ts, FoldedWrites): kept here while
+// it is open, added to what a read finds, and written just before it commits, one upsert per counter
+// however many of its sends hit it (BENCHMARKS.md: a send's ten upserts inside its savepoint were most
+// of what the score cost). A unit that is undone takes its hits back.
+//
+// Every counter is also kept in memory, since SQLite serves one process: a send reads its dozen
+// counters without a statement. Those of the recent window (RiskCounterHit's `recent`: a number and
+// its blocks of 10 to 10,000, the client's address and device, a prefix's verifications) live only
+// there and in a log: a send to a new number hits five of them at once, at random places of any table
+// keyed by them, a page each that its commit rewrote to the WAL and the checkpointer copied back, most
+// of what scoring a send cost. What a restart rebuilds them from is risk_recent_hits, one row per
+// application and bucket per commit, appended at the end of the table and purged past the hour
+// (BucketedCounts drops a bucket in one step). The others (an application's and a country's sends and
+// verifications over a day and 30 days) are rows of risk_counters, each cached on its first read and
+// kept up to date by the commits that change it.
 import type BetterSqlite3 from 'better-sqlite3';
 import { rowOfDecision, type RiskCounterRead, type RiskHotPath, type RiskWrite } from '../risk-store.js';
 import type { Database } from '../schema.js';
-import type { SqliteHotPath } from './hot-path.js';
+import type { FoldedWrites, SqliteHotPath } from './hot-path.js';
 
-export class SqliteRiskStatements implements RiskHotPath {
-  /** By number of counters: one scalar subquery per counter, each a range of the primary key (application, counter, bucket). */
-  private readonly sums = new Map<number, BetterSqlite3.Statement<unknown[], (number | null)[]>>();
-  /** By number of counters: one upsert of them all. */
-  private readonly hitsOf = new Map<number, BetterSqlite3.Statement<unknown[]>>();
-  private readonly insertDecision: BetterSqlite3.Statement<Database['risk_decisions']>;
+/** Rows per statement of a flush: a flush of n rows runs the largest that fit, then the next (prepared once each). */
+const FLUSH_SIZES = [256, 64, 16, 4, 1];
+
+type DecisionRow = Database['risk_decisions'];
+
+/** Hits per bucket and counter. */
+class BucketedCounts {
+  /** Per bucket start, in the order they were first hit (which is mostly time order). */
+  private buckets = new Map<number, Map<string, number>>();
+
+  add(bucket: number, counter: string, hits: number): void {
+    let counts = this.buckets.get(bucket);
+    if (!counts) this.buckets.set(bucket, (counts = new Map()));
+    const total = (counts.get(counter) ?? 0) + hits;
+    if (total === 0) counts.delete(counter);
+    else counts.set(counter, total);
+  }
+
+  /** The hits of `counter` in the buckets that start after `since`. */
+  sum(counter: string, since: number): number {
+    let hits = 0;
+    for (const [bucket, counts] of this.buckets) if (bucket > since) hits += counts.get(counter) ?? 0;
+    return hits;
+  }
+
+  entries(): Iterable<[number, Map<string, number>]> {
+    return this.buckets;
+  }
+
+  get empty(): boolean {
+    return this.buckets.size === 0;
+  }
+
+  dropBefore(before: number): void {
+    for (const bucket of this.buckets.keys()) if (bucket < before) this.buckets.delete(bucket);
+  }
+}
+
+/** A counter of risk_counters as committed: its hits per bucket, from the bucket after `since` on (what was read of it). */
+interface StoredCounter {
+  since: number;
+  buckets: Map<number, number>;
+}
+
+/** One application's counters: as committed (the recent window's, and those of risk_counters read so far), and the open transaction's hits. */
+class ApplicationCounters {
+  constructor(readonly applicationId: string) {}
+  readonly recent = new BucketedCounts();
+  readonly stored = new Map<string, StoredCounter>();
+  pending = new BucketedCounts();
+  /** Which of the pending counters are of the recent window. */
+  pendingRecent = new Set<string>();
+  /** What the flush wrote, counted in `recent` and `stored` once its transaction has committed. */
+  flushed: { bucket: number; counter: string; hits: number; recent: boolean }[] = [];
+
+  forget(): void {
+    this.pending = new BucketedCounts();
+    this.pendingRecent = new Set();
+    this.flushed = [];
+  }
+}
+
+export class SqliteRiskStatements implements RiskHotPath, FoldedWrites {
+  /** By FLUSH_SIZES: the upsert of that many counter rows, adding their hits. */
+  private readonly upserts = new Map<number, BetterSqlite3.Statement<unknown[]>>();
+  private readonly readStored: BetterSqlite3.Statement<[string, string, number], [number, number]>;
+  private readonly insertDecision: BetterSqlite3.Statement<DecisionRow>;
+  private readonly appendRecent: BetterSqlite3.Statement<[number, string, string]>;
+  private readonly purgeRecent: BetterSqlite3.Statement<[number]>;
+  private readonly purgeStored: BetterSqlite3.Statement<[number]>;
+  /** Per application (the recent window's counters rebuilt from risk_recent_hits on first use). */
+  private applications: Map<string, ApplicationCounters> | undefined;
+  /** The applications the open transaction hit. */
+  private readonly touched = new Set<ApplicationCounters>();
+  private pendingDecisions: DecisionRow[] = [];
 
   constructor(private readonly hot: SqliteHotPath) {
-    this.insertDecision = hot.connection.prepare(`insert into risk_decisions (id, account_id, application_id, pin_id, kind, created_at, destination, country, score, threshold, decision, mode, safe_listed, signals)
+    const c = hot.connection;
+    this.readStored = c.prepare<[string, string, number], [number, number]>('select bucket_start, hits from risk_counters where application_id = ? and counter = ? and bucket_start > ?').raw();
+    this.insertDecision = c.prepare(`insert into risk_decisions (id, account_id, application_id, pin_id, kind, created_at, destination, country, score, threshold, decision, mode, safe_listed, signals)
       values (:id, :account_id, :application_id, :pin_id, :kind, :created_at, :destination, :country, :score, :threshold, :decision, :mode, :safe_listed, :signals)`);
+    this.appendRecent = c.prepare('insert into risk_recent_hits (bucket_start, application_id, counters) values (?, ?, ?)');
+    this.purgeRecent = c.prepare('delete from risk_recent_hits where bucket_start < ?');
+    this.purgeStored = c.prepare('delete from risk_counters where bucket_start < ?');
+    hot.foldIntoCommit(this);
   }
 
-  private sum(count: number) {
-    let statement = this.sums.get(count);
-    if (!statement) {
-      const one = '(select sum(hits) from risk_counters where application_id = ? and counter = ? and bucket_start > ?)';
-      statement = this.hot.connection.prepare<unknown[], (number | null)[]>(`select ${Array.from({ length: count }, () => one).join(', ')}`).raw();
-      this.sums.set(count, statement);
+  /** Every application's counters: after a restart, the recent window's rebuilt from the log (what purge left of it). */
+  private all(): Map<string, ApplicationCounters> {
+    if (this.applications) return this.applications;
+    const applications = new Map<string, ApplicationCounters>();
+    const rows = this.hot.connection.prepare<[], { bucket_start: number; application_id: string; counters: string }>('select bucket_start, application_id, counters from risk_recent_hits').iterate();
+    for (const row of rows) {
+      let app = applications.get(row.application_id);
+      if (!app) applications.set(row.application_id, (app = new ApplicationCounters(row.application_id)));
+      for (const [counter, hits] of Object.entries(JSON.parse(row.counters) as Record<string, number>)) app.recent.add(Number(row.bucket_start), counter, hits);
     }
-    return statement;
+    return (this.applications = applications);
   }
 
-  private hit(count: number) {
-    let statement = this.hitsOf.get(count);
+  private application(applicationId: string): ApplicationCounters {
+    const applications = this.all();
+    let app = applications.get(applicationId);
+    if (!app) applications.set(applicationId, (app = new ApplicationCounters(applicationId)));
+    return app;
+  }
+
+  /** The committed hits of a counter of risk_counters since `since`: read once, then from memory. */
+  private storedSum(applicationId: string, app: ApplicationCounters, counter: string, since: number): number {
+    let entry = app.stored.get(counter);
+    if (!entry || entry.since > since) {
+      entry = { since, buckets: new Map(this.readStored.all(applicationId, counter, since).map(([bucket, hits]) => [Number(bucket), Number(hits)])) };
+      app.stored.set(counter, entry);
+    }
+    let hits = 0;
+    for (const [bucket, count] of entry.buckets) if (bucket > since) hits += count;
+    return hits;
+  }
+
+  private upsert(count: number) {
+    let statement = this.upserts.get(count);
     if (!statement) {
-      statement = this.hot.connection.prepare(`insert into risk_counters (application_id, counter, bucket_start, hits) values ${Array.from({ length: count }, () => '(?, ?, ?, 1)').join(', ')}
-        on conflict (application_id, counter, bucket_start) do update set hits = hits + 1`);
-      this.hitsOf.set(count, statement);
+      statement = this.hot.connection.prepare(`insert into risk_counters (application_id, counter, bucket_start, hits) values ${Array.from({ length: count }, () => '(?, ?, ?, ?)').join(', ')}
+        on conflict (application_id, counter, bucket_start) do update set hits = hits + excluded.hits`);
+      this.upserts.set(count, statement);
     }
     return statement;
   }
 
   /**
-   * The counters before a send. Read inside the hot path's shared transaction when one is open (the
-   * hits of this turn's other sends included): the send awaits durable() before it answers anyway.
+   * The counters before a send, with the hits of the open transaction's units (not written yet: the
+   * send awaits durable() before it answers anyway).
    */
   read(applicationId: string, reads: readonly RiskCounterRead[]): Map<string, number> | Promise<Map<string, number>> {
     if (reads.length === 0) return new Map();
     return this.hot.readBeforeWrite(() => {
-      const sums = this.sum(reads.length).get(reads.flatMap((r) => [applicationId, r.counter, r.since]))!;
-      return new Map(reads.map((r, i) => [r.counter, sums[i] ?? 0]));
+      const app = this.application(applicationId);
+      return new Map(reads.map((r) => {
+        const committed = r.recent === true ? app.recent.sum(r.counter, r.since) : this.storedSum(applicationId, app, r.counter, r.since);
+        return [r.counter, committed + app.pending.sum(r.counter, r.since)];
+      }));
     });
   }
 
-  /** The hits (distinct counters) and the decision of `write`; must run inside a write transaction (hot-path.ts), the PIN's when it sends one. */
+  /** Counts the hits and the decision of `write` with the unit of work running it (hot-path.ts), the PIN's when it sends one. */
   apply(write: RiskWrite): void {
-    if (write.hits.length > 0) this.hit(write.hits.length).run(write.hits.flatMap((h) => [write.applicationId, h.counter, h.bucketStart]));
-    if (write.decision) this.insertDecision.run(rowOfDecision(write.decision));
+    const app = this.application(write.applicationId);
+    this.touched.add(app);
+    for (const h of write.hits) {
+      app.pending.add(h.bucketStart, h.counter, 1);
+      if (h.recent === true) app.pendingRecent.add(h.counter);
+    }
+    const decision = write.decision && rowOfDecision(write.decision);
+    if (decision) this.pendingDecisions.push(decision);
+    this.hot.onUnitUndone(() => {
+      for (const h of write.hits) app.pending.add(h.bucketStart, h.counter, -1);
+      if (decision) this.pendingDecisions = this.pendingDecisions.filter((d) => d !== decision);
+    });
   }
 
   /** `write` as a unit of its own (a blocked send, a resend, a verification). */
   write(write: RiskWrite): void | Promise<void> {
     return this.hot.write(() => this.apply(write));
+  }
+
+  flush(): void {
+    const rows: (string | number)[] = [];
+    for (const app of this.touched) {
+      const { applicationId } = app;
+      for (const [bucket, counts] of app.pending.entries()) {
+        const logged: Record<string, number> = {};
+        let anyRecent = false;
+        for (const [counter, hits] of counts) {
+          const recent = app.pendingRecent.has(counter);
+          app.flushed.push({ bucket, counter, hits, recent });
+          if (recent) {
+            logged[counter] = hits;
+            anyRecent = true;
+          } else rows.push(applicationId, counter, bucket, hits);
+        }
+        if (anyRecent) this.appendRecent.run(bucket, applicationId, JSON.stringify(logged));
+      }
+      app.pending = new BucketedCounts();
+      app.pendingRecent = new Set();
+    }
+    for (let at = 0; at < rows.length;) {
+      const size = FLUSH_SIZES.find((n) => n * 4 <= rows.length - at)!;
+      this.upsert(size).run(rows.slice(at, at + size * 4));
+      at += size * 4;
+    }
+    const decisions = this.pendingDecisions;
+    this.pendingDecisions = [];
+    for (const decision of decisions) this.insertDecision.run(decision);
+  }
+
+  committed(): void {
+    for (const app of this.touched) {
+      for (const { bucket, counter, hits, recent } of app.flushed) {
+        if (recent) {
+          app.recent.add(bucket, counter, hits);
+          continue;
+        }
+        const entry = app.stored.get(counter);
+        if (entry && bucket > entry.since) entry.buckets.set(bucket, (entry.buckets.get(bucket) ?? 0) + hits);
+      }
+      app.flushed = [];
+    }
+    this.touched.clear();
+  }
+
+  discard(): void {
+    for (const app of this.touched) app.forget();
+    this.touched.clear();
+    this.pendingDecisions = [];
+  }
+
+  /** Deletes the counters' buckets that started before `storedBefore` (the recent window's before `recentBefore`), in memory and on disk. */
+  purge(storedBefore: number, recentBefore: number): void | Promise<void> {
+    return this.hot.write(() => {
+      this.purgeStored.run(storedBefore);
+      this.purgeRecent.run(recentBefore);
+      for (const app of this.all().values()) {
+        app.recent.dropBefore(recentBefore);
+        for (const entry of app.stored.values()) for (const bucket of entry.buckets.keys()) if (bucket < storedBefore) entry.buckets.delete(bucket);
+      }
+    });
   }
 }
