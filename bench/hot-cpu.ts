@@ -108,7 +108,13 @@ async function backlog(): Promise<number> {
   return sqlitePending.get() as number;
 }
 
-async function run(n: number): Promise<{ cpuUs: number; mainUs: number; wallMs: number; statements: number }> {
+/** Bytes this process has written through write() and its kind (/proc/self/io wchar): the WAL, checkpoints, sockets. */
+function bytesWritten(): number {
+  return Number(/wchar: (\d+)/.exec(fs.readFileSync('/proc/self/io', 'utf8'))?.[1] ?? 0);
+}
+
+async function run(n: number): Promise<{ cpuUs: number; mainUs: number; wallMs: number; statements: number; writtenBytes: number }> {
+  const written = bytesWritten();
   const cpu = process.cpuUsage();
   const mainCpu = process.threadCpuUsage();
   const start = performance.now();
@@ -122,7 +128,7 @@ async function run(n: number): Promise<{ cpuUs: number; mainUs: number; wallMs: 
   if (scenario === 'send') while (await backlog() > 0) await new Promise((resolve) => setTimeout(resolve, 20));
   const used = process.cpuUsage(cpu);
   const main = process.threadCpuUsage(mainCpu);
-  return { cpuUs: (used.user + used.system) / n, mainUs: (main.user + main.system) / n, wallMs, statements: (statements - before) / n };
+  return { cpuUs: (used.user + used.system) / n, mainUs: (main.user + main.system) / n, wallMs, statements: (statements - before) / n, writtenBytes: (bytesWritten() - written) / n };
 }
 
 await run(Math.min(2000, requests)); // warm-up: JIT, caches
@@ -158,6 +164,7 @@ if (riskAb) {
     const order = r % 2 === 0 ? ['off', 'shadow'] : ['shadow', 'off'];
     const cpu: Record<string, number> = {};
     const mainCpu: Record<string, number> = {};
+    const writtenBytes: Record<string, number> = {};
     for (const mode of order) {
       await setRiskMode(mode);
       await profiler?.start();
@@ -165,10 +172,12 @@ if (riskAb) {
       await profiler?.stop(`${mode}-${r + 1}`);
       cpu[mode] = round.cpuUs;
       mainCpu[mode] = round.mainUs;
+      writtenBytes[mode] = round.writtenBytes;
     }
     pairs.push({ off: cpu['off']!, on: cpu['shadow']!, mainOff: mainCpu['off']!, mainOn: mainCpu['shadow']! });
     process.stdout.write(`pair ${r + 1}: off ${cpu['off']!.toFixed(1)} µs, shadow ${cpu['shadow']!.toFixed(1)} µs, ratio ${(cpu['shadow']! / cpu['off']!).toFixed(3)}`
-      + ` (event loop's thread: ${mainCpu['off']!.toFixed(1)} / ${mainCpu['shadow']!.toFixed(1)} µs, ratio ${(mainCpu['shadow']! / mainCpu['off']!).toFixed(3)})\n`);
+      + ` (event loop's thread: ${mainCpu['off']!.toFixed(1)} / ${mainCpu['shadow']!.toFixed(1)} µs, ratio ${(mainCpu['shadow']! / mainCpu['off']!).toFixed(3)};`
+      + ` bytes written per send: ${Math.round(writtenBytes['off']!)} / ${Math.round(writtenBytes['shadow']!)})\n`);
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const total = (side: 'off' | 'on' | 'mainOff' | 'mainOn') => pairs.reduce((sum, p) => sum + p[side], 0);

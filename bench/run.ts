@@ -30,6 +30,7 @@ import { runLoad, runOpenLoop, type BenchRequest, type LoadResult } from './lib/
 import { buildForBench, BUILD_DIR, freePort, PROJECT_ROOT, SCRIPTS, startNodeProcess, type NodeProcess } from './lib/processes.js';
 import { loadAverage, pressure } from './lib/proc-stats.js';
 import { SERVE_NODE_OPTIONS } from '../src/cli/serve-command.js';
+import { RECEIVER_SECRET, SERVER_ENV, startTwofa, stopReceiver } from './lib/twofa-server.js';
 import { openStore } from '../src/store/open-store.js';
 import { summarizeProfile } from './lib/profile.js';
 import { measureCompareTiming } from './lib/compare-timing.js';
@@ -37,7 +38,7 @@ import { updateDeliverySection, writeReport, type BenchResults, type ScaleResult
 import { DELIVERY_SCENARIOS, runDeliveryScenario } from './lib/delivery-bench.js';
 import { measureStorage } from './lib/storage-ceiling.js';
 import { dropDatabase, pendingMessages, preparePgDatabase, recreateDatabase, runPgbench } from './lib/pg-fixture.js';
-import { BENCH_API_KEY, BENCH_SECRET, RIGHT_POOL_DESTINATIONS, prepareTwofaDatabase, type TwofaFixture } from './lib/twofa-fixture.js';
+import { BENCH_API_KEY, RIGHT_POOL_DESTINATIONS, prepareTwofaDatabase, type TwofaFixture } from './lib/twofa-fixture.js';
 
 const argv = process.argv.slice(2);
 const flag = (name: string) => argv.includes(`--${name}`);
@@ -94,40 +95,6 @@ function json(body: unknown): string {
 }
 
 // --- twofa ---
-
-/** The delivery receiver (bench/receiver-server.ts), started once for every send scenario. */
-let receiver: NodeProcess | undefined;
-const RECEIVER_SECRET = 'whsec_YmVuY2gtd2ViaG9vay1zZWNyZXQtMDEyMzQ1Njc4OQ==';
-
-async function startReceiver(): Promise<NodeProcess> {
-  if (receiver) return receiver;
-  const port = await freePort();
-  receiver = await startNodeProcess({ script: SCRIPTS.receiver, env: { BENCH_PORT: String(port) }, port, readyPath: '/' });
-  return receiver;
-}
-
-const SERVER_ENV = (dataDir: string, databaseUrl: string, port: number, receiverUrl: string): Record<string, string> => ({
-  TWOFA_DATA_DIR: dataDir,
-  TWOFA_DATABASE_URL: databaseUrl,
-  TWOFA_SECRET: BENCH_SECRET,
-  TWOFA_BOOTSTRAP_API_KEY: BENCH_API_KEY,
-  TWOFA_HOST: '127.0.0.1',
-  TWOFA_PORT: String(port),
-  // The production default: every request is logged (to /dev/null here).
-  TWOFA_LOG_LEVEL: 'info',
-  // Every PIN is rendered and POSTed to the receiver in its own process, as to an SMS gateway.
-  TWOFA_SMS_DSN: `webhook+${receiverUrl}/sms?secret=${RECEIVER_SECRET}`,
-  // The send scenarios go to a new sequential number each time, none verified: SMS pumping to the risk
-  // score, which would block them. Its cost is measured by hot-cpu.ts (BENCH_RISK_MODE=shadow).
-  TWOFA_RISK_DEFAULT_MODE: 'off',
-});
-
-async function startTwofa(fixture: Pick<TwofaFixture, 'file'>, cpuProfileDir?: string, databaseUrl = `sqlite:${fixture.file}`): Promise<NodeProcess> {
-  const port = await freePort();
-  const { url: receiverUrl } = await startReceiver();
-  // Started as npm start and docs/deploy start it, with their heap settings.
-  return startNodeProcess({ script: SCRIPTS.server, args: ['serve'], env: { ...SERVER_ENV(path.dirname(fixture.file), databaseUrl, port, receiverUrl), NODE_OPTIONS: SERVE_NODE_OPTIONS }, port, readyPath: '/readyz', cpuProfileDir });
-}
 
 /** Waits until the delivery worker has sent every queued message; returns how long that took. */
 async function drainOutbox(file: string, timeoutMs = 120_000): Promise<number> {
@@ -607,7 +574,7 @@ async function main(): Promise<void> {
     }
     if (groups.has('delivery')) await runDelivery(results);
   } finally {
-    await receiver?.stop();
+    await stopReceiver();
     fs.rmSync(workDir, { recursive: true, force: true });
   }
   results.machine.loadAfter = loadAverage();

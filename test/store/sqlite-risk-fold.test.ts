@@ -19,10 +19,10 @@ import { SqliteRiskStatements } from '../../src/store/sqlite/risk-statements.js'
 const APP = 'app-1';
 const BUCKET = 1_800_000_000_000;
 
-async function openMigrated(file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'twofa-risk-fold-')), 'twofa.db')) {
+async function openMigrated(file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'twofa-risk-fold-')), 'twofa.db'), recentMax?: number) {
   const opened = openSqlite(file);
   await migrateToLatest(opened.db as unknown as Kysely<unknown>, 'sqlite');
-  const risk = new SqliteRiskStatements(opened.hotPath);
+  const risk = new SqliteRiskStatements(opened.hotPath, recentMax);
   /** What is committed, through a connection of its own. */
   const committed = () => {
     const reader = new BetterSqlite3(file, { readonly: true });
@@ -176,5 +176,25 @@ describe('the risk counters folded into the shared commit (SQLite)', () => {
     const again = await openMigrated(file);
     assert.deepEqual(Object.fromEntries(await again.risk.read(APP, everything)), { 'd:4179123.4': 1, h: 1 });
     await again.close();
+  });
+
+  it('holds at most so many recent counters in memory: the oldest buckets go first, the one being counted stays', async () => {
+    const { risk, hotPath, close } = await openMigrated(undefined, 4);
+    const fiveMinutes = 300_000;
+    const numbers = (from: number, n: number) => Array.from({ length: n }, (_, i) => `d:${from + i}.0`);
+    await risk.write({ applicationId: 'other', hits: [{ counter: 'd:1.0', bucketStart: BUCKET - 2 * fiveMinutes, recent: true }] });
+    await risk.write(hitsOf(numbers(100, 2), BUCKET - 2 * fiveMinutes, true));
+    await risk.write(hitsOf(numbers(200, 1), BUCKET - fiveMinutes, true));
+    await hotPath.durable();
+    const all = [...numbers(100, 2), ...numbers(200, 1), ...numbers(300, 6)].map((counter) => ({ counter, since: 0, recent: true }));
+    // Four held: nothing forgotten yet.
+    assert.deepEqual([...(await risk.read(APP, all)).values()].slice(0, 3), [1, 1, 1]);
+    await risk.write(hitsOf(numbers(300, 6), BUCKET, true));
+    await hotPath.durable();
+    // Ten would be held: both older buckets go (every application's), the newest stays though it alone is over the bound.
+    const after = await risk.read(APP, all);
+    assert.deepEqual([...after.values()], [0, 0, 0, 1, 1, 1, 1, 1, 1]);
+    assert.equal((await risk.read('other', [{ counter: 'd:1.0', since: 0, recent: true }])).get('d:1.0'), 0);
+    await close();
   });
 });

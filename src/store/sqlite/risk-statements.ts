@@ -27,17 +27,43 @@ const FLUSH_SIZES = [256, 64, 16, 4, 1];
 
 type DecisionRow = Database['risk_decisions'];
 
+/**
+ * The most counters of the recent window held in memory, all applications together: about 125 MB
+ * (a send to a new number adds five to seven). Past it the oldest bucket is forgotten first: under a
+ * flood of new numbers (a pumping attack at a thousand sends a second) the velocity signals look back
+ * over less than the hour instead of the process running out of memory (docs/security.md).
+ */
+export const RECENT_COUNTERS_MAX = 1_000_000;
+
 /** Hits per bucket and counter. */
 class BucketedCounts {
   /** Per bucket start, in the order they were first hit (which is mostly time order). */
   private buckets = new Map<number, Map<string, number>>();
+  /** Counters held, over every bucket. */
+  size = 0;
 
   add(bucket: number, counter: string, hits: number): void {
     let counts = this.buckets.get(bucket);
     if (!counts) this.buckets.set(bucket, (counts = new Map()));
+    const before = counts.size;
     const total = (counts.get(counter) ?? 0) + hits;
     if (total === 0) counts.delete(counter);
     else counts.set(counter, total);
+    this.size += counts.size - before;
+  }
+
+  /** The start of the newest bucket held. */
+  get newest(): number | undefined {
+    let newest: number | undefined;
+    for (const bucket of this.buckets.keys()) if (newest === undefined || bucket > newest) newest = bucket;
+    return newest;
+  }
+
+  /** The start of the oldest bucket held. */
+  get oldest(): number | undefined {
+    let oldest: number | undefined;
+    for (const bucket of this.buckets.keys()) if (oldest === undefined || bucket < oldest) oldest = bucket;
+    return oldest;
   }
 
   /** The hits of `counter` in the buckets that start after `since`. */
@@ -56,7 +82,11 @@ class BucketedCounts {
   }
 
   dropBefore(before: number): void {
-    for (const bucket of this.buckets.keys()) if (bucket < before) this.buckets.delete(bucket);
+    for (const [bucket, counts] of this.buckets) {
+      if (bucket >= before) continue;
+      this.buckets.delete(bucket);
+      this.size -= counts.size;
+    }
   }
 }
 
@@ -98,7 +128,8 @@ export class SqliteRiskStatements implements RiskHotPath, FoldedWrites {
   private readonly touched = new Set<ApplicationCounters>();
   private pendingDecisions: DecisionRow[] = [];
 
-  constructor(private readonly hot: SqliteHotPath) {
+  /** `recentMax`: RECENT_COUNTERS_MAX, or fewer for a test. */
+  constructor(private readonly hot: SqliteHotPath, private readonly recentMax = RECENT_COUNTERS_MAX) {
     const c = hot.connection;
     this.readStored = c.prepare<[string, string, number], [number, number]>('select bucket_start, hits from risk_counters where application_id = ? and counter = ? and bucket_start > ?').raw();
     this.insertDecision = c.prepare(`insert into risk_decisions (id, account_id, application_id, pin_id, kind, created_at, destination, country, score, threshold, decision, mode, safe_listed, signals)
@@ -119,7 +150,23 @@ export class SqliteRiskStatements implements RiskHotPath, FoldedWrites {
       if (!app) applications.set(row.application_id, (app = new ApplicationCounters(row.application_id)));
       for (const [counter, hits] of Object.entries(JSON.parse(row.counters) as Record<string, number>)) app.recent.add(Number(row.bucket_start), counter, hits);
     }
-    return (this.applications = applications);
+    this.applications = applications;
+    this.keepRecentBounded();
+    return applications;
+  }
+
+  /** Forgets the oldest buckets of the recent window, every application's, while more than `recentMax` counters are held. */
+  private keepRecentBounded(): void {
+    const apps = [...(this.applications?.values() ?? [])];
+    let held = apps.reduce((sum, app) => sum + app.recent.size, 0);
+    while (held > this.recentMax) {
+      const starts = apps.map((app) => app.recent.oldest).filter((b): b is number => b !== undefined);
+      const oldest = Math.min(...starts);
+      // The newest bucket is kept whatever its size: it is the one being counted.
+      if (starts.length === 0 || apps.every((app) => app.recent.newest === undefined || app.recent.newest <= oldest)) return;
+      for (const app of apps) app.recent.dropBefore(oldest + 1);
+      held = apps.reduce((sum, app) => sum + app.recent.size, 0);
+    }
   }
 
   private application(applicationId: string): ApplicationCounters {
@@ -230,6 +277,7 @@ export class SqliteRiskStatements implements RiskHotPath, FoldedWrites {
       app.flushed = [];
     }
     this.touched.clear();
+    this.keepRecentBounded();
   }
 
   discard(): void {
