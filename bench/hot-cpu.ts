@@ -15,7 +15,9 @@
 //   BENCH_RISK_MODE=ab npx tsx bench/hot-cpu.ts send [requests per round] ...   the risk score's cost: one
 //     process alternates rounds with the score off and in shadow mode (the application's mode switched
 //     through PUT /api/v1/applications/{id}/risk between rounds), so that both sides see the same
-//     load of a shared machine; prints each pair's ratio and their median. BENCH_RISK_TRAFFIC=scattered
+//     load of a shared machine; prints each pair's ratio and their median, for the whole process and
+//     for the event loop's thread alone (process.threadCpuUsage: without the WAL checkpointer's
+//     thread, the fsyncs and V8's helpers), and the bytes the process wrote per send (/proc/self/io). BENCH_RISK_TRAFFIC=scattered
 //     sends to numbers spread over the whole range, under a threshold of 100 (none of their signals but
 //     the country's conversion, never verified here: allowed, one decision in 20 recorded, as most real
 //     sends) instead of sequential ones (scored high: every send shadow-blocked and recorded, the costliest case).
