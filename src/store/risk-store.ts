@@ -224,7 +224,7 @@ export class KyselyRiskStore implements RiskStore {
     if (q.applicationId !== undefined) query = query.where('application_id', '=', q.applicationId);
     if (q.since !== undefined) query = query.where('created_at', '>=', q.since);
     if (q.until !== undefined) query = query.where('created_at', '<', q.until);
-    const rows = await query.groupBy('price_currency').orderBy('price_currency').execute();
+    const rows = await query.groupBy('price_currency').execute();
     return rows.map((r) => ({
       currency: r.price_currency, blockedMicros: Number(r.blocked_micros ?? 0), shadowBlockedMicros: Number(r.shadow_blocked_micros ?? 0),
       blocks: Number(r.blocks), shadowBlocks: Number(r.shadow_blocks),
