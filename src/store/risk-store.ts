@@ -215,10 +215,10 @@ export class KyselyRiskStore implements RiskStore {
     let query = this.db.selectFrom('risk_decisions')
       .select((eb) => [
         'price_currency',
-        eb.fn.sum<number | string | null>(eb.case().when('decision', '=', 'block').then(eb.ref('price_micros')).else(0).end()).as('blocked_micros'),
-        eb.fn.sum<number | string | null>(eb.case().when('decision', '=', 'shadow_block').then(eb.ref('price_micros')).else(0).end()).as('shadow_blocked_micros'),
-        eb.fn.sum<number | string>(eb.case().when('decision', '=', 'block').then(1).else(0).end()).as('blocks'),
-        eb.fn.sum<number | string>(eb.case().when('decision', '=', 'shadow_block').then(1).else(0).end()).as('shadow_blocks'),
+        eb.fn.sum<number | string | null>(eb.case().when('decision', '=', 'block').then(eb.ref('price_micros')).else(eb.lit(0)).end()).as('blocked_micros'),
+        eb.fn.sum<number | string | null>(eb.case().when('decision', '=', 'shadow_block').then(eb.ref('price_micros')).else(eb.lit(0)).end()).as('shadow_blocked_micros'),
+        eb.fn.sum<number | string>(eb.case().when('decision', '=', 'block').then(eb.lit(1)).else(eb.lit(0)).end()).as('blocks'),
+        eb.fn.sum<number | string>(eb.case().when('decision', '=', 'shadow_block').then(eb.lit(1)).else(eb.lit(0)).end()).as('shadow_blocks'),
       ])
       .where('account_id', '=', accountId).where('decision', 'in', ['block', 'shadow_block']);
     if (q.applicationId !== undefined) query = query.where('application_id', '=', q.applicationId);
