@@ -14,7 +14,7 @@ import type { ApplicationSender, ApplicationSenderRequest, RouteExplainQuery, Ro
 import type { MessageText, MessageTextRequest, MessageTextUpdate } from './types.js';
 import type { NewPasskeyChallengeRequest, NewPasskeyRequest, PasskeyChallenge, PasskeyCredentialJson, PasskeyFactor, PasskeySettings, PasskeySettingsRequest } from './types.js';
 import type { Challenge, ChallengeRequest, Factor, FactorEntity, FactorRequest, NewFactor } from './types.js';
-import type { ApplicationRisk, ApplicationRiskRequest, ApplicationSecurity, ApplicationSecurityRequest, AuditPage, AuditQuery, RiskDecisionPage, RiskDecisionQuery, SafeList, SafeListEntry, Workflow } from './types.js';
+import type { ApplicationRisk, ApplicationRiskRequest, ApplicationSecurity, ApplicationSecurityRequest, AuditPage, AuditQuery, RiskDecisionPage, RiskDecisionQuery, RiskSavings, RiskSavingsQuery, SafeList, SafeListEntry, Workflow } from './types.js';
 
 export { TwofaApiError, parseRetryAfter, type TwofaApiErrorDetails } from './errors.js';
 export { CLIENT_OPERATIONS, resolveOperation, type ClientOperation, type HttpMethod, type OperationName } from './operations.js';
@@ -242,6 +242,8 @@ export interface TwofaClient {
     update(appId: string, body: ApplicationRiskRequest): Promise<ApplicationRisk>;
     /** One page of recorded decisions, newest first; pass `next` as `cursor` for the following page. */
     decisions(query?: RiskDecisionQuery): Promise<RiskDecisionPage>;
+    /** What blocks saved and shadow blocks would have saved, per currency of the messages' estimated prices. */
+    savings(query?: RiskSavingsQuery): Promise<RiskSavings>;
   };
   safeList: {
     /** Every number and prefix of the account's Safe List. */
@@ -471,6 +473,7 @@ export function createTwofaClient(options: TwofaClientOptions): TwofaClient {
       decisions: (query = {}) => call('risk.decisions', none, {
         query: { applicationId: query.applicationId, country: query.country, decision: query.decision, since: query.since, until: query.until, cursor: query.cursor, limit: query.limit },
       }),
+      savings: (query = {}) => call('risk.savings', none, { query: { applicationId: query.applicationId, since: query.since, until: query.until } }),
     },
     safeList: {
       list: () => call('safeList.list', none),

@@ -85,6 +85,7 @@ const OPERATIONS = {
   'risk.get': { method: 'GET', path: '/api/v1/applications/{appId}/risk' },
   'risk.update': { method: 'PUT', path: '/api/v1/applications/{appId}/risk' },
   'risk.decisions': { method: 'GET', path: '/api/v1/risk/decisions' },
+  'risk.savings': { method: 'GET', path: '/api/v1/risk/savings' },
   'safeList.list': { method: 'GET', path: '/api/v1/safe-list' },
   'safeList.add': { method: 'POST', path: '/api/v1/safe-list' },
   'safeList.get': { method: 'GET', path: '/api/v1/safe-list/{entry}' },

@@ -6,7 +6,7 @@ import type { Static } from 'typebox';
 import type { ApplicationSenderRequestSchema, ApplicationSenderSchema, RouteExplainQuerySchema, RouteExplainResponseSchema, RoutesResponseSchema } from '../http/schemas/routes.js';
 import type {
   AuditEntrySchema, AuditPageSchema, AutofillRequestSchema, AutofillResponseSchema, SecurityResponseSchema, SecuritySettingsRequestSchema, WorkflowSchema, TwilioAuthTokenSchema,
-  RiskSettingsRequestSchema, RiskSettingsResponseSchema, RiskDecisionsResponseSchema, SafeListEntrySchema, SafeListResponseSchema,
+  RiskSettingsRequestSchema, RiskSettingsResponseSchema, RiskDecisionsResponseSchema, RiskSavingsResponseSchema, SafeListEntrySchema, SafeListResponseSchema,
   PreludeSettingsSchema, PreludeSettingsBodySchema, VonageApplicationSchema, VonageApplicationBodySchema,
   TemplateTextSchema, CreateTemplateTextRequestSchema, UpdateTemplateTextRequestSchema,
 } from '../http/schemas/api-v1.js';
@@ -193,6 +193,15 @@ export type ApplicationRisk = Static<typeof RiskSettingsResponseSchema>;
 /** Fields to change; left out keep their values; countryBlockScores replaces the whole map. */
 export type ApplicationRiskRequest = Static<typeof RiskSettingsRequestSchema>;
 export type RiskDecisionPage = Static<typeof RiskDecisionsResponseSchema>;
+/** Per currency, what blocks saved and shadow blocks would have saved (micro-units), and the decisions without a price. */
+export type RiskSavings = Static<typeof RiskSavingsResponseSchema>;
+export interface RiskSavingsQuery {
+  applicationId?: string;
+  /** UNIX time in milliseconds: decisions at or after. */
+  since?: number;
+  /** UNIX time in milliseconds: decisions before. */
+  until?: number;
+}
 /** A number (phoneNumber) or a prefix (prefix) of the account's Safe List. */
 export type SafeListEntry = Static<typeof SafeListEntrySchema>;
 export type SafeList = Static<typeof SafeListResponseSchema>;

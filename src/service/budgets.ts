@@ -83,20 +83,38 @@ function plannedSegments(template: MessageTemplateRecord, channel: Channel, plac
   return renderedSmsInfo(withAutofill(template.messageText, template.autofill), template.pinLength, placeholders).segments;
 }
 
+/** A message about to be sent (or refused), as its price is estimated. */
+export interface PlannedMessage {
+  channel: Channel;
+  to: string;
+  template: MessageTemplateRecord;
+  placeholders: Record<string, string>;
+}
+
 /**
- * The budget caps a send or resend is charged against, at the price it will cost: the price list's
- * line for the transport it is planned to take first (ServiceContext.plannedTransports) x its SMS parts.
- * None without a price list, for a message with no known price (it counts against no cap, and is
- * flagged unpriced in the spend statistics once sent), or when no budget applies.
+ * What a message will cost: the price list's line for the transport it is planned to take first
+ * (ServiceContext.plannedTransports) x its SMS parts. Undefined without a price list, for an email, or
+ * for a message with no known price.
  */
-export async function plannedBudgetCharges(ctx: ServiceContext, accountId: string, applicationId: string, message: { channel: Channel; to: string; template: MessageTemplateRecord; placeholders: Record<string, string> }, now: number): Promise<NamedBudgetCharge[]> {
-  if (!ctx.prices || !ctx.plannedTransports || message.channel === 'email') return [];
+export async function estimatedMessagePrice(ctx: ServiceContext, applicationId: string, message: PlannedMessage): Promise<{ amountMicros: number; currency: string; country: string | null } | undefined> {
+  if (!ctx.prices || !ctx.plannedTransports || message.channel === 'email') return undefined;
   const [transport] = await ctx.plannedTransports(message.channel, message.to, applicationId);
-  if (transport === undefined) return [];
+  if (transport === undefined) return undefined;
   const price = priceMessage(ctx.prices, { channel: message.channel, transport, to: message.to, segments: plannedSegments(message.template, message.channel, message.placeholders) }, phoneCountry);
-  if (price.amount === null || price.currency === null) return [];
+  if (price.amount === null || price.currency === null) return undefined;
+  return { amountMicros: price.amount, currency: price.currency, country: price.country };
+}
+
+/**
+ * The budget caps a send or resend is charged against, at the price it will cost (estimatedMessagePrice).
+ * None without a known price (the message counts against no cap, and is flagged unpriced in the spend
+ * statistics once sent), or when no budget applies.
+ */
+export async function plannedBudgetCharges(ctx: ServiceContext, accountId: string, applicationId: string, message: PlannedMessage, now: number): Promise<NamedBudgetCharge[]> {
+  const price = await estimatedMessagePrice(ctx, applicationId, message);
+  if (!price) return [];
   const budgets = await ctx.store.budgets.ofSend(accountId, applicationId);
-  return budgetCharges(budgets, price.amount, price.currency, price.country, now);
+  return budgetCharges(budgets, price.amountMicros, price.currency, price.country, now);
 }
 
 function capName(charge: NamedBudgetCharge): string {

@@ -12,9 +12,10 @@ import {
   DEFAULT_RISK_SETTINGS, RISK_MODES, RISK_WINDOWS, conversionClass, decideRisk, decidingSignals, scoreRisk,
   type RiskAssessment, type RiskMode, type RiskReadings, type RiskSettings, type RiskWindow,
 } from '../domain/risk-score.js';
-import type { RiskCounterHit, RiskCounterRead, RiskDecisionRecord, RiskSettingsRow, RiskWrite } from '../store/risk-store.js';
+import type { RiskCounterHit, RiskCounterRead, RiskDecisionPrice, RiskDecisionRecord, RiskSavingsRow, RiskSettingsRow, RiskWrite } from '../store/risk-store.js';
 import type { ApplicationRecord, Channel } from '../store/store.js';
 import { applicationNotFound } from './applications.js';
+import { estimatedMessagePrice, type PlannedMessage } from './budgets.js';
 import type { Principal, ServiceContext } from './context.js';
 import { profileOf } from './effective-records.js';
 import { phoneNumberType } from './security.js';
@@ -33,6 +34,11 @@ export interface RiskCheck {
   attemptHits: RiskCounterHit[];
   /** The counters of an accepted send (the conversion signals' sends). None for a resend: its number is counted already. */
   sendHits: RiskCounterHit[];
+  /**
+   * A block's or shadow block's estimated price of the message (priceRiskDecision), recorded with the
+   * decision; an allowed send is never priced (that would cost every send a lookup).
+   */
+  price?: RiskDecisionPrice | null;
 }
 
 /** The settings as stored, or the defaults (in TWOFA_RISK_DEFAULT_MODE) of an application that never set any. */
@@ -151,6 +157,17 @@ export async function assessSend(ctx: ServiceContext, principal: Principal, app:
   };
 }
 
+/**
+ * Prices a block or shadow block (check.price): what the message refused would have cost (what the
+ * block saved), or what the message sent anyway costs (what a block would have saved), estimated as
+ * its budget charge is. An allowed send is left unpriced.
+ */
+export async function priceRiskDecision(ctx: ServiceContext, applicationId: string, check: RiskCheck, message: PlannedMessage): Promise<void> {
+  if (check.assessment.decision === 'allow') return;
+  const price = await estimatedMessagePrice(ctx, applicationId, message);
+  check.price = price ? { amountMicros: price.amountMicros, currency: price.currency } : null;
+}
+
 /** The refusal of a blocked send, naming the signals that made its score. */
 export function riskRefusal(assessment: RiskAssessment): Failure {
   const reasons = decidingSignals(assessment).map((s) => `${s.name} +${s.points} (${s.value})`).join('; ');
@@ -174,7 +191,7 @@ export function riskWriteOf(principal: Principal, app: ApplicationRecord, kind: 
       decision: {
         id: decisionId(now), accountId: principal.accountId, applicationId: app.id, pinId: pinId ?? null, kind, createdAt: now,
         destination: to, country: check.country ?? null, score: assessment.score, threshold: assessment.threshold, decision: assessment.decision, mode: assessment.mode,
-        safeListed: assessment.safeListed, signals: JSON.stringify(assessment.signals),
+        safeListed: assessment.safeListed, signals: JSON.stringify(assessment.signals), price: assessment.decision === 'allow' ? null : check.price ?? null,
       },
     } : {}),
   };
@@ -287,6 +304,30 @@ export async function listRiskDecisions(ctx: ServiceContext, principal: Principa
   });
   const last = rows.length === limit ? rows[rows.length - 1] : undefined;
   return ok({ decisions: rows.map(presentRiskDecision), next: last ? `${last.createdAt}.${last.id}` : null });
+}
+
+export interface RiskSavingsFilter {
+  applicationId?: string;
+  since?: number;
+  until?: number;
+}
+
+/** Per currency, what blocks saved and shadow blocks would have saved (micro-units), and how many decisions had no price. */
+export interface RiskSavingsView {
+  currencies: { currency: string; blockedMicros: number; shadowBlockedMicros: number; blocks: number; shadowBlocks: number }[];
+  /** Blocks and shadow blocks recorded without a price (no price list, an email, no known price). */
+  unpriced: { blocks: number; shadowBlocks: number };
+}
+
+/** The account's blocks and shadow blocks summed per currency of their recorded price (docs/api.md, GET /api/v1/risk/savings). */
+export async function riskSavings(ctx: ServiceContext, principal: Principal, filter: RiskSavingsFilter): Promise<Result<RiskSavingsView>> {
+  const rows: RiskSavingsRow[] = await ctx.store.risk.savings(principal.accountId, filter);
+  const priced = rows.filter((r): r is RiskSavingsRow & { currency: string } => r.currency !== null).sort((a, b) => (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0));
+  const unpriced = rows.find((r) => r.currency === null);
+  return ok({
+    currencies: priced.map(({ currency, blockedMicros, shadowBlockedMicros, blocks, shadowBlocks }) => ({ currency, blockedMicros, shadowBlockedMicros, blocks, shadowBlocks })),
+    unpriced: { blocks: unpriced?.blocks ?? 0, shadowBlocks: unpriced?.shadowBlocks ?? 0 },
+  });
 }
 
 /** The assessment recorded for a PIN (every shadow-blocked send, a sample of the allowed), for its detail. */

@@ -16,7 +16,7 @@ import type { Principal, ServiceContext } from './context.js';
 import { readApplication, readMessageTemplate } from './effective-records.js';
 import { refusingLimit, tooManyRequests, type NamedLimit } from './limit-refusals.js';
 import { checkSendGuards, countBreakerSend, type GuardPass } from './security.js';
-import { assessSend, riskRefusal, riskWriteOf, type ClientSignals, type RiskCheck } from './risk.js';
+import { assessSend, priceRiskDecision, riskRefusal, riskWriteOf, type ClientSignals, type RiskCheck } from './risk.js';
 import { riskSummary, type RiskAssessment } from '../domain/risk-score.js';
 import { isLocaleTag } from '../domain/template-locales.js';
 import { appHashTooLong } from './template-autofill.js';
@@ -205,6 +205,8 @@ async function admit(
   // The risk score, after the operator's own rules: a block refuses before anything is queued or counted.
   const now = ctx.clock();
   const risk = await assessSend(ctx, unit.principal, app, channel, to, kind, now, client);
+  // A block's or shadow block's decision records what the message costs: what the block saved.
+  if (risk) await priceRiskDecision(ctx, app.id, risk, { channel, to, template, placeholders });
   if (risk?.assessment.decision === 'block') {
     // Counted as an attempt: velocity measures what is asked for, so a blocked run keeps its count.
     await ctx.store.risk.write(riskWriteOf(unit.principal, app, kind, to, risk, attempt.pinId, now, 'attempt'));

@@ -942,6 +942,15 @@ $$`).execute(db);
         await sql.raw(`delete from risk_counters where ${recent}`).execute(db);
       },
     },
+    '0038_risk_decision_price': {
+      async up(db: Kysely<unknown>) {
+        // What a block saved (a shadow block: would have saved): the estimated price of the message
+        // refused or sent anyway, in micro-units of its currency; null when it has none (no price list,
+        // an email, an allowed send). The Fraud page's savings sum them per currency.
+        await sql.raw(`alter table risk_decisions add column price_micros ${bigint}`).execute(db);
+        await sql.raw('alter table risk_decisions add column price_currency text').execute(db);
+      },
+    },
   };
 }
 

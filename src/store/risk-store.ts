@@ -61,6 +61,32 @@ export interface RiskDecisionRecord {
   safeListed: boolean;
   /** JSON array of the signals. */
   signals: string;
+  /**
+   * A block's or shadow block's estimated price of the message refused (what the block saved) or sent
+   * anyway (what a block would have saved); null without one (no price list, an email, an allowed send).
+   */
+  price: RiskDecisionPrice | null;
+}
+
+export interface RiskDecisionPrice {
+  /** Micro-units of `currency`. */
+  amountMicros: number;
+  currency: string;
+}
+
+export interface RiskSavingsQuery {
+  applicationId?: string;
+  since?: number;
+  until?: number;
+}
+
+/** Per currency (null: the decisions without a price), the blocks and shadow blocks and their prices summed. */
+export interface RiskSavingsRow {
+  currency: string | null;
+  blockedMicros: number;
+  shadowBlockedMicros: number;
+  blocks: number;
+  shadowBlocks: number;
 }
 
 export interface RiskDecisionQuery {
@@ -84,6 +110,8 @@ export interface RiskStore {
   write(write: RiskWrite): Promise<void>;
   /** An account's decisions, newest first. */
   listDecisions(accountId: string, query: RiskDecisionQuery): Promise<RiskDecisionRecord[]>;
+  /** An account's blocks and shadow blocks summed per currency of their price (one aggregate query). */
+  savings(accountId: string, query: RiskSavingsQuery): Promise<RiskSavingsRow[]>;
   /** The summary of the assessment a PIN was sent under (JSON, pins.risk), if it was scored. */
   summaryOfPin(accountId: string, pinId: string): Promise<string | undefined>;
   /** The newest decision recorded for a PIN, if any. */
@@ -109,6 +137,7 @@ export function decisionOfRow(r: DecisionRow): RiskDecisionRecord {
     id: r.id, accountId: r.account_id, applicationId: r.application_id, pinId: r.pin_id, kind: r.kind === 'resend' ? 'resend' : 'send',
     createdAt: Number(r.created_at), destination: r.destination, country: r.country, score: Number(r.score), threshold: Number(r.threshold),
     decision: r.decision, mode: r.mode, safeListed: Number(r.safe_listed) === 1, signals: r.signals,
+    price: r.price_micros === null || r.price_currency === null ? null : { amountMicros: Number(r.price_micros), currency: r.price_currency },
   };
 }
 
@@ -116,7 +145,7 @@ export function rowOfDecision(d: RiskDecisionRecord): DecisionRow {
   return {
     id: d.id, account_id: d.accountId, application_id: d.applicationId, pin_id: d.pinId, kind: d.kind, created_at: d.createdAt,
     destination: d.destination, country: d.country, score: d.score, threshold: d.threshold, decision: d.decision, mode: d.mode,
-    safe_listed: d.safeListed ? 1 : 0, signals: d.signals,
+    safe_listed: d.safeListed ? 1 : 0, signals: d.signals, price_micros: d.price?.amountMicros ?? null, price_currency: d.price?.currency ?? null,
   };
 }
 
@@ -179,6 +208,27 @@ export class KyselyRiskStore implements RiskStore {
     }
     const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(q.limit).execute();
     return rows.map(decisionOfRow);
+  }
+
+  async savings(accountId: string, q: RiskSavingsQuery): Promise<RiskSavingsRow[]> {
+    // On risk_decisions_account_time (account_id, created_at): the account's range, never the table.
+    let query = this.db.selectFrom('risk_decisions')
+      .select((eb) => [
+        'price_currency',
+        eb.fn.sum<number | string | null>(eb.case().when('decision', '=', 'block').then(eb.ref('price_micros')).else(eb.lit(0)).end()).as('blocked_micros'),
+        eb.fn.sum<number | string | null>(eb.case().when('decision', '=', 'shadow_block').then(eb.ref('price_micros')).else(eb.lit(0)).end()).as('shadow_blocked_micros'),
+        eb.fn.sum<number | string>(eb.case().when('decision', '=', 'block').then(eb.lit(1)).else(eb.lit(0)).end()).as('blocks'),
+        eb.fn.sum<number | string>(eb.case().when('decision', '=', 'shadow_block').then(eb.lit(1)).else(eb.lit(0)).end()).as('shadow_blocks'),
+      ])
+      .where('account_id', '=', accountId).where('decision', 'in', ['block', 'shadow_block']);
+    if (q.applicationId !== undefined) query = query.where('application_id', '=', q.applicationId);
+    if (q.since !== undefined) query = query.where('created_at', '>=', q.since);
+    if (q.until !== undefined) query = query.where('created_at', '<', q.until);
+    const rows = await query.groupBy('price_currency').execute();
+    return rows.map((r) => ({
+      currency: r.price_currency, blockedMicros: Number(r.blocked_micros ?? 0), shadowBlockedMicros: Number(r.shadow_blocked_micros ?? 0),
+      blocks: Number(r.blocks), shadowBlocks: Number(r.shadow_blocks),
+    }));
   }
 
   async summaryOfPin(accountId: string, pinId: string): Promise<string | undefined> {

@@ -641,6 +641,9 @@ export interface RiskDecisionsTable {
   safe_listed: number;
   /** JSON array of the signals (name, weight, points, value). */
   signals: string;
+  /** A block's or shadow block's estimated price of the message (micro-units); null: none (no price list, an email, an allowed send). */
+  price_micros: number | null;
+  price_currency: string | null;
 }
 
 /** The audit log: per account a chain, each entry's hash covering the previous entry's hash. */

@@ -102,6 +102,7 @@ const SAMPLE_CALLS: Record<OperationName, (client: TwofaClient) => Promise<unkno
   'risk.get': (c) => c.risk.get('APP'),
   'risk.update': (c) => c.risk.update('APP', { mode: 'shadow', blockScore: 60 }),
   'risk.decisions': (c) => c.risk.decisions({ applicationId: 'APP', country: 'GB', decision: 'block', since: 1, until: 2, cursor: '1.a', limit: 5 }),
+  'risk.savings': (c) => c.risk.savings({ applicationId: 'APP', since: 1, until: 2 }),
   'safeList.list': (c) => c.safeList.list(),
   'safeList.add': (c) => c.safeList.add('+447911123456'),
   'safeList.get': (c) => c.safeList.get('+447911123456'),

@@ -14,6 +14,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { buildWeb, webBuildIsStale } from '../../scripts/build-web.mjs';
 import { createTwofaClient, type TwofaClient } from '../../src/client/index.js';
+import { formatMicros } from '../../src/domain/money.js';
 import { PROJECT_ROOT, startServerProcess, type ServerProcess } from '../support/server-process.js';
 import { closeBrowserAndServer, launchBrowser, skipWithoutBrowser } from './browser.js';
 
@@ -52,8 +53,9 @@ describe('the console in Chromium', { skip: skipWithoutBrowser, timeout: 90_000 
     // The server serves the built app: build it when web/ changed since the last build.
     if (webBuildIsStale()) await buildWeb();
     // Swiss messages cost 0.05 EUR a part (docs/routing.md#prices): the PIN and Spend pages show it.
+    // The Fraud page's pumped British range costs 0.03 EUR a message: what its blocks would have saved.
     pricesDir = fs.mkdtempSync(path.join(os.tmpdir(), 'twofa-console-prices-'));
-    fs.writeFileSync(path.join(pricesDir, 'prices.csv'), 'transport,country,prefix,price,currency\nlog,CH,,0.0500,EUR\n');
+    fs.writeFileSync(path.join(pricesDir, 'prices.csv'), 'transport,country,prefix,price,currency\nlog,CH,,0.0500,EUR\nlog,GB,4474002,0.0300,EUR\n');
     [server, browser] = await Promise.all([
       startServerProcess({
         TWOFA_LOG_LEVEL: 'warn',
@@ -359,6 +361,14 @@ describe('the console in Chromium', { skip: skipWithoutBrowser, timeout: 90_000 
     await page.getByRole('heading', { name: 'Decisions over time' }).waitFor();
     await page.getByRole('rowheader', { name: 'sequential_numbers' }).waitFor();
     await page.getByRole('rowheader', { name: 'GB' }).waitFor();
+    // What blocking the shadow blocks would have saved: 0.03 EUR each (one SMS part).
+    const savings = await api.risk.savings({ applicationId: app.applicationId });
+    const eur = savings.currencies.find((c) => c.currency === 'EUR');
+    assert.ok(eur && eur.shadowBlocks > 0, 'the shadow blocks are priced in EUR');
+    assert.equal(eur.shadowBlockedMicros, eur.shadowBlocks * 30_000);
+    // The page shows the account's (any other application's blocks too).
+    const shown = (await api.risk.savings()).currencies.find((c) => c.currency === 'EUR')!;
+    await page.getByTestId('savings-row').filter({ hasText: `${formatMicros(shown.shadowBlockedMicros)} EUR` }).waitFor();
     await shot('15-fraud');
     await page.getByRole('button', { name: 'Put on the Safe List +44740020*' }).click();
     await page.getByRole('status').filter({ hasText: '+44740020* is on the Safe List.' }).waitFor();

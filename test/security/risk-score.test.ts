@@ -3,6 +3,9 @@
 // when off; a Safe List number is never blocked; decisions are listed with their signals; the same
 // traffic gets the same decisions on SQLite and PostgreSQL.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createAppAndTemplate, createHarness, type Harness } from '../support/harness.js';
 import { createTestDatabase, skipUnlessPostgres, type TestDatabase } from '../support/postgres.js';
@@ -10,6 +13,15 @@ import type { KyselyStore } from '../../src/store/kysely-store.js';
 
 /** UK mobile numbers 447400 100 000 + i: sequential, in one prefix. */
 const sequential = (i: number) => `447400${String(100000 + i).padStart(6, '0')}`;
+
+/** A price list for the pumped range (sequential(0) to sequential(99 999)): 0.03 EUR a message, what blocking one saves. */
+function pricesFile(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'twofa-risk-prices-'));
+  const file = path.join(dir, 'prices.csv');
+  fs.writeFileSync(file, 'transport,country,prefix,price,currency\nlog,GB,4474001,0.0300,EUR\n');
+  return file;
+}
+const PRICE = { amountMicros: 30_000, currency: 'EUR' };
 
 async function appInMode(h: Harness, mode?: 'enforce' | 'shadow' | 'off') {
   const app = await createAppAndTemplate(h, { configuration: { sendPinPerApplicationLimit: '100000/1d' } });
@@ -76,6 +88,23 @@ function describeOn(label: string, open: () => Promise<{ h: Harness; database?: 
       const page2 = await h.request('GET', `/api/v1/risk/decisions?applicationId=${app.applicationId}&decision=block&limit=5&cursor=${listed.body.next}`);
       assert.equal(page2.body.decisions.length, 5);
       assert.ok(!page2.body.decisions.some((d: any) => listed.body.decisions.some((e: any) => e.id === d.id)), 'pages do not overlap');
+
+      // Each block records the price of the message it refused (one SMS part at 0.03 EUR): what it saved.
+      const blocks = await h.request('GET', `/api/v1/risk/decisions?applicationId=${app.applicationId}&decision=block&limit=1000`);
+      assert.equal(blocks.body.decisions.length, blocked.length);
+      assert.deepEqual(blocks.body.decisions.filter((d: any) => JSON.stringify(d.price) !== JSON.stringify(PRICE)), [], 'every block is priced');
+      const allowed = await h.request('GET', `/api/v1/risk/decisions?applicationId=${app.applicationId}&decision=allow&limit=1000`);
+      assert.deepEqual(allowed.body.decisions.filter((d: any) => d.price !== null), [], 'an allowed send is never priced');
+      const savings = await h.request('GET', `/api/v1/risk/savings?applicationId=${app.applicationId}`);
+      assert.equal(savings.status, 200, JSON.stringify(savings.body));
+      assert.deepEqual(savings.body, {
+        currencies: [{ currency: 'EUR', blockedMicros: blocked.length * 30_000, shadowBlockedMicros: 0, blocks: blocked.length, shadowBlocks: 0 }],
+        unpriced: { blocks: 0, shadowBlocks: 0 },
+      });
+      const later = await h.request('GET', `/api/v1/risk/savings?applicationId=${app.applicationId}&since=${Date.now() + 3_600_000}`);
+      assert.deepEqual(later.body, { currencies: [], unpriced: { blocks: 0, shadowBlocks: 0 } });
+      const elsewhere = await h.request('GET', '/api/v1/risk/savings', { key: h.keys.b });
+      assert.deepEqual(elsewhere.body, { currencies: [], unpriced: { blocks: 0, shadowBlocks: 0 } }, 'another account sees none of it');
     });
 
     it('shadow mode sends everything and records what it would have blocked, shown on the PIN', async (t) => {
@@ -89,6 +118,11 @@ function describeOn(label: string, open: () => Promise<{ h: Harness; database?: 
       assert.equal(pin.status, 200);
       assert.equal(pin.body.risk.decision, 'shadow_block');
       assert.ok(pin.body.risk.signals.length > 0);
+      // A shadow block records the price of the message sent anyway: what a block would have saved.
+      assert.deepEqual(pin.body.risk.price, PRICE);
+      const savings = await h.request('GET', `/api/v1/risk/savings?applicationId=${app.applicationId}`);
+      const shadowBlocks = listed.body.decisions.length;
+      assert.deepEqual(savings.body.currencies, [{ currency: 'EUR', blockedMicros: 0, shadowBlockedMicros: shadowBlocks * 30_000, blocks: 0, shadowBlocks }]);
     });
 
     it('webhook events of a scored PIN carry its assessment: score, decision and the signals that made it', async (t) => {
@@ -261,12 +295,28 @@ function describeOn(label: string, open: () => Promise<{ h: Harness; database?: 
   });
 }
 
-describeOn('SQLite', async () => ({ h: await createHarness({ TWOFA_RISK_DEFAULT_MODE: 'enforce' }) }));
+describeOn('SQLite', async () => ({ h: await createHarness({ TWOFA_RISK_DEFAULT_MODE: 'enforce', TWOFA_PRICES_FILE: pricesFile() }) }));
 describeOn('PostgreSQL', async () => {
   const skip = await skipUnlessPostgres();
   if (skip) return skip;
   const database = await createTestDatabase('risk');
-  return { h: await createHarness({ TWOFA_RISK_DEFAULT_MODE: 'enforce', TWOFA_DATABASE_URL: database.url }), database };
+  return { h: await createHarness({ TWOFA_RISK_DEFAULT_MODE: 'enforce', TWOFA_PRICES_FILE: pricesFile(), TWOFA_DATABASE_URL: database.url }), database };
+});
+
+describe('the risk score without a price list', () => {
+  let h: Harness;
+  before(async () => { h = await createHarness({ TWOFA_RISK_DEFAULT_MODE: 'enforce' }); });
+  after(async () => { await h.close(); });
+
+  it('records blocks without a price, and the savings count them unpriced', async () => {
+    const app = await appInMode(h);
+    const blocked = (await pump(h, app, 30)).filter((a) => a.status === 403).length;
+    assert.ok(blocked >= 15, `most of the run is blocked (${blocked} of 30)`);
+    const listed = await h.request('GET', `/api/v1/risk/decisions?applicationId=${app.applicationId}&decision=block&limit=1000`);
+    assert.deepEqual(listed.body.decisions.map((d: any) => d.price), listed.body.decisions.map(() => null));
+    const savings = await h.request('GET', `/api/v1/risk/savings?applicationId=${app.applicationId}`);
+    assert.deepEqual(savings.body, { currencies: [], unpriced: { blocks: blocked, shadowBlocks: 0 } });
+  });
 });
 
 describe('the risk score decides the same on SQLite and PostgreSQL', () => {

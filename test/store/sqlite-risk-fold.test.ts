@@ -42,7 +42,7 @@ async function openMigrated(file = path.join(fs.mkdtempSync(path.join(os.tmpdir(
 function decision(id: string): RiskDecisionRecord {
   return {
     id, accountId: 'acc', applicationId: APP, pinId: null, kind: 'send', createdAt: BUCKET, destination: '41791234567', country: 'CH',
-    score: 80, threshold: 70, decision: 'shadow_block', mode: 'shadow', safeListed: false, signals: '[]',
+    score: 80, threshold: 70, decision: 'shadow_block', mode: 'shadow', safeListed: false, signals: '[]', price: null,
   };
 }
 

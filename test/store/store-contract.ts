@@ -7,6 +7,7 @@ import { DEFAULT_CONFIGURATION } from '../../src/domain/application-rules.js';
 import { PinKeyring } from '../../src/domain/pin-secrets.js';
 import type { ApplicationRecord, DialectStart, DialectVerification, NewPin, OutboxRecord, PinToVerify, RateLimitCheck, Store, VerifyAttempt } from '../../src/store/store.js';
 import { auditEntryText, type AuditAppend } from '../../src/store/audit-store.js';
+import type { RiskDecisionRecord } from '../../src/store/risk-store.js';
 import { KyselyStore } from '../../src/store/kysely-store.js';
 import { explain, StatementRecorder } from './query-plans.js';
 
@@ -837,6 +838,54 @@ export function storeConformance(name: string, open: () => Promise<Store>, optio
         assert.deepEqual(await claim(purged, 't2', T0 + 60_000, 'f9'), { kind: 'claimed' }, 'the purged key is gone');
         assert.equal((await claim(id, 't5', T0 + 60_002, 'f3')).kind, 'running', 'the key claimed anew was not purged');
       });
+    });
+
+    it('records a risk decision\'s price with it, and sums the blocks\' and shadow blocks\' prices per currency through the account\'s index', async () => {
+      // An account of its own, long before T0: the sums are the account's and the range's only.
+      const owner = (await store.findOrCreateAccount(`risk-price-${randomUUID()}`, randomUUID(), T0)).id;
+      const R = T0 - 40 * 86_400_000;
+      const decision = (id: string, at: number, kind: string, price: RiskDecisionRecord['price'], pinId: string | null = null): RiskDecisionRecord => ({
+        id, accountId: owner, applicationId: app.id, pinId, kind: 'send', createdAt: at, destination: '447400100000', country: 'GB',
+        score: 80, threshold: 70, decision: kind, mode: kind === 'shadow_block' ? 'shadow' : 'enforce', safeListed: false, signals: '[]', price,
+      });
+      const eur = (amountMicros: number) => ({ amountMicros, currency: 'EUR' });
+      await store.risk.write({ applicationId: app.id, hits: [], decision: decision('a1', R, 'block', eur(30_000)) });
+      await store.risk.write({ applicationId: app.id, hits: [], decision: decision('a2', R + 1, 'block', eur(45_000)) });
+      await store.risk.write({ applicationId: app.id, hits: [], decision: decision('a3', R + 2, 'block', { amountMicros: 20_000, currency: 'GBP' }) });
+      await store.risk.write({ applicationId: app.id, hits: [], decision: decision('a4', R + 3, 'block', null) });
+      await store.risk.write({ applicationId: app.id, hits: [], decision: decision('a5', R + 4, 'allow', null) });
+      // A shadow block is written with its PIN (PostgreSQL: by the PIN's own statement).
+      const shadowPin = newPin({ accountId: owner, createdAt: R + 5, expiresAt: R + 60_000 }, false);
+      await store.createPin({ ...shadowPin, risk: { applicationId: app.id, hits: [], decision: decision('a6', R + 5, 'shadow_block', eur(30_000), shadowPin.pin.id) } }, [], R + 5);
+      await store.risk.write({ applicationId: app.id, hits: [], decision: decision('a7', R + 10_000, 'block', eur(1_000_000)) });
+
+      const listed = await store.risk.listDecisions(owner, { until: R + 10_000, limit: 10 });
+      assert.deepEqual(listed.map((d) => [d.id, d.price]), [
+        ['a6', eur(30_000)], ['a5', null], ['a4', null], ['a3', { amountMicros: 20_000, currency: 'GBP' }], ['a2', eur(45_000)], ['a1', eur(30_000)],
+      ]);
+      assert.deepEqual((await store.risk.decisionOfPin(owner, shadowPin.pin.id))?.price, eur(30_000));
+
+      const byCurrency = async (query: Parameters<Store['risk']['savings']>[1]) => (await store.risk.savings(owner, query))
+        .sort((a, b) => String(a.currency).localeCompare(String(b.currency)));
+      assert.deepEqual(await byCurrency({ since: R, until: R + 10_000 }), [
+        { currency: 'EUR', blockedMicros: 75_000, shadowBlockedMicros: 30_000, blocks: 2, shadowBlocks: 1 },
+        { currency: 'GBP', blockedMicros: 20_000, shadowBlockedMicros: 0, blocks: 1, shadowBlocks: 0 },
+        { currency: null, blockedMicros: 0, shadowBlockedMicros: 0, blocks: 1, shadowBlocks: 0 },
+      ].sort((a, b) => String(a.currency).localeCompare(String(b.currency))));
+      assert.deepEqual(await byCurrency({ applicationId: app.id, since: R + 10_000 }), [{ currency: 'EUR', blockedMicros: 1_000_000, shadowBlockedMicros: 0, blocks: 1, shadowBlocks: 0 }]);
+      assert.deepEqual(await byCurrency({ applicationId: 'another-app' }), []);
+      assert.deepEqual(await store.risk.savings(otherAccountId, {}), [], 'another account sees none of it');
+
+      if (store instanceof KyselyStore) {
+        const recorder = new StatementRecorder();
+        const recording = new KyselyStore(store.db.withPlugin(recorder), store.dialect, async () => undefined);
+        await recording.risk.savings(owner, { since: R, until: R + 10_000 });
+        const [statement] = recorder.compile(store.dialect);
+        assert.ok(statement, 'the sum was recorded');
+        const plan = await explain(store, statement);
+        assert.deepEqual(plan.walks, [], `walks ${plan.walks.join(', ')}:\n${statement.sql}\n${plan.text}`);
+        assert.match(plan.text, /risk_decisions_account_time/, `the account's index:\n${plan.text}`);
+      }
     });
 
     it('purges through indexes: no statement of the purge walks a whole table', async () => {

@@ -47,6 +47,7 @@ import updateApplicationSecurity from './api-v1/update-application-security.js';
 import getApplicationRisk from './api-v1/get-application-risk.js';
 import updateApplicationRisk from './api-v1/update-application-risk.js';
 import listRiskDecisions from './api-v1/list-risk-decisions.js';
+import getRiskSavings from './api-v1/get-risk-savings.js';
 import addSafeListEntry from './api-v1/add-safe-list-entry.js';
 import getSafeListEntry from './api-v1/get-safe-list-entry.js';
 import removeSafeListEntry from './api-v1/remove-safe-list-entry.js';
@@ -116,7 +117,7 @@ export const ALL_ROUTES: RegisterRoute[] = [
   // the console: its own API operations, and the app itself at /console
   listPins, getStats, getMe, listApiKeys, createApiKey, revokeApiKey, consolePages,
   // anti-fraud guards and the audit log
-  getApplicationSecurity, updateApplicationSecurity, getApplicationRisk, updateApplicationRisk, listRiskDecisions, listSafeList, addSafeListEntry, getSafeListEntry, removeSafeListEntry, listAudit,
+  getApplicationSecurity, updateApplicationSecurity, getApplicationRisk, updateApplicationRisk, listRiskDecisions, getRiskSavings, listSafeList, addSafeListEntry, getSafeListEntry, removeSafeListEntry, listAudit,
   // Twilio Verify v2 under /v2: its own plugin (form bodies, Twilio's errors and Basic auth)
   twilioVerify, getTwilioAuthToken, rotateTwilioAuthToken,
   // Prelude Verify v2 under /v2/verification (JSON, Bearer API keys, Prelude's errors), and its account settings

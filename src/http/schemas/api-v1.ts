@@ -76,6 +76,13 @@ export const RiskDecisionSchema = Type.Object({
   mode: Type.String({ description: 'enforce or shadow.' }),
   safeListed: Type.Boolean({ description: 'The number is on the Safe List: never blocked by its score.' }),
   signals: Type.Array(RiskSignalSchema),
+  price: Type.Union([Type.Object({
+    amountMicros: Type.Integer({ description: 'Millionths of the currency\'s unit.' }),
+    currency: Type.String(),
+  }), Type.Null()], {
+    description: 'A block\'s estimated price of the message refused (what the block saved), a shadow block\'s of the message sent anyway (what a block would have saved), '
+      + 'from the price list\'s line for its planned transport x its SMS parts; null for an allowed send, an email, or without a known price.',
+  }),
 }, { description: 'A risk decision with the signals that made its score.' });
 
 export const RiskDecisionsQuerySchema = Type.Object({
@@ -92,6 +99,26 @@ export const RiskDecisionsResponseSchema = Type.Object({
   decisions: Type.Array(RiskDecisionSchema, { description: 'Newest first: every block and shadow block, one allowed send in 20.' }),
   next: Type.Union([Type.String(), Type.Null()], { description: 'The cursor of the next page; null on the last.' }),
 }, { description: 'One page of recorded risk decisions.' });
+
+export const RiskSavingsQuerySchema = Type.Object({
+  applicationId: Type.Optional(Type.String({ maxLength: 64 })),
+  since: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$', description: 'Decisions made at or after this UNIX time in milliseconds.' })),
+  until: Type.Optional(Type.String({ pattern: '^[0-9]{1,15}$', description: 'Decisions made before this UNIX time in milliseconds.' })),
+});
+
+export const RiskSavingsResponseSchema = Type.Object({
+  currencies: Type.Array(Type.Object({
+    currency: Type.String(),
+    blockedMicros: Type.Integer({ description: 'The blocks\' prices summed: what they saved (millionths of the currency\'s unit).' }),
+    shadowBlockedMicros: Type.Integer({ description: 'The shadow blocks\' prices summed: what blocking them would have saved.' }),
+    blocks: Type.Integer({ description: 'Blocks priced in this currency.' }),
+    shadowBlocks: Type.Integer({ description: 'Shadow blocks priced in this currency.' }),
+  }), { description: 'Per currency of the decisions\' prices, by currency code.' }),
+  unpriced: Type.Object({
+    blocks: Type.Integer(),
+    shadowBlocks: Type.Integer(),
+  }, { description: 'Blocks and shadow blocks recorded without a price (no price list, an email, no known price, or made before prices were recorded).' }),
+}, { description: 'What the risk score\'s blocks saved and its shadow blocks would have saved, per currency.' });
 
 export const RiskSettingsRequestSchema = Type.Object({
   mode: Type.Optional(Type.Union([Type.Literal('enforce'), Type.Literal('shadow'), Type.Literal('off')], { description: 'enforce: block; shadow: decide and record, never refuse; off: no score.' })),

@@ -16,7 +16,7 @@ import {
 import type { IdempotencyClaim, IdempotencyClaimRequest, IdempotencyStore } from '../idempotency-store.js';
 import type { PurgeLimits } from '../purge-batches.js';
 import type { ActiveBlock, SecuritySettingsRow, SecurityStore } from '../security-store.js';
-import type { RiskCounterRead, RiskDecisionQuery, RiskDecisionRecord, RiskSettingsRow, RiskStore, RiskWrite } from '../risk-store.js';
+import type { RiskCounterRead, RiskDecisionQuery, RiskDecisionRecord, RiskSavingsQuery, RiskSavingsRow, RiskSettingsRow, RiskStore, RiskWrite } from '../risk-store.js';
 import type { DeliveryRequest, PinRecord } from '../store.js';
 import type { TestNumberRecord, TestNumberStore } from '../test-number-store.js';
 import type { NewWorkflowStep, WorkflowStepClaim, WorkflowStepRecord, WorkflowStepState, WorkflowStore } from '../workflow-store.js';
@@ -316,7 +316,7 @@ export class MemoryRiskStore implements RiskStore {
       row.hits += 1;
       this.counters.set(k, row);
     }
-    if (decision) this.decisions.push({ ...decision });
+    if (decision) this.decisions.push(structuredClone(decision));
   }
 
   async listDecisions(accountId: string, q: RiskDecisionQuery): Promise<RiskDecisionRecord[]> {
@@ -328,7 +328,26 @@ export class MemoryRiskStore implements RiskStore {
       && (q.since === undefined || d.createdAt >= q.since)
       && (q.until === undefined || d.createdAt < q.until)
       && (!before || d.createdAt < before.createdAt || (d.createdAt === before.createdAt && d.id < before.id)))
-      .sort((a, b) => b.createdAt - a.createdAt || compare(b.id, a.id)).slice(0, q.limit).map((d) => ({ ...d }));
+      .sort((a, b) => b.createdAt - a.createdAt || compare(b.id, a.id)).slice(0, q.limit).map((d) => structuredClone(d));
+  }
+
+  async savings(accountId: string, q: RiskSavingsQuery): Promise<RiskSavingsRow[]> {
+    const byCurrency = new Map<string | null, RiskSavingsRow>();
+    for (const d of this.decisions) {
+      if (d.accountId !== accountId || (d.decision !== 'block' && d.decision !== 'shadow_block')) continue;
+      if ((q.applicationId !== undefined && d.applicationId !== q.applicationId) || (q.since !== undefined && d.createdAt < q.since) || (q.until !== undefined && d.createdAt >= q.until)) continue;
+      const currency = d.price?.currency ?? null;
+      const row = byCurrency.get(currency) ?? { currency, blockedMicros: 0, shadowBlockedMicros: 0, blocks: 0, shadowBlocks: 0 };
+      if (d.decision === 'block') {
+        row.blocks += 1;
+        row.blockedMicros += d.price?.amountMicros ?? 0;
+      } else {
+        row.shadowBlocks += 1;
+        row.shadowBlockedMicros += d.price?.amountMicros ?? 0;
+      }
+      byCurrency.set(currency, row);
+    }
+    return [...byCurrency.values()].sort((a, b) => (a.currency === null ? -1 : b.currency === null ? 1 : compare(a.currency, b.currency)));
   }
 
   async summaryOfPin(accountId: string, pinId: string): Promise<string | undefined> {
@@ -340,7 +359,7 @@ export class MemoryRiskStore implements RiskStore {
 
   async decisionOfPin(accountId: string, pinId: string): Promise<RiskDecisionRecord | undefined> {
     const found = this.decisions.filter((d) => d.accountId === accountId && d.pinId === pinId).sort((a, b) => b.createdAt - a.createdAt || compare(b.id, a.id))[0];
-    return found && { ...found };
+    return found && structuredClone(found);
   }
 
   async purge(countersBefore: number, decisionsBefore: number, recentBefore: number): Promise<void> {

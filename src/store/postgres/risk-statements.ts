@@ -15,8 +15,8 @@ export function riskWriteCtes(n: number): string {
     returning 1
   ),
   risk_decision as (
-    insert into risk_decisions (id, account_id, application_id, pin_id, kind, created_at, destination, country, score, threshold, decision, mode, safe_listed, signals)
-    select d.id, d.account_id, d.application_id, d.pin_id, d.kind, d.created_at, d.destination, d.country, d.score, d.threshold, d.decision, d.mode, d.safe_listed, d.signals
+    insert into risk_decisions (id, account_id, application_id, pin_id, kind, created_at, destination, country, score, threshold, decision, mode, safe_listed, signals, price_micros, price_currency)
+    select d.id, d.account_id, d.application_id, d.pin_id, d.kind, d.created_at, d.destination, d.country, d.score, d.threshold, d.decision, d.mode, d.safe_listed, d.signals, d.price_micros, d.price_currency
     from json_populate_record(null::risk_decisions, $${n + 3}::json) as d where $${n + 3}::json is not null
     returning 1
   )`;

@@ -132,8 +132,8 @@ export class SqliteRiskStatements implements RiskHotPath, FoldedWrites {
   constructor(private readonly hot: SqliteHotPath, private readonly recentMax = RECENT_COUNTERS_MAX) {
     const c = hot.connection;
     this.readStored = c.prepare<[string, string, number], [number, number]>('select bucket_start, hits from risk_counters where application_id = ? and counter = ? and bucket_start > ?').raw();
-    this.insertDecision = c.prepare(`insert into risk_decisions (id, account_id, application_id, pin_id, kind, created_at, destination, country, score, threshold, decision, mode, safe_listed, signals)
-      values (:id, :account_id, :application_id, :pin_id, :kind, :created_at, :destination, :country, :score, :threshold, :decision, :mode, :safe_listed, :signals)`);
+    this.insertDecision = c.prepare(`insert into risk_decisions (id, account_id, application_id, pin_id, kind, created_at, destination, country, score, threshold, decision, mode, safe_listed, signals, price_micros, price_currency)
+      values (:id, :account_id, :application_id, :pin_id, :kind, :created_at, :destination, :country, :score, :threshold, :decision, :mode, :safe_listed, :signals, :price_micros, :price_currency)`);
     this.appendRecent = c.prepare('insert into risk_recent_hits (bucket_start, application_id, counters) values (?, ?, ?)');
     this.purgeRecent = c.prepare('delete from risk_recent_hits where bucket_start < ?');
     this.purgeStored = c.prepare('delete from risk_counters where bucket_start < ?');

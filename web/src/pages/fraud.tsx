@@ -1,9 +1,10 @@
 // Fraud: what the risk score decided (docs/security.md, "Risk score"), from the account's recorded
-// decisions (every block and shadow block, one allowed send in 20): the decisions per hour, the
-// signals, countries and prefixes behind the blocks, and the Safe List, where a number or a prefix
-// seen here is put with one button.
+// decisions (every block and shadow block, one allowed send in 20): the money the blocks saved (and
+// the shadow blocks would have), the decisions per hour, the signals, countries and prefixes behind the
+// blocks, and the Safe List, where a number or a prefix seen here is put with one button.
 import { useState } from 'preact/hooks';
-import type { RiskDecisionPage, SafeListEntry } from '../../../src/client/types.js';
+import type { RiskDecisionPage, RiskSavings, SafeListEntry } from '../../../src/client/types.js';
+import { formatMicros } from '../../../src/domain/money.js';
 import { FormMessage, TextField } from '../components/fields.js';
 import { Loading, useLoad } from '../components/load.js';
 import { useRowActions, useSubmission } from '../components/submission.js';
@@ -41,6 +42,38 @@ function perHour(decisions: readonly Decision[]): { hour: number; allow: number;
     hours.set(hour, row);
   }
   return [...hours.values()].sort((a, b) => b.hour - a.hour);
+}
+
+const blocksOf = (n: number, one: string, many: string) => `${count(n)} ${n === 1 ? one : many}`;
+
+/** Per currency, what the blocks saved and the shadow blocks would have saved, as the Spend page writes money. */
+function SavingsPanel({ savings }: { savings: RiskSavings }) {
+  const { currencies, unpriced } = savings;
+  const unpricedCount = unpriced.blocks + unpriced.shadowBlocks;
+  return (
+    <section class="panel" aria-labelledby="money-saved">
+      <h2 id="money-saved">Money blocks saved</h2>
+      <p class="muted">Each block's message priced as its budget charge would be (the price list's line for its first transport, per SMS part): what a block saved, and what a shadow block, sent anyway, would have saved blocked. Over every decision still recorded.</p>
+      {currencies.length === 0 && unpricedCount === 0 ? <p class="empty">No block yet.</p> : null}
+      {currencies.length === 0 && unpricedCount > 0 ? (
+        <p class="empty" data-testid="savings-unpriced">No price list applies to these decisions (TWOFA_PRICES_FILE): {blocksOf(unpriced.blocks, 'block', 'blocks')} and {blocksOf(unpriced.shadowBlocks, 'shadow block', 'shadow blocks')} have no price.</p>
+      ) : null}
+      {currencies.length > 0 ? (
+        <>
+          <DataTable columns={['Currency', 'Blocks saved', 'Shadow blocks would have saved']}>
+            {currencies.map((c) => (
+              <tr key={c.currency} data-testid="savings-row">
+                <th scope="row">{c.currency}</th>
+                <td>{formatMicros(c.blockedMicros)} {c.currency} <span class="muted">({blocksOf(c.blocks, 'block', 'blocks')})</span></td>
+                <td>{formatMicros(c.shadowBlockedMicros)} {c.currency} <span class="muted">({blocksOf(c.shadowBlocks, 'shadow block', 'shadow blocks')})</span></td>
+              </tr>
+            ))}
+          </DataTable>
+          {unpricedCount > 0 ? <p class="warn" data-testid="savings-unpriced">{blocksOf(unpricedCount, 'decision', 'decisions')} had no known price (no price list line, or an email): not counted above.</p> : null}
+        </>
+      ) : null}
+    </section>
+  );
 }
 
 function SafeListPanel({ entries, reload }: { entries: SafeListEntry[]; reload: () => void }) {
@@ -91,8 +124,8 @@ function SafeListPanel({ entries, reload }: { entries: SafeListEntry[]; reload: 
 export function Fraud() {
   const client = useClient();
   const state = useLoad(async () => {
-    const [page, safeList] = await Promise.all([client.risk.decisions({ limit: DECISIONS_READ }), client.safeList.list()]);
-    return { decisions: page.decisions, safeList: safeList.entries };
+    const [page, savings, safeList] = await Promise.all([client.risk.decisions({ limit: DECISIONS_READ }), client.risk.savings(), client.safeList.list()]);
+    return { decisions: page.decisions, savings, safeList: safeList.entries };
   }, [client]);
   const { notice, act } = useRowActions(state.reload);
   const listButton = (entry: string) => (
@@ -107,11 +140,12 @@ export function Fraud() {
       <p class="muted">What the risk score decided: every block and shadow block is recorded, and one allowed send in 20. Applications choose enforce, shadow or off (docs/security.md).</p>
       <div role="status" aria-live="polite" class="notice" hidden={!notice}>{notice}</div>
       <Loading state={state}>
-        {({ decisions, safeList }) => {
+        {({ decisions, savings, safeList }) => {
           const blocked = decisions.filter(isBlock);
           return (
             <>
               <p>{count(blocked.length)} blocked or shadow-blocked of the {count(decisions.length)} newest recorded decisions.</p>
+              <SavingsPanel savings={savings} />
               <section class="panel" aria-labelledby="decisions-per-hour">
                 <h2 id="decisions-per-hour">Decisions over time</h2>
                 {decisions.length === 0 ? <p class="empty">No decision recorded yet.</p> : (
