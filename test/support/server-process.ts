@@ -132,7 +132,10 @@ export async function startServerProcess(env: Record<string, string> = {}, optio
     }
   };
 
-  const deadline = Date.now() + (options.timeoutMs ?? 30_000);
+  // A hang, not a slow start, is what this bounds (a crash ends the wait at once: "exited early"). A
+  // fresh checkout's first servers compile src/ through tsx with a cold cache while the other test
+  // files run beside them on two cores: 30 s was not always enough in CI.
+  const deadline = Date.now() + (options.timeoutMs ?? 90_000);
   const fixedPort = merged['TWOFA_PORT'] !== '0' ? merged['TWOFA_PORT'] : undefined;
   try {
     for (;;) {
