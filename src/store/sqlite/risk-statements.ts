@@ -104,13 +104,13 @@ class ApplicationCounters {
   pending = new BucketedCounts();
   /** Which of the pending counters are of the recent window. */
   pendingRecent = new Set<string>();
-  /** What the flush wrote, counted in `recent` and `stored` once its transaction has committed. */
-  flushed: { bucket: number; counter: string; hits: number; recent: boolean }[] = [];
+  /** What the flush wrote (the pending hits as they were), counted in `recent` and `stored` once its transaction has committed. */
+  flushed: { hits: BucketedCounts; recent: Set<string> } | undefined;
 
   forget(): void {
     this.pending = new BucketedCounts();
     this.pendingRecent = new Set();
-    this.flushed = [];
+    this.flushed = undefined;
   }
 }
 
@@ -242,15 +242,14 @@ export class SqliteRiskStatements implements RiskHotPath, FoldedWrites {
         const logged: Record<string, number> = {};
         let anyRecent = false;
         for (const [counter, hits] of counts) {
-          const recent = app.pendingRecent.has(counter);
-          app.flushed.push({ bucket, counter, hits, recent });
-          if (recent) {
+          if (app.pendingRecent.has(counter)) {
             logged[counter] = hits;
             anyRecent = true;
           } else rows.push(applicationId, counter, bucket, hits);
         }
         if (anyRecent) this.appendRecent.run(bucket, applicationId, JSON.stringify(logged));
       }
+      app.flushed = { hits: app.pending, recent: app.pendingRecent };
       app.pending = new BucketedCounts();
       app.pendingRecent = new Set();
     }
@@ -266,15 +265,17 @@ export class SqliteRiskStatements implements RiskHotPath, FoldedWrites {
 
   committed(): void {
     for (const app of this.touched) {
-      for (const { bucket, counter, hits, recent } of app.flushed) {
-        if (recent) {
-          app.recent.add(bucket, counter, hits);
-          continue;
+      for (const [bucket, counts] of app.flushed?.hits.entries() ?? []) {
+        for (const [counter, hits] of counts) {
+          if (app.flushed!.recent.has(counter)) {
+            app.recent.add(bucket, counter, hits);
+            continue;
+          }
+          const entry = app.stored.get(counter);
+          if (entry && bucket > entry.since) entry.buckets.set(bucket, (entry.buckets.get(bucket) ?? 0) + hits);
         }
-        const entry = app.stored.get(counter);
-        if (entry && bucket > entry.since) entry.buckets.set(bucket, (entry.buckets.get(bucket) ?? 0) + hits);
       }
-      app.flushed = [];
+      app.flushed = undefined;
     }
     this.touched.clear();
     this.keepRecentBounded();
