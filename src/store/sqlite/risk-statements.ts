@@ -1,22 +1,20 @@
 // The risk score's counters and decisions on SQLite, on statements prepared once on better-sqlite3
-// (hot-path.ts): a send reads its counters without Kysely (whose use of the connection would commit
-// the hot path's shared transaction early), and counts its hits and records its decision with the
-// PIN's own unit (pin-statements.ts), so that scoring a send adds no transaction and no commit. The
-// hits and decisions of a transaction's units are folded (hot-path.ts, FoldedWrites): kept here while
-// it is open, added to what a read finds, and written just before it commits, one upsert per counter
-// however many of its sends hit it (BENCHMARKS.md: a send's ten upserts inside its savepoint were most
-// of what the score cost). A unit that is undone takes its hits back.
+// (hot-path.ts): a send counts its hits and records its decision with the PIN's own unit
+// (pin-statements.ts), so that scoring it adds no transaction and no commit. The hits and decisions
+// of a transaction's units are folded (hot-path.ts, FoldedWrites): kept here while it is open, added
+// to what a read finds, and written just before it commits, one upsert per counter however many of its
+// sends hit it rather than a dozen upserts per send inside its savepoint. A unit that is undone takes
+// its hits back.
 //
-// Every counter is also kept in memory, since SQLite serves one process: a send reads its dozen
-// counters without a statement. Those of the recent window (RiskCounterHit's `recent`: a number and
-// its blocks of 10 to 10,000, the client's address and device, a prefix's verifications) live only
-// there and in a log: a send to a new number hits five of them at once, at random places of any table
-// keyed by them, a page each that its commit rewrote to the WAL and the checkpointer copied back, most
-// of what scoring a send cost. What a restart rebuilds them from is risk_recent_hits, one row per
-// application and bucket per commit, appended at the end of the table and purged past the hour
-// (BucketedCounts drops a bucket in one step). The others (an application's and a country's sends and
-// verifications over a day and 30 days) are rows of risk_counters, each cached on its first read and
-// kept up to date by the commits that change it.
+// SQLite serves one process, so every counter is also kept in memory and a send reads its dozen
+// without a statement. Those of the recent window (RiskCounterHit's `recent`: a number and its blocks
+// of 10 to 10,000, the client's address and device, a prefix's verifications) live only there: a send
+// to a new number hits five of them at once, and as rows, at random places of any table keyed by them,
+// each would be a page its commit writes to the WAL and the checkpointer copies back. What a restart
+// rebuilds them from is risk_recent_hits, one row per application and bucket per commit, appended at
+// the end of the table and purged past the hour (BucketedCounts drops a bucket in one step). The others
+// (an application's and a country's sends and verifications over a day and 30 days) are rows of
+// risk_counters, each cached on its first read and kept up to date by the commits that change it.
 import type BetterSqlite3 from 'better-sqlite3';
 import { rowOfDecision, type RiskCounterRead, type RiskHotPath, type RiskWrite } from '../risk-store.js';
 import type { Database } from '../schema.js';
