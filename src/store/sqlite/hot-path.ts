@@ -18,9 +18,9 @@ import type { Database } from '../schema.js';
 import type { SqliteDurability } from './group-commit.js';
 
 /**
- * Writes kept beside the transaction and written once, just before it commits: counters that every
- * unit hits (the risk score's, sqlite/risk-statements.ts) cost one upsert per counter per commit
- * instead of one per unit, and their pages are changed outside the units' savepoints.
+ * Writes kept beside the transaction rather than run inside each unit's savepoint: written once, just
+ * before it commits (or later still, by a unit of their own: the risk score's counters,
+ * sqlite/risk-statements.ts), and forgotten if it rolls back.
  */
 export interface FoldedWrites {
   /** Writes what the transaction's units added (inside the transaction, before its COMMIT). */
@@ -29,6 +29,8 @@ export interface FoldedWrites {
   committed(): void;
   /** Forgets what the transaction's units added: the transaction was rolled back (before or after its flush). */
   discard(): void;
+  /** The connection closes: writes what is still held back, as a unit (write()), and holds nothing more. */
+  close?(): void | Promise<void>;
 }
 
 /** The open shared transaction: its units' callers wait for its commit in durable(). */
@@ -120,6 +122,12 @@ export class SqliteHotPath {
   onUnitUndone(undo: () => void): void {
     if (!this.unitUndo) throw new Error('onUnitUndone outside a unit of work');
     this.unitUndo.push(undo);
+  }
+
+  /** Before the connection closes: every folded write's held-back rows written, and the shared transaction committed. */
+  async close(): Promise<void> {
+    for (const writes of this.folded) await writes.close?.();
+    this.commitShared();
   }
 
   /** Commits the shared transaction, if one is open; its units' callers learn a failure from durable(). */

@@ -30,7 +30,7 @@ export function openSqlite(file: string): { db: Kysely<Database>; close: () => P
   const db = new Kysely<Database>({ dialect });
   const hotPath = new SqliteHotPath(connection, db, dialect.durability);
   const close = async () => {
-    hotPath.commitShared();
+    await hotPath.close();
     await checkpointer?.stop();
     await db.destroy();
   };

@@ -1,24 +1,34 @@
 // The risk score's counters and decisions on SQLite, on statements prepared once on better-sqlite3
 // (hot-path.ts): a send counts its hits and records its decision with the PIN's own unit
-// (pin-statements.ts), so that scoring it adds no transaction and no commit. The hits and decisions
-// of a transaction's units are folded (hot-path.ts, FoldedWrites): kept here while it is open, added
-// to what a read finds, and written just before it commits, one upsert per counter however many of its
-// sends hit it rather than a dozen upserts per send inside its savepoint. A unit that is undone takes
-// its hits back.
+// (pin-statements.ts), so that scoring it adds no transaction and no commit. A unit's hits are kept
+// here while its transaction is open (hot-path.ts, FoldedWrites), added to what a read finds, and
+// taken back if it is undone; its decision is written just before the transaction commits.
 //
-// SQLite serves one process, so every counter is also kept in memory and a send reads its dozen
-// without a statement. Those of the recent window (RiskCounterHit's `recent`: a number and its blocks
-// of 10 to 10,000, the client's address and device, a prefix's verifications) live only there: a send
-// to a new number hits five of them at once, and as rows, at random places of any table keyed by them,
-// each would be a page its commit writes to the WAL and the checkpointer copies back. What a restart
-// rebuilds them from is risk_recent_hits, one row per application and bucket per commit, appended at
-// the end of the table and purged past the hour (BucketedCounts drops a bucket in one step). The others
-// (an application's and a country's sends and verifications over a day and 30 days) are rows of
+// SQLite serves one process, so every counter is kept in memory and a send reads its dozen without
+// a statement, and the tables only keep what a restart rebuilds the memory from. Their rows are not
+// written by the commits of the sends: committed hits are held back and written in a unit of their
+// own at most HELD_HITS_WRITE_MS later, all of that second's together, so that a counter every send
+// hits (an application's sends) costs one upsert a second rather than one per commit, and the
+// commits of the sends write no page of these tables. Those of the recent window (RiskCounterHit's
+// `recent`: a number and its blocks of 10 to 10,000, the client's address and device, a prefix's
+// verifications) live only in memory and in risk_recent_hits, one row per application and bucket per
+// write, appended at the end of the table and purged past the hour: as rows of a table keyed by
+// them, the five a send to a new number hits would each be a page at a random place. The others (an
+// application's and a country's sends and verifications over a day and 30 days) are rows of
 // risk_counters, each cached on its first read and kept up to date by the commits that change it.
 import type BetterSqlite3 from 'better-sqlite3';
 import { rowOfDecision, type RiskCounterRead, type RiskHotPath, type RiskWrite } from '../risk-store.js';
 import type { Database } from '../schema.js';
 import type { FoldedWrites, SqliteHotPath } from './hot-path.js';
+
+/**
+ * How long committed hits are held back from the tables: their rows are written in a unit of their
+ * own at most this long after their commit (and when the store closes), so that a second's sends
+ * write each of their counters once, as one row of the log per application and bucket, and none of
+ * their commits writes the pages of the score's tables. What is held is counted in memory as soon
+ * as it commits; a crash loses at most this long of counts (docs/security.md), never a decision.
+ */
+export const HELD_HITS_WRITE_MS = 1000;
 
 /** Rows per statement of a flush: a flush of n rows runs the largest that fit, then the next (prepared once each). */
 const FLUSH_SIZES = [256, 64, 16, 4, 1];
@@ -94,7 +104,16 @@ interface StoredCounter {
   buckets: Map<number, number>;
 }
 
-/** One application's counters: as committed (the recent window's, and those of risk_counters read so far), and the open transaction's hits. */
+/** Hits committed together (one commit's, of one application), and which of their counters are of the recent window. */
+interface CommittedHits {
+  hits: BucketedCounts;
+  recent: Set<string>;
+}
+
+/**
+ * One application's counters: as committed (the recent window's, and those of risk_counters read so
+ * far), the open transaction's hits, and the committed hits not written to the tables yet.
+ */
 class ApplicationCounters {
   constructor(readonly applicationId: string) {}
   readonly recent = new BucketedCounts();
@@ -102,13 +121,23 @@ class ApplicationCounters {
   pending = new BucketedCounts();
   /** Which of the pending counters are of the recent window. */
   pendingRecent = new Set<string>();
-  /** What the flush wrote (the pending hits as they were), counted in `recent` and `stored` once its transaction has committed. */
-  flushed: { hits: BucketedCounts; recent: Set<string> } | undefined;
+  /** The pending hits as they were when their transaction began to commit: counted once it has. */
+  committing: CommittedHits | undefined;
+  /** Committed hits held back from the tables (HELD_HITS_WRITE_MS), oldest first. */
+  held: CommittedHits[] = [];
+  /** Held hits being written by the open transaction: held again if it does not commit. */
+  writing: CommittedHits[] = [];
 
   forget(): void {
     this.pending = new BucketedCounts();
     this.pendingRecent = new Set();
-    this.flushed = undefined;
+    this.committing = undefined;
+    this.holdAgain();
+  }
+
+  holdAgain(): void {
+    this.held = [...this.writing, ...this.held];
+    this.writing = [];
   }
 }
 
@@ -125,6 +154,10 @@ export class SqliteRiskStatements implements RiskHotPath, FoldedWrites {
   /** The applications the open transaction hit. */
   private readonly touched = new Set<ApplicationCounters>();
   private pendingDecisions: DecisionRow[] = [];
+  /** The applications whose held hits the open transaction writes. */
+  private readonly writingApps = new Set<ApplicationCounters>();
+  private writeTimer: NodeJS.Timeout | undefined;
+  private closed = false;
 
   /** `recentMax`: RECENT_COUNTERS_MAX, or fewer for a test. */
   constructor(private readonly hot: SqliteHotPath, private readonly recentMax = RECENT_COUNTERS_MAX) {
@@ -179,6 +212,14 @@ export class SqliteRiskStatements implements RiskHotPath, FoldedWrites {
     let entry = app.stored.get(counter);
     if (!entry || entry.since > since) {
       entry = { since, buckets: new Map(this.readStored.all(applicationId, counter, since).map(([bucket, hits]) => [Number(bucket), Number(hits)])) };
+      // Committed hits not written to the table yet count as the rows they will be (those being written
+      // are in the rows read: this connection reads its open transaction's writes).
+      for (const committed of app.held) {
+        for (const [bucket, counts] of committed.hits.entries()) {
+          const hits = counts.get(counter);
+          if (hits !== undefined && bucket > since) entry.buckets.set(bucket, (entry.buckets.get(bucket) ?? 0) + hits);
+        }
+      }
       app.stored.set(counter, entry);
     }
     let hits = 0;
@@ -232,29 +273,12 @@ export class SqliteRiskStatements implements RiskHotPath, FoldedWrites {
     return this.hot.write(() => this.apply(write));
   }
 
+  /** Before the commit: the decisions are written; the hits are counted once it has committed, and written later (writeHeld). */
   flush(): void {
-    const rows: (string | number)[] = [];
     for (const app of this.touched) {
-      const { applicationId } = app;
-      for (const [bucket, counts] of app.pending.entries()) {
-        const logged: Record<string, number> = {};
-        let anyRecent = false;
-        for (const [counter, hits] of counts) {
-          if (app.pendingRecent.has(counter)) {
-            logged[counter] = hits;
-            anyRecent = true;
-          } else rows.push(applicationId, counter, bucket, hits);
-        }
-        if (anyRecent) this.appendRecent.run(bucket, applicationId, JSON.stringify(logged));
-      }
-      app.flushed = { hits: app.pending, recent: app.pendingRecent };
+      app.committing = { hits: app.pending, recent: app.pendingRecent };
       app.pending = new BucketedCounts();
       app.pendingRecent = new Set();
-    }
-    for (let at = 0; at < rows.length;) {
-      const size = FLUSH_SIZES.find((n) => n * 4 <= rows.length - at)!;
-      this.upsert(size).run(rows.slice(at, at + size * 4));
-      at += size * 4;
     }
     const decisions = this.pendingDecisions;
     this.pendingDecisions = [];
@@ -262,10 +286,14 @@ export class SqliteRiskStatements implements RiskHotPath, FoldedWrites {
   }
 
   committed(): void {
+    let held = false;
     for (const app of this.touched) {
-      for (const [bucket, counts] of app.flushed?.hits.entries() ?? []) {
+      const committing = app.committing;
+      app.committing = undefined;
+      if (!committing) continue;
+      for (const [bucket, counts] of committing.hits.entries()) {
         for (const [counter, hits] of counts) {
-          if (app.flushed!.recent.has(counter)) {
+          if (committing.recent.has(counter)) {
             app.recent.add(bucket, counter, hits);
             continue;
           }
@@ -273,16 +301,80 @@ export class SqliteRiskStatements implements RiskHotPath, FoldedWrites {
           if (entry && bucket > entry.since) entry.buckets.set(bucket, (entry.buckets.get(bucket) ?? 0) + hits);
         }
       }
-      app.flushed = undefined;
+      app.held.push(committing);
+      held = true;
     }
     this.touched.clear();
+    for (const app of this.writingApps) app.writing = [];
+    this.writingApps.clear();
     this.keepRecentBounded();
+    if (held) this.scheduleWrite();
   }
 
   discard(): void {
     for (const app of this.touched) app.forget();
     this.touched.clear();
+    for (const app of this.writingApps) app.holdAgain();
+    this.writingApps.clear();
     this.pendingDecisions = [];
+  }
+
+  /** Writes the held hits within HELD_HITS_WRITE_MS (the timer is unref'd: close() writes what is left). */
+  private scheduleWrite(): void {
+    if (this.writeTimer || this.closed) return;
+    this.writeTimer = setTimeout(() => {
+      this.writeTimer = undefined;
+      // A unit that fails (a full disk) holds its hits again: they are tried again later.
+      Promise.resolve().then(() => this.hot.write(() => this.writeHeld())).catch(() => this.scheduleWrite());
+    }, HELD_HITS_WRITE_MS);
+    this.writeTimer.unref();
+  }
+
+  /**
+   * Inside a unit: writes every application's held hits, the recent window's as one row of the log
+   * per bucket, the others as one upsert per counter and bucket.
+   */
+  writeHeld(): void {
+    const rows: (string | number)[] = [];
+    for (const app of this.all().values()) {
+      if (app.held.length === 0) continue;
+      const { applicationId } = app;
+      const logged = new Map<number, Record<string, number>>();
+      const stored = new BucketedCounts();
+      for (const committed of app.held) {
+        for (const [bucket, counts] of committed.hits.entries()) {
+          let log = logged.get(bucket);
+          for (const [counter, hits] of counts) {
+            if (!committed.recent.has(counter)) {
+              stored.add(bucket, counter, hits);
+              continue;
+            }
+            if (!log) logged.set(bucket, (log = {}));
+            log[counter] = (log[counter] ?? 0) + hits;
+          }
+        }
+      }
+      for (const [bucket, log] of logged) this.appendRecent.run(bucket, applicationId, JSON.stringify(log));
+      for (const [bucket, counts] of stored.entries()) for (const [counter, hits] of counts) rows.push(applicationId, counter, bucket, hits);
+      app.writing.push(...app.held);
+      app.held = [];
+      this.writingApps.add(app);
+      this.hot.onUnitUndone(() => app.holdAgain());
+    }
+    for (let at = 0; at < rows.length;) {
+      const size = FLUSH_SIZES.find((n) => n * 4 <= rows.length - at)!;
+      this.upsert(size).run(rows.slice(at, at + size * 4));
+      at += size * 4;
+    }
+  }
+
+  /** The store closes: the held hits are written now, and none are held from now on. */
+  close(): void | Promise<void> {
+    this.closed = true;
+    clearTimeout(this.writeTimer);
+    this.writeTimer = undefined;
+    if (!this.applications || ![...this.applications.values()].some((app) => app.held.length > 0)) return;
+    return this.hot.write(() => this.writeHeld());
   }
 
   /** Deletes the counters' buckets that started before `storedBefore` (the recent window's before `recentBefore`), in memory and on disk. */
