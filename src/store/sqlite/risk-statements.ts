@@ -17,7 +17,7 @@
 // application's and a country's sends and verifications over a day and 30 days) are rows of
 // risk_counters, each cached on its first read and kept up to date by the commits that change it.
 import type BetterSqlite3 from 'better-sqlite3';
-import { rowOfDecision, type RiskCounterRead, type RiskHotPath, type RiskWrite } from '../risk-store.js';
+import { rowOfDecision, type RiskCounterHit, type RiskCounterRead, type RiskHotPath, type RiskWrite } from '../risk-store.js';
 import type { Database } from '../schema.js';
 import type { FoldedWrites, SqliteHotPath } from './hot-path.js';
 
@@ -30,8 +30,8 @@ import type { FoldedWrites, SqliteHotPath } from './hot-path.js';
  */
 export const HELD_HITS_WRITE_MS = 1000;
 
-/** Rows per statement of a flush: a flush of n rows runs the largest that fit, then the next (prepared once each). */
-const FLUSH_SIZES = [256, 64, 16, 4, 1];
+/** Rows per upsert of the held hits: n rows run as the largest that fit, then the next (prepared once each). */
+const UPSERT_SIZES = [256, 64, 16, 4, 1];
 
 type DecisionRow = Database['risk_decisions'];
 
@@ -43,57 +43,86 @@ type DecisionRow = Database['risk_decisions'];
  */
 export const RECENT_COUNTERS_MAX = 1_000_000;
 
-/** Hits per bucket and counter. */
+/**
+ * Hits per counter and bucket. Each counter's are a flat list [bucket, hits, bucket, hits, ...], so
+ * that a read is one lookup and a scan of the few buckets the counter was hit in; each bucket lists
+ * the counters hit in it, so that forgetting the bucket visits only those.
+ */
 class BucketedCounts {
-  /** Per bucket start, in the order they were first hit (which is mostly time order). */
-  private buckets = new Map<number, Map<string, number>>();
-  /** Counters held, over every bucket. */
+  private readonly counters = new Map<string, number[]>();
+  /** Per bucket start, the counters hit in it (a counter may be listed twice after an undo). */
+  private readonly byBucket = new Map<number, string[]>();
+  /** (counter, bucket) pairs held. */
   size = 0;
 
-  add(bucket: number, counter: string, hits: number): void {
-    let counts = this.buckets.get(bucket);
-    if (!counts) this.buckets.set(bucket, (counts = new Map()));
-    const before = counts.size;
-    const total = (counts.get(counter) ?? 0) + hits;
-    if (total === 0) counts.delete(counter);
-    else counts.set(counter, total);
-    this.size += counts.size - before;
+  /** Adds `hits` (-1: takes one back, never below what was counted) to `counter` in `bucket`. */
+  add(counter: string, bucket: number, hits: number): void {
+    const list = this.counters.get(counter);
+    if (list) {
+      for (let i = list.length - 2; i >= 0; i -= 2) {
+        if (list[i] !== bucket) continue;
+        const total = list[i + 1]! + hits;
+        if (total > 0) {
+          list[i + 1] = total;
+          return;
+        }
+        list.splice(i, 2);
+        this.size -= 1;
+        if (list.length === 0) this.counters.delete(counter);
+        return;
+      }
+    }
+    // A hit taken back from a bucket already forgotten (purged, or past the bound) has nothing to take.
+    if (hits <= 0) return;
+    if (list) list.push(bucket, hits);
+    else this.counters.set(counter, [bucket, hits]);
+    let listed = this.byBucket.get(bucket);
+    if (!listed) this.byBucket.set(bucket, (listed = []));
+    listed.push(counter);
+    this.size += 1;
+  }
+
+  /** The hits of `counter` in the buckets that start after `since`. */
+  sum(counter: string, since: number): number {
+    const list = this.counters.get(counter);
+    if (!list) return 0;
+    let hits = 0;
+    for (let i = 0; i < list.length; i += 2) if (list[i]! > since) hits += list[i + 1]!;
+    return hits;
   }
 
   /** The start of the newest bucket held. */
   get newest(): number | undefined {
     let newest: number | undefined;
-    for (const bucket of this.buckets.keys()) if (newest === undefined || bucket > newest) newest = bucket;
+    for (const bucket of this.byBucket.keys()) if (newest === undefined || bucket > newest) newest = bucket;
     return newest;
   }
 
   /** The start of the oldest bucket held. */
   get oldest(): number | undefined {
     let oldest: number | undefined;
-    for (const bucket of this.buckets.keys()) if (oldest === undefined || bucket < oldest) oldest = bucket;
+    for (const bucket of this.byBucket.keys()) if (oldest === undefined || bucket < oldest) oldest = bucket;
     return oldest;
   }
 
-  /** The hits of `counter` in the buckets that start after `since`. */
-  sum(counter: string, since: number): number {
-    let hits = 0;
-    for (const [bucket, counts] of this.buckets) if (bucket > since) hits += counts.get(counter) ?? 0;
-    return hits;
-  }
-
-  entries(): Iterable<[number, Map<string, number>]> {
-    return this.buckets;
-  }
-
-  get empty(): boolean {
-    return this.buckets.size === 0;
-  }
-
   dropBefore(before: number): void {
-    for (const [bucket, counts] of this.buckets) {
+    for (const [bucket, listed] of this.byBucket) {
       if (bucket >= before) continue;
-      this.buckets.delete(bucket);
-      this.size -= counts.size;
+      this.byBucket.delete(bucket);
+      for (const counter of listed) {
+        const list = this.counters.get(counter);
+        if (!list) continue;
+        let kept = 0;
+        for (let i = 0; i < list.length; i += 2) {
+          if (list[i]! < before) continue;
+          list[kept] = list[i]!;
+          list[kept + 1] = list[i + 1]!;
+          kept += 2;
+        }
+        this.size -= (list.length - kept) / 2;
+        if (kept === 0) this.counters.delete(counter);
+        else list.length = kept;
+      }
     }
   }
 }
@@ -104,34 +133,36 @@ interface StoredCounter {
   buckets: Map<number, number>;
 }
 
-/** Hits committed together (one commit's, of one application), and which of their counters are of the recent window. */
-interface CommittedHits {
-  hits: BucketedCounts;
-  recent: Set<string>;
-}
-
 /**
- * One application's counters: as committed (the recent window's, and those of risk_counters read so
- * far), the open transaction's hits, and the committed hits not written to the tables yet.
+ * One application's counters: the recent window's, and those of risk_counters read so far, with the
+ * hits of the open transaction counted in (and taken back if it is undone); and the hits not written
+ * to the tables yet.
  */
 class ApplicationCounters {
   constructor(readonly applicationId: string) {}
   readonly recent = new BucketedCounts();
   readonly stored = new Map<string, StoredCounter>();
-  pending = new BucketedCounts();
-  /** Which of the pending counters are of the recent window. */
-  pendingRecent = new Set<string>();
-  /** The pending hits as they were when their transaction began to commit: counted once it has. */
-  committing: CommittedHits | undefined;
-  /** Committed hits held back from the tables (HELD_HITS_WRITE_MS), oldest first. */
-  held: CommittedHits[] = [];
+  /** The open transaction's hits, counted already. */
+  open: RiskCounterHit[] = [];
+  /** Committed hits held back from the tables (HELD_HITS_WRITE_MS), a commit's at a time, oldest first. */
+  held: RiskCounterHit[][] = [];
   /** Held hits being written by the open transaction: held again if it does not commit. */
-  writing: CommittedHits[] = [];
+  writing: RiskCounterHit[][] = [];
 
-  forget(): void {
-    this.pending = new BucketedCounts();
-    this.pendingRecent = new Set();
-    this.committing = undefined;
+  /** Counts `hit` (`hits` -1: takes it back) in memory; a counter of risk_counters only once it has been read. */
+  count(hit: RiskCounterHit, hits: 1 | -1): void {
+    if (hit.recent === true) {
+      this.recent.add(hit.counter, hit.bucketStart, hits);
+      return;
+    }
+    const entry = this.stored.get(hit.counter);
+    if (entry && hit.bucketStart > entry.since) entry.buckets.set(hit.bucketStart, (entry.buckets.get(hit.bucketStart) ?? 0) + hits);
+  }
+
+  /** The open transaction rolled back: its hits taken back, what it was writing held again. */
+  rollBack(): void {
+    for (const hit of this.open) this.count(hit, -1);
+    this.open = [];
     this.holdAgain();
   }
 
@@ -142,7 +173,7 @@ class ApplicationCounters {
 }
 
 export class SqliteRiskStatements implements RiskHotPath, FoldedWrites {
-  /** By FLUSH_SIZES: the upsert of that many counter rows, adding their hits. */
+  /** By UPSERT_SIZES: the upsert of that many counter rows, adding their hits. */
   private readonly upserts = new Map<number, BetterSqlite3.Statement<unknown[]>>();
   private readonly readStored: BetterSqlite3.Statement<[string, string, number], [number, number]>;
   private readonly insertDecision: BetterSqlite3.Statement<DecisionRow>;
@@ -179,7 +210,7 @@ export class SqliteRiskStatements implements RiskHotPath, FoldedWrites {
     for (const row of rows) {
       let app = applications.get(row.application_id);
       if (!app) applications.set(row.application_id, (app = new ApplicationCounters(row.application_id)));
-      for (const [counter, hits] of Object.entries(JSON.parse(row.counters) as Record<string, number>)) app.recent.add(Number(row.bucket_start), counter, hits);
+      for (const [counter, hits] of Object.entries(JSON.parse(row.counters) as Record<string, number>)) app.recent.add(counter, Number(row.bucket_start), hits);
     }
     this.applications = applications;
     this.keepRecentBounded();
@@ -207,18 +238,15 @@ export class SqliteRiskStatements implements RiskHotPath, FoldedWrites {
     return app;
   }
 
-  /** The committed hits of a counter of risk_counters since `since`: read once, then from memory. */
+  /** The hits of a counter of risk_counters since `since`: read once, then from memory. */
   private storedSum(applicationId: string, app: ApplicationCounters, counter: string, since: number): number {
     let entry = app.stored.get(counter);
     if (!entry || entry.since > since) {
       entry = { since, buckets: new Map(this.readStored.all(applicationId, counter, since).map(([bucket, hits]) => [Number(bucket), Number(hits)])) };
-      // Committed hits not written to the table yet count as the rows they will be (those being written
-      // are in the rows read: this connection reads its open transaction's writes).
-      for (const committed of app.held) {
-        for (const [bucket, counts] of committed.hits.entries()) {
-          const hits = counts.get(counter);
-          if (hits !== undefined && bucket > since) entry.buckets.set(bucket, (entry.buckets.get(bucket) ?? 0) + hits);
-        }
+      // Hits not written to the table yet count as the rows they will be (those being written are in
+      // the rows read: this connection reads its open transaction's writes).
+      for (const hit of [...app.held.flat(), ...app.open]) {
+        if (hit.counter === counter && hit.bucketStart > since) entry.buckets.set(hit.bucketStart, (entry.buckets.get(hit.bucketStart) ?? 0) + 1);
       }
       app.stored.set(counter, entry);
     }
@@ -238,17 +266,14 @@ export class SqliteRiskStatements implements RiskHotPath, FoldedWrites {
   }
 
   /**
-   * The counters before a send, with the hits of the open transaction's units (not written yet: the
-   * send awaits durable() before it answers anyway).
+   * The counters before a send, with the hits of the open transaction's units (not committed yet:
+   * the send awaits durable() before it answers anyway).
    */
   read(applicationId: string, reads: readonly RiskCounterRead[]): Map<string, number> | Promise<Map<string, number>> {
     if (reads.length === 0) return new Map();
     return this.hot.readBeforeWrite(() => {
       const app = this.application(applicationId);
-      return new Map(reads.map((r) => {
-        const committed = r.recent === true ? app.recent.sum(r.counter, r.since) : this.storedSum(applicationId, app, r.counter, r.since);
-        return [r.counter, committed + app.pending.sum(r.counter, r.since)];
-      }));
+      return new Map(reads.map((r) => [r.counter, r.recent === true ? app.recent.sum(r.counter, r.since) : this.storedSum(applicationId, app, r.counter, r.since)]));
     });
   }
 
@@ -256,14 +281,15 @@ export class SqliteRiskStatements implements RiskHotPath, FoldedWrites {
   apply(write: RiskWrite): void {
     const app = this.application(write.applicationId);
     this.touched.add(app);
-    for (const h of write.hits) {
-      app.pending.add(h.bucketStart, h.counter, 1);
-      if (h.recent === true) app.pendingRecent.add(h.counter);
+    const before = app.open.length;
+    for (const hit of write.hits) {
+      app.count(hit, 1);
+      app.open.push(hit);
     }
     const decision = write.decision && rowOfDecision(write.decision);
     if (decision) this.pendingDecisions.push(decision);
     this.hot.onUnitUndone(() => {
-      for (const h of write.hits) app.pending.add(h.bucketStart, h.counter, -1);
+      for (const hit of app.open.splice(before)) app.count(hit, -1);
       if (decision) this.pendingDecisions = this.pendingDecisions.filter((d) => d !== decision);
     });
   }
@@ -273,13 +299,8 @@ export class SqliteRiskStatements implements RiskHotPath, FoldedWrites {
     return this.hot.write(() => this.apply(write));
   }
 
-  /** Before the commit: the decisions are written; the hits are counted once it has committed, and written later (writeHeld). */
+  /** Before the commit: the decisions are written; the hits are held once it has committed, and written later (writeHeld). */
   flush(): void {
-    for (const app of this.touched) {
-      app.committing = { hits: app.pending, recent: app.pendingRecent };
-      app.pending = new BucketedCounts();
-      app.pendingRecent = new Set();
-    }
     const decisions = this.pendingDecisions;
     this.pendingDecisions = [];
     for (const decision of decisions) this.insertDecision.run(decision);
@@ -288,20 +309,9 @@ export class SqliteRiskStatements implements RiskHotPath, FoldedWrites {
   committed(): void {
     let held = false;
     for (const app of this.touched) {
-      const committing = app.committing;
-      app.committing = undefined;
-      if (!committing) continue;
-      for (const [bucket, counts] of committing.hits.entries()) {
-        for (const [counter, hits] of counts) {
-          if (committing.recent.has(counter)) {
-            app.recent.add(bucket, counter, hits);
-            continue;
-          }
-          const entry = app.stored.get(counter);
-          if (entry && bucket > entry.since) entry.buckets.set(bucket, (entry.buckets.get(bucket) ?? 0) + hits);
-        }
-      }
-      app.held.push(committing);
+      if (app.open.length === 0) continue;
+      app.held.push(app.open);
+      app.open = [];
       held = true;
     }
     this.touched.clear();
@@ -312,7 +322,7 @@ export class SqliteRiskStatements implements RiskHotPath, FoldedWrites {
   }
 
   discard(): void {
-    for (const app of this.touched) app.forget();
+    for (const app of this.touched) app.rollBack();
     this.touched.clear();
     for (const app of this.writingApps) app.holdAgain();
     this.writingApps.clear();
@@ -340,29 +350,29 @@ export class SqliteRiskStatements implements RiskHotPath, FoldedWrites {
       if (app.held.length === 0) continue;
       const { applicationId } = app;
       const logged = new Map<number, Record<string, number>>();
-      const stored = new BucketedCounts();
-      for (const committed of app.held) {
-        for (const [bucket, counts] of committed.hits.entries()) {
-          let log = logged.get(bucket);
-          for (const [counter, hits] of counts) {
-            if (!committed.recent.has(counter)) {
-              stored.add(bucket, counter, hits);
-              continue;
-            }
-            if (!log) logged.set(bucket, (log = {}));
-            log[counter] = (log[counter] ?? 0) + hits;
+      const stored = new Map<number, Map<string, number>>();
+      for (const hits of app.held) {
+        for (const { counter, bucketStart, recent } of hits) {
+          if (recent === true) {
+            let log = logged.get(bucketStart);
+            if (!log) logged.set(bucketStart, (log = {}));
+            log[counter] = (log[counter] ?? 0) + 1;
+            continue;
           }
+          let counts = stored.get(bucketStart);
+          if (!counts) stored.set(bucketStart, (counts = new Map()));
+          counts.set(counter, (counts.get(counter) ?? 0) + 1);
         }
       }
       for (const [bucket, log] of logged) this.appendRecent.run(bucket, applicationId, JSON.stringify(log));
-      for (const [bucket, counts] of stored.entries()) for (const [counter, hits] of counts) rows.push(applicationId, counter, bucket, hits);
+      for (const [bucket, counts] of stored) for (const [counter, hits] of counts) rows.push(applicationId, counter, bucket, hits);
       app.writing.push(...app.held);
       app.held = [];
       this.writingApps.add(app);
       this.hot.onUnitUndone(() => app.holdAgain());
     }
     for (let at = 0; at < rows.length;) {
-      const size = FLUSH_SIZES.find((n) => n * 4 <= rows.length - at)!;
+      const size = UPSERT_SIZES.find((n) => n * 4 <= rows.length - at)!;
       this.upsert(size).run(rows.slice(at, at + size * 4));
       at += size * 4;
     }
