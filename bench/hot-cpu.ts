@@ -177,6 +177,8 @@ const profiler = profileDir === undefined ? undefined : await (async () => {
   const session = new Session();
   session.connect();
   await session.post('Profiler.enable');
+  // Every 100 µs rather than V8's 1 ms: a send is about a millisecond.
+  await session.post('Profiler.setSamplingInterval', { interval: 100 });
   fs.mkdirSync(profileDir, { recursive: true });
   return {
     start: () => session.post('Profiler.start'),

@@ -54,8 +54,9 @@ export async function loadRiskSettings(ctx: ServiceContext, applicationId: strin
   return profileOf(ctx) === 'strict' ? { ...stored, mode: 'enforce' } : stored;
 }
 
+/** The hour of the day (UTC) of `now`: epoch time has no leap seconds, so hours are whole 3,600,000 ms. */
 function hourOfDay(now: number): number {
-  return new Date(now).getUTCHours();
+  return Math.floor(now / 3_600_000) % 24;
 }
 
 function bucketOf(window: RiskWindow, now: number): number {
@@ -63,13 +64,16 @@ function bucketOf(window: RiskWindow, now: number): number {
   return Math.floor(now / bucketMs) * bucketMs;
 }
 
-/** A counter of the recent window is never read further back (the store may forget it sooner: RiskCounterRead's `recent`). */
-function recentOnly(window: RiskWindow): { recent?: true } {
-  return window === 'recent' ? { recent: true } : {};
+// A counter of the recent window is never read further back (the store may forget it sooner:
+// RiskCounterRead's `recent`).
+function hitOf(c: { counter: string; window: RiskWindow }, now: number): RiskCounterHit {
+  const bucketStart = bucketOf(c.window, now);
+  return c.window === 'recent' ? { counter: c.counter, bucketStart, recent: true } : { counter: c.counter, bucketStart };
 }
 
-function hitOf(c: { counter: string; window: RiskWindow }, now: number): RiskCounterHit {
-  return { counter: c.counter, bucketStart: bucketOf(c.window, now), ...recentOnly(c.window) };
+function readOf(c: { counter: string; window: RiskWindow }, now: number): RiskCounterRead {
+  const since = now - RISK_WINDOWS[c.window].windowMs;
+  return c.window === 'recent' ? { counter: c.counter, since, recent: true } : { counter: c.counter, since };
 }
 
 /**
@@ -119,7 +123,7 @@ export async function assessSend(ctx: ServiceContext, principal: Principal, app:
   const address = client.address !== undefined ? ipRateKey(client.address) ?? `raw:${client.address}` : undefined;
   const numberType = phoneNumberType(to);
   const counters = countersOf(to, country, numberType, now, { ...(address !== undefined ? { address } : {}), ...(client.device !== undefined ? { device: client.device } : {}) });
-  const reads: RiskCounterRead[] = Object.values(counters).map((c) => ({ counter: c.counter, since: now - RISK_WINDOWS[c.window].windowMs, ...recentOnly(c.window) }));
+  const reads = Object.values(counters).map((c) => readOf(c, now));
   const counts = await ctx.store.risk.readCounters(app.id, reads);
   const count = (c: { counter: string }) => counts.get(c.counter) ?? 0;
   // The distinct-number counters count this number once per window: sends to it again add nothing.

@@ -127,10 +127,43 @@ class BucketedCounts {
   }
 }
 
-/** A counter of risk_counters as committed: its hits per bucket, from the bucket after `since` on (what was read of it). */
-interface StoredCounter {
-  since: number;
-  buckets: Map<number, number>;
+/**
+ * A counter of risk_counters: its hits per bucket from the bucket after `since` on (oldest first) and
+ * their total. Each counter is read over one window, so `since` only moves on: a read drops the
+ * buckets it has passed from the front, and the total is kept rather than summed per read.
+ */
+class StoredCounter {
+  total = 0;
+  constructor(public since: number, readonly buckets: Map<number, number>) {
+    for (const hits of buckets.values()) this.total += hits;
+  }
+
+  add(bucket: number, hits: number): void {
+    if (bucket <= this.since) return;
+    this.buckets.set(bucket, (this.buckets.get(bucket) ?? 0) + hits);
+    this.total += hits;
+  }
+
+  /** The hits after `since` (not before this.since: the caller reads the table again for that). */
+  sumSince(since: number): number {
+    if (since > this.since) {
+      this.since = since;
+      for (const [bucket, hits] of this.buckets) {
+        if (bucket > since) break;
+        this.buckets.delete(bucket);
+        this.total -= hits;
+      }
+    }
+    return this.total;
+  }
+
+  dropBefore(before: number): void {
+    for (const [bucket, hits] of this.buckets) {
+      if (bucket >= before) continue;
+      this.buckets.delete(bucket);
+      this.total -= hits;
+    }
+  }
 }
 
 /**
@@ -155,8 +188,7 @@ class ApplicationCounters {
       this.recent.add(hit.counter, hit.bucketStart, hits);
       return;
     }
-    const entry = this.stored.get(hit.counter);
-    if (entry && hit.bucketStart > entry.since) entry.buckets.set(hit.bucketStart, (entry.buckets.get(hit.bucketStart) ?? 0) + hits);
+    this.stored.get(hit.counter)?.add(hit.bucketStart, hits);
   }
 
   /** The open transaction rolled back: its hits taken back, what it was writing held again. */
@@ -240,19 +272,17 @@ export class SqliteRiskStatements implements RiskHotPath, FoldedWrites {
 
   /** The hits of a counter of risk_counters since `since`: read once, then from memory. */
   private storedSum(applicationId: string, app: ApplicationCounters, counter: string, since: number): number {
-    let entry = app.stored.get(counter);
-    if (!entry || entry.since > since) {
-      entry = { since, buckets: new Map(this.readStored.all(applicationId, counter, since).map(([bucket, hits]) => [Number(bucket), Number(hits)])) };
-      // Hits not written to the table yet count as the rows they will be (those being written are in
-      // the rows read: this connection reads its open transaction's writes).
-      for (const hit of [...app.held.flat(), ...app.open]) {
-        if (hit.counter === counter && hit.bucketStart > since) entry.buckets.set(hit.bucketStart, (entry.buckets.get(hit.bucketStart) ?? 0) + 1);
-      }
-      app.stored.set(counter, entry);
+    const entry = app.stored.get(counter);
+    if (entry && entry.since <= since) return entry.sumSince(since);
+    const buckets = new Map(this.readStored.all(applicationId, counter, since).map(([bucket, hits]) => [Number(bucket), Number(hits)]));
+    // Hits not written to the table yet count as the rows they will be (those being written are in
+    // the rows read: this connection reads its open transaction's writes).
+    for (const hit of [...app.held.flat(), ...app.open]) {
+      if (hit.counter === counter && hit.bucketStart > since) buckets.set(hit.bucketStart, (buckets.get(hit.bucketStart) ?? 0) + 1);
     }
-    let hits = 0;
-    for (const [bucket, count] of entry.buckets) if (bucket > since) hits += count;
-    return hits;
+    const read = new StoredCounter(since, new Map([...buckets].sort(([a], [b]) => a - b)));
+    app.stored.set(counter, read);
+    return read.total;
   }
 
   private upsert(count: number) {
@@ -394,7 +424,7 @@ export class SqliteRiskStatements implements RiskHotPath, FoldedWrites {
       this.purgeRecent.run(recentBefore);
       for (const app of this.all().values()) {
         app.recent.dropBefore(recentBefore);
-        for (const entry of app.stored.values()) for (const bucket of entry.buckets.keys()) if (bucket < storedBefore) entry.buckets.delete(bucket);
+        for (const entry of app.stored.values()) entry.dropBefore(storedBefore);
       }
     });
   }
