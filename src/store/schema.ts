@@ -614,9 +614,10 @@ export interface RiskCountersTable {
 }
 
 /**
- * Written on SQLite only (empty on PostgreSQL): the recent window's risk counters hit per commit and
- * application (a JSON object of counter -> hits), what the process's in-memory counters of the last
- * hour are rebuilt from (sqlite/risk-statements.ts).
+ * Written on SQLite only (empty on PostgreSQL): the recent window's risk counters hit, a row per write
+ * (about a second's hits), application and bucket (a JSON list of the counters hit, once per hit; or,
+ * as migration 0037 moved them, an object of counter -> hits), what the process's in-memory counters
+ * of the last hour are rebuilt from (sqlite/risk-statements.ts).
  */
 export interface RiskRecentHitsTable {
   bucket_start: number;

@@ -242,7 +242,10 @@ export class SqliteRiskStatements implements RiskHotPath, FoldedWrites {
     for (const row of rows) {
       let app = applications.get(row.application_id);
       if (!app) applications.set(row.application_id, (app = new ApplicationCounters(row.application_id)));
-      for (const [counter, hits] of Object.entries(JSON.parse(row.counters) as Record<string, number>)) app.recent.add(counter, Number(row.bucket_start), hits);
+      // A list of the counters hit, once per hit (writeHeld), or an object of their hits (migration 0037).
+      const logged = JSON.parse(row.counters) as string[] | Record<string, number>;
+      if (Array.isArray(logged)) for (const counter of logged) app.recent.add(counter, Number(row.bucket_start), 1);
+      else for (const [counter, hits] of Object.entries(logged)) app.recent.add(counter, Number(row.bucket_start), hits);
     }
     this.applications = applications;
     this.keepRecentBounded();
@@ -372,21 +375,22 @@ export class SqliteRiskStatements implements RiskHotPath, FoldedWrites {
 
   /**
    * Inside a unit: writes every application's held hits, the recent window's as one row of the log
-   * per bucket, the others as one upsert per counter and bucket.
+   * per bucket (the list of the counters hit, once per hit: nothing to add up, and a counter is hit
+   * about once a second anyway), the others as one upsert per counter and bucket.
    */
   writeHeld(): void {
     const rows: (string | number)[] = [];
     for (const app of this.all().values()) {
       if (app.held.length === 0) continue;
       const { applicationId } = app;
-      const logged = new Map<number, Record<string, number>>();
+      const logged = new Map<number, string[]>();
       const stored = new Map<number, Map<string, number>>();
       for (const hits of app.held) {
         for (const { counter, bucketStart, recent } of hits) {
           if (recent === true) {
             let log = logged.get(bucketStart);
-            if (!log) logged.set(bucketStart, (log = {}));
-            log[counter] = (log[counter] ?? 0) + 1;
+            if (!log) logged.set(bucketStart, (log = []));
+            log.push(counter);
             continue;
           }
           let counts = stored.get(bucketStart);
