@@ -36,6 +36,7 @@ import pg from 'pg';
 import { phoneOf, wrongPinOf } from './lib/identities.js';
 import { dropDatabase, pendingMessages, preparePgDatabase } from './lib/pg-fixture.js';
 import { freePort } from './lib/processes.js';
+import { digitsOf, verifyMostPins, type SentPins } from './lib/verify-most.js';
 import { BENCH_API_KEY, BENCH_SECRET, prepareTwofaDatabase } from './lib/twofa-fixture.js';
 
 const args = process.argv.slice(2).filter((a) => !a.startsWith('--'));
@@ -95,7 +96,7 @@ if (!riskAb && scattered && process.env['BENCH_RISK_MODE'] === 'shadow') await s
 
 let next = 0;
 /** The PINs sent since the last verifyMost() (scattered traffic), by their number's digits. */
-let sent = new Map<string, string>();
+const sent: SentPins = new Map();
 async function one(): Promise<void> {
   const i = next++;
   const response = scenario === 'send'
@@ -104,27 +105,17 @@ async function one(): Promise<void> {
   if (response.statusCode !== 200) throw new Error(`${response.statusCode} ${response.body}`);
   if (scenario === 'send' && scattered) {
     const { pinId, to } = JSON.parse(response.body) as { pinId: string; to: string };
-    sent.set(to.replace(/\D/g, ''), pinId);
+    sent.set(digitsOf(to), pinId);
   }
 }
 
-/**
- * Scattered traffic: 85 % of the PINs sent since the last call verified with the code their message
- * carried, as their users would (the rest never are), outside the rounds measured. Without it the
- * score would see an application none of whose users ever verify, and block more and more of them.
- */
+/** Scattered traffic: most PINs sent since the last call verified, as their users would (lib/verify-most.ts), outside the rounds measured. */
 async function verifyMost(): Promise<void> {
   if (!scattered) return;
-  const codes = await (await fetch(`http://127.0.0.1:${receiverPort}/codes`)).json() as Record<string, string>;
-  let k = 0;
-  for (const [to, pinId] of sent) {
-    if (k++ % 20 >= 17) continue;
-    const pin = codes[to];
-    if (pin === undefined) throw new Error(`no code was delivered to ${to}`);
+  await verifyMostPins(sent, `http://127.0.0.1:${receiverPort}`, async (pinId, pin) => {
     const response = await node.app.inject({ method: 'POST', url: `/2fa/2/pin/${pinId}/verify`, headers, payload: JSON.stringify({ pin }) });
     if (response.statusCode !== 200 || !(JSON.parse(response.body) as { verified: boolean }).verified) throw new Error(`${response.statusCode} ${response.body}`);
-  }
-  sent = new Map();
+  });
 }
 
 let sqlitePending: BetterSqlite3.Statement | undefined;

@@ -10,10 +10,11 @@ export const RECEIVER_SECRET = 'whsec_YmVuY2gtd2ViaG9vay1zZWNyZXQtMDEyMzQ1Njc4OQ
 /** The delivery receiver (bench/receiver-server.ts), started once for every send scenario. */
 let receiver: NodeProcess | undefined;
 
-export async function startReceiver(): Promise<NodeProcess> {
+/** `keepCodes`: it keeps each message's code for GET /codes (lib/verify-most.ts); only the first start's options count. */
+export async function startReceiver(options: { keepCodes?: boolean } = {}): Promise<NodeProcess> {
   if (receiver) return receiver;
   const port = await freePort();
-  receiver = await startNodeProcess({ script: SCRIPTS.receiver, env: { BENCH_PORT: String(port) }, port, readyPath: '/' });
+  receiver = await startNodeProcess({ script: SCRIPTS.receiver, env: { BENCH_PORT: String(port), ...(options.keepCodes === true ? { BENCH_RECEIVER_CODES: '1' } : {}) }, port, readyPath: '/' });
   return receiver;
 }
 
