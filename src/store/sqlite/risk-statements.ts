@@ -306,7 +306,9 @@ export class SqliteRiskStatements implements RiskHotPath, FoldedWrites {
     if (reads.length === 0) return new Map();
     return this.hot.readBeforeWrite(() => {
       const app = this.application(applicationId);
-      return new Map(reads.map((r) => [r.counter, r.recent === true ? app.recent.sum(r.counter, r.since) : this.storedSum(applicationId, app, r.counter, r.since)]));
+      const counts = new Map<string, number>();
+      for (const r of reads) counts.set(r.counter, r.recent === true ? app.recent.sum(r.counter, r.since) : this.storedSum(applicationId, app, r.counter, r.since));
+      return counts;
     });
   }
 
