@@ -134,44 +134,34 @@ function ratio(verifies: number, sends: number): string {
   return `${verifies}/${sends} verified`;
 }
 
-/**
- * A signal whose text is written when it is first read: most sends are allowed and not recorded, and
- * nothing reads the texts of their signals that added no points (riskSummary keeps only those that did).
- */
-function signal(name: RiskSignalName, share: number, text: () => string): RiskSignal {
+function signal(name: RiskSignalName, share: number, value: string): RiskSignal {
   const weight = RISK_WEIGHTS[name];
-  let value: string | undefined;
-  return {
-    name, weight, points: Math.round(weight * share * 10) / 10,
-    get value() {
-      return (value ??= text());
-    },
-  };
+  return { name, weight, points: Math.round(weight * share * 10) / 10, value };
 }
 
 /** Every signal of a send, from its readings. */
 export function riskSignals(r: RiskReadings): RiskSignal[] {
   const baselineMeasured = r.baselineSends >= BASELINE_MIN_SENDS;
   const baseline = Math.max(BASELINE_FLOOR, baselineMeasured ? r.baselineVerifies / r.baselineSends : PRIOR_CONVERSION);
-  const baselineText = () => `baseline ${baseline.toFixed(2)}${baselineMeasured ? '' : ' (prior)'}`;
+  const baselineText = `baseline ${baseline.toFixed(2)}${baselineMeasured ? '' : ' (prior)'}`;
   const conversionShare = (sends: number, verifies: number, minSends: number) => (sends < minSends ? 0 : ramp(1 - verifies / sends / baseline, 0.3, 0.9));
   const numberType = r.numberType ?? 'UNKNOWN';
   return [
-    signal('number_type', NUMBER_TYPE_SHARE[numberType] ?? 0, () => numberType),
+    signal('number_type', NUMBER_TYPE_SHARE[numberType] ?? 0, numberType),
     // Weighted by how much traffic it has seen: a country where next to nothing converts over dozens
     // of sends is burning money whatever the cause, so at full strength this signal blocks alone.
     signal('country_conversion', r.countrySends < CONVERSION_MIN_SENDS.country ? 0
-      : ramp(1 - r.countryVerifies / r.countrySends / baseline, 0.5, 0.9) * ramp(r.countrySends, CONVERSION_MIN_SENDS.country, COUNTRY_CONVERSION_FULL_SENDS), () => `${conversionClass(r.country, r.numberType)}: ${ratio(r.countryVerifies, r.countrySends)}, ${baselineText()}`),
-    signal('prefix_conversion', conversionShare(r.prefixSends, r.prefixVerifies, CONVERSION_MIN_SENDS.prefix), () => `${ratio(r.prefixVerifies, r.prefixSends)}, ${baselineText()}`),
+      : ramp(1 - r.countryVerifies / r.countrySends / baseline, 0.5, 0.9) * ramp(r.countrySends, CONVERSION_MIN_SENDS.country, COUNTRY_CONVERSION_FULL_SENDS), `${conversionClass(r.country, r.numberType)}: ${ratio(r.countryVerifies, r.countrySends)}, ${baselineText}`),
+    signal('prefix_conversion', conversionShare(r.prefixSends, r.prefixVerifies, CONVERSION_MIN_SENDS.prefix), `${ratio(r.prefixVerifies, r.prefixSends)}, ${baselineText}`),
     signal('prefix_velocity', Math.max(ramp(r.distinctInBlock100, 2, 6), ramp(r.distinctInBlock1000, 4, 15), ramp(r.distinctInBlock10000, 10, 40)),
-      () => `distinct numbers in the last hour: ${r.distinctInBlock100} in its 100-block, ${r.distinctInBlock1000} in its 1000-block, ${r.distinctInBlock10000} in its 10000-block`),
-    signal('sequential_numbers', ramp(r.distinctInBlock10, 0, 2), () => `${r.distinctInBlock10} other numbers of its block of 10 in the last hour`),
+      `distinct numbers in the last hour: ${r.distinctInBlock100} in its 100-block, ${r.distinctInBlock1000} in its 1000-block, ${r.distinctInBlock10000} in its 10000-block`),
+    signal('sequential_numbers', ramp(r.distinctInBlock10, 0, 2), `${r.distinctInBlock10} other numbers of its block of 10 in the last hour`),
     signal('client_address_velocity', r.distinctFromClientAddress === undefined ? 0 : ramp(r.distinctFromClientAddress, 3, 15),
-      () => (r.distinctFromClientAddress === undefined ? 'no client address given' : `${r.distinctFromClientAddress} distinct numbers from this address in the last hour`)),
+      r.distinctFromClientAddress === undefined ? 'no client address given' : `${r.distinctFromClientAddress} distinct numbers from this address in the last hour`),
     signal('client_device_velocity', r.distinctFromClientDevice === undefined ? 0 : ramp(r.distinctFromClientDevice, 2, 8),
-      () => (r.distinctFromClientDevice === undefined ? 'no device or session id given' : `${r.distinctFromClientDevice} distinct numbers from this device or session in the last hour`)),
+      r.distinctFromClientDevice === undefined ? 'no device or session id given' : `${r.distinctFromClientDevice} distinct numbers from this device or session in the last hour`),
     signal('new_country', r.historySends >= NEW_COUNTRY_MIN_HISTORY && r.historyCountrySends === 0 ? 1 : 0,
-      () => `${r.historyCountrySends} sends to ${r.country ?? 'unknown'} of ${r.historySends} in 30 days`),
+      `${r.historyCountrySends} sends to ${r.country ?? 'unknown'} of ${r.historySends} in 30 days`),
     hourOfDaySignal(r),
   ];
 }
@@ -183,10 +173,10 @@ export function riskSignals(r: RiskReadings): RiskSignal[] {
  * counts in full. Never alone a block: it only adds to other signs.
  */
 function hourOfDaySignal(r: RiskReadings): RiskSignal {
-  const hour = () => `${String(r.hourOfDay).padStart(2, '0')}:00 UTC`;
-  if (r.historySends < HOUR_OF_DAY_MIN_HISTORY) return signal('hour_of_day', 0, () => `${hour()}: ${r.historySends} sends in 30 days, too few for a pattern`);
+  const hour = `${String(r.hourOfDay).padStart(2, '0')}:00 UTC`;
+  if (r.historySends < HOUR_OF_DAY_MIN_HISTORY) return signal('hour_of_day', 0, `${hour}: ${r.historySends} sends in 30 days, too few for a pattern`);
   const relative = (r.historyHourSends / r.historySends) * 24;
-  return signal('hour_of_day', ramp(-relative, -0.25, -0.05), () => `${hour()}: ${r.historyHourSends} of ${r.historySends} sends in 30 days (${relative.toFixed(2)} times an average hour's share)`);
+  return signal('hour_of_day', ramp(-relative, -0.25, -0.05), `${hour}: ${r.historyHourSends} of ${r.historySends} sends in 30 days (${relative.toFixed(2)} times an average hour's share)`);
 }
 
 export function thresholdOf(settings: RiskSettings, country: string | undefined): number {
