@@ -63,7 +63,7 @@ pg.Client.prototype.query = function counted(this: pg.Client, ...a: unknown[]) {
 const riskAb = process.env['BENCH_RISK_MODE'] === 'ab';
 const scattered = process.env['BENCH_RISK_TRAFFIC'] === 'scattered';
 const receiverPort = await freePort();
-const receiver = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'receiver-server.ts')], { env: { ...process.env, BENCH_PORT: String(receiverPort), BENCH_RECEIVER_CODES: '1' }, stdio: 'ignore' });
+const receiver = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'receiver-server.ts')], { env: { ...process.env, BENCH_PORT: String(receiverPort), ...(scattered ? { BENCH_RECEIVER_CODES: '1' } : {}) }, stdio: 'ignore' });
 for (let tries = 0; ; tries++) {
   const up = await fetch(`http://127.0.0.1:${receiverPort}/`).then(() => true, () => false);
   if (up) break;
